@@ -1,0 +1,89 @@
+//! Sparse sets: integer-keyed storage with **O(1)** insert, remove and lookup, and iteration over
+//! plain slices.
+//!
+//! This is the runtime of [`sparse-soa`](https://docs.rs/sparse-soa); it stands on its own for
+//! anyone who wants the index ([`SparseSet`]) or the array-of-structs map ([`SparseMap`]) without
+//! the derive.
+//!
+//! - [`SparseSet<K, D>`]: the index. A dense `Vec<K>` of keys, and a paged sparse array from each
+//!   key's slot to its dense position. [`remove_with_info`](SparseSet::remove_with_info) reports
+//!   how a swap-remove moved things, so arrays kept beside the set stay in lockstep.
+//! - [`SparseMap<K, V, D>`]: values beside the index, with a `HashMap`-like API and the values as
+//!   one slice.
+//! - [`Entities`] / [`Entity`]: generational ids; a despawned entity's handle is rejected by every
+//!   set keyed by `Entity`, even after its slot is reused.
+//! - [`Storage`] and [`join`]: code generic over storages, and walking two of them together.
+//!
+//! # Costs
+//!
+//! | operation | `SparseSet` / `SparseMap` | notes |
+//! |---|---|---|
+//! | `insert` | O(1) amortised | allocates when the dense side grows or a key is first in its page |
+//! | `remove`, `remove_with_info` | O(1) | **swap-remove**: the last element moves into the gap |
+//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | page directory, slot, then the dense key |
+//! | `clear` | O(1) for the set | a map also drops its values: O(len) |
+//! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
+//! | `retain` | O(len) | visits each element once, keeps relative order |
+//! | sorting | O(len log len) | through one [`Permutation`] |
+//! | `shrink_to_fit` | O(allocated sparse slots) | releases pages no key uses |
+//!
+//! # Memory
+//!
+//! The sparse array is split into pages of 512 slots (2 KiB with the default `u32` dense width),
+//! allocated the first time a key lands in them. Memory follows the pages touched, not the largest
+//! key: keys `0` and `u32::MAX` together cost two pages and two small directories. A narrower
+//! dense width ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the
+//! number of elements; exceeding it is an [`Error`], never a wrap-around.
+//!
+//! A [`bounded`](SparseSet::bounded) set allocates everything up front and never again: for
+//! frame loops that must not touch the allocator.
+//!
+//! # Example
+//!
+//! ```
+//! use sparse_set_core::{Entities, SparseMap};
+//!
+//! let mut entities = Entities::new();
+//! let mut health = SparseMap::new();
+//! let player = entities.spawn();
+//! let monster = entities.spawn();
+//! health.insert(player, 100);
+//! health.insert(monster, 30);
+//!
+//! entities.despawn(monster);
+//! health.remove(monster);
+//! let reused = entities.spawn(); // same slot as `monster`, newer generation
+//! assert!(health.get(monster).is_none() && health.get(reused).is_none());
+//! assert_eq!(health.values(), &[100]);
+//! ```
+//!
+//! # Features
+//!
+//! - `std` (default): links the standard library. Without it the crate needs only `alloc`.
+
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod dense;
+mod entity;
+mod error;
+pub mod join;
+mod key;
+pub mod map;
+mod pages;
+mod permutation;
+mod set;
+mod storage;
+
+pub use dense::DenseIndex;
+pub use entity::{Entities, Entity};
+pub use error::Error;
+pub use key::Key;
+pub use map::SparseMap;
+pub use permutation::Permutation;
+pub use set::{Iter, Moved, Removed, SparseSet};
+pub use storage::Storage;

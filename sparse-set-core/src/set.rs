@@ -1,0 +1,908 @@
+//! [`SparseSet`]: the sparse index that every storage in this crate is built on.
+//!
+//! # Invariant
+//!
+//! For every dense position `i < len`: `sparse[dense[i].sparse_index()] == i`. Nothing else about
+//! the sparse side is promised: slots of removed keys, and the zeros of fresh pages, hold stale
+//! positions. A key is in the set exactly when its slot's position `p` satisfies `p < len` and
+//! `dense[p] == key` (the Briggs–Torczon validity check). That is why `clear` is **O(1)** and why
+//! a generational key whose index matches but whose generation differs is not found.
+//!
+//! It follows that no two keys in the set share a sparse slot, and `len <= D::MAX_LEN` (and
+//! `len <= capacity`, every slot `< key_limit`, for a bounded set).
+//!
+//! [`SparseSet::debug_assert_invariants`] checks all of it; the tests call it after every step.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::Copied;
+use core::slice;
+
+use crate::pages::Pages;
+use crate::{DenseIndex, Error, Key, Permutation};
+
+/// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
+/// into its place.
+///
+/// Removal is a swap-remove: the last key moves into the vacated position. Arrays that run
+/// parallel to the set stay in lockstep with `Vec::swap_remove(removed.index)`, or, for fixed
+/// arrays, by copying position `moved.from` into `removed.index`.
+///
+/// ```
+/// use sparse_set_core::{Moved, Removed, SparseSet};
+///
+/// let mut set: SparseSet<u32> = [10, 20, 30].into_iter().collect();
+/// let info = set.remove_with_info(10).unwrap();
+/// assert_eq!(info, Removed { index: 0, moved: Some(Moved { key: 30, from: 2 }) });
+/// // Removing the last key moves nothing.
+/// assert_eq!(set.remove_with_info(20).unwrap(), Removed { index: 1, moved: None });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Removed<K> {
+    /// The dense position the removed key occupied.
+    pub index: usize,
+    /// The key moved into `index` to fill the gap; `None` when the removed key was last.
+    pub moved: Option<Moved<K>>,
+}
+
+/// The key a swap-remove moved, and the position it came from (the old last position).
+///
+/// ```
+/// use sparse_set_core::{Moved, SparseSet};
+///
+/// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
+/// let moved = set.remove_with_info(1).unwrap().moved;
+/// assert_eq!(moved, Some(Moved { key: 2, from: 1 }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Moved<K> {
+    /// The key now at the removed key's position.
+    pub key: K,
+    /// Where `key` was before: always the position just past the new end.
+    pub from: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Bounds {
+    capacity: usize,
+    key_limit: usize,
+}
+
+/// A set of integer-like keys with **O(1)** insert, remove and lookup and iteration over a plain
+/// slice: a dense `Vec<K>` of the keys plus a paged sparse array from each key's slot to its
+/// position in that `Vec`.
+///
+/// `K` is the key ([`Key`]: the unsigned integers and [`Entity`](crate::Entity)); `D` the
+/// [`DenseIndex`] width each sparse slot stores, which also bounds the number of elements.
+///
+/// The dense order is insertion order until a removal, which moves the last key into the gap
+/// ([`remove`](Self::remove) is a swap-remove). That makes the set a good work queue: keys added
+/// while walking it by position are visited later.
+///
+/// | operation | cost |
+/// |---|---|
+/// | `insert`, `remove`, `contains`, `get_index_of` | O(1) (insert amortised; may allocate a page) |
+/// | `clear` | O(1) |
+/// | iteration, `retain` | O(len) |
+/// | sorting | O(len log len) |
+/// | `shrink_to_fit` | O(allocated sparse slots) |
+///
+/// ```
+/// use sparse_set_core::SparseSet;
+///
+/// let mut set = SparseSet::<u32>::new();
+/// assert!(set.insert(42));
+/// assert!(set.insert(7));
+/// assert!(!set.insert(42)); // already there
+/// assert!(set.contains(7));
+/// assert_eq!(set.as_slice(), &[42, 7]);
+/// assert!(set.remove(42)); // swap-remove: 7 moves to position 0
+/// assert_eq!(set.as_slice(), &[7]);
+/// ```
+pub struct SparseSet<K = u32, D: DenseIndex = u32> {
+    sparse: Pages<D>,
+    dense: Vec<K>,
+    bounds: Option<Bounds>,
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn fail(error: Error) -> ! {
+    panic!("{error}")
+}
+
+impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+    /// An empty set. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set = SparseSet::<u32>::new();
+    /// assert!(set.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { sparse: Pages::new(), dense: Vec::new(), bounds: None }
+    }
+
+    /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
+    /// pages are still allocated as keys arrive.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set = SparseSet::<u32>::with_capacity(100);
+    /// assert!(set.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { sparse: Pages::new(), dense: Vec::with_capacity(capacity), bounds: None }
+    }
+
+    /// A set of fixed size that never allocates after this call: it holds at most `capacity`
+    /// keys, each with a sparse index below `key_limit`.
+    ///
+    /// Everything is allocated here: `capacity` dense positions and the sparse pages covering
+    /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
+    /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing.
+    ///
+    /// Computes in **O(`capacity + key_limit`)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
+    /// fails. See [`try_bounded`](Self::try_bounded).
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseSet};
+    ///
+    /// let mut set = SparseSet::<u32, u8>::bounded(2, 128);
+    /// set.insert(1);
+    /// set.insert(2);
+    /// assert_eq!(set.try_insert(3), Err(Error::Full { capacity: 2 }));
+    /// assert_eq!(set.as_slice(), &[1, 2]);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn bounded(capacity: usize, key_limit: usize) -> Self {
+        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`bounded`](Self::bounded).
+    ///
+    /// Computes in **O(`capacity + key_limit`)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
+    /// [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseSet};
+    ///
+    /// let err = SparseSet::<u32, u8>::try_bounded(300, 1000).unwrap_err();
+    /// assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
+    /// ```
+    pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
+        if capacity > D::MAX_LEN {
+            return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
+        }
+        let mut dense = Vec::new();
+        dense.try_reserve_exact(capacity)?;
+        let mut sparse = Pages::new();
+        sparse.allocate_below(key_limit)?;
+        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
+    }
+
+    /// The number of keys.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [1, 5].into_iter().collect();
+    /// assert_eq!(set.len(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    /// Whether the set has no keys.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// assert!(SparseSet::<u32>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty()
+    }
+
+    /// How many keys the set holds before the dense side reallocates; for a bounded set, its
+    /// fixed capacity.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// assert_eq!(SparseSet::<u32>::bounded(8, 64).capacity(), 8);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        match self.bounds {
+            Some(bounds) => bounds.capacity,
+            None => self.dense.capacity().min(D::MAX_LEN),
+        }
+    }
+
+    /// `capacity() - len()`: how many more keys fit without reallocating (for a bounded set,
+    /// at all).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::bounded(8, 64);
+    /// set.insert(3);
+    /// assert_eq!(set.remaining_capacity(), 7);
+    /// ```
+    #[must_use]
+    pub fn remaining_capacity(&self) -> usize {
+        self.capacity() - self.len()
+    }
+
+    /// The exclusive bound on sparse indices of a bounded set; `None` for a growable set.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// assert_eq!(SparseSet::<u32>::bounded(8, 64).key_limit(), Some(64));
+    /// assert_eq!(SparseSet::<u32>::new().key_limit(), None);
+    /// ```
+    #[must_use]
+    pub fn key_limit(&self) -> Option<usize> {
+        self.bounds.map(|bounds| bounds.key_limit)
+    }
+
+    /// Whether `key` is in the set.
+    ///
+    /// Computes in **O(1)** time: the sparse slot, then the dense key it points at.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [3].into_iter().collect();
+    /// assert!(set.contains(3));
+    /// assert!(!set.contains(4));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, key: K) -> bool {
+        self.get_index_of(key).is_some()
+    }
+
+    /// The dense position of `key`, if it is in the set.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [8, 9].into_iter().collect();
+    /// assert_eq!(set.get_index_of(9), Some(1));
+    /// assert_eq!(set.get_index_of(10), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_index_of(&self, key: K) -> Option<usize> {
+        let position = self.sparse.get(key.sparse_index())?.to_usize();
+        match self.dense.get(position) {
+            Some(&found) if found == key => Some(position),
+            _ => None,
+        }
+    }
+
+    /// The key at dense position `index`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [8, 9].into_iter().collect();
+    /// assert_eq!(set.get_index(0), Some(8));
+    /// assert_eq!(set.get_index(2), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_index(&self, index: usize) -> Option<K> {
+        self.dense.get(index).copied()
+    }
+
+    /// The keys in dense order.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [8, 9].into_iter().collect();
+    /// assert_eq!(set.as_slice(), &[8, 9]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_slice(&self) -> &[K] {
+        &self.dense
+    }
+
+    /// Iterates over the keys in dense order.
+    ///
+    /// Computes in **O(1)** time per step.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [8, 9].into_iter().collect();
+    /// assert_eq!(set.iter().sum::<u32>(), 17);
+    /// ```
+    pub fn iter(&self) -> Iter<'_, K> {
+        self.dense.iter().copied()
+    }
+
+    /// Adds `key`; returns whether it was not already present.
+    ///
+    /// A set holds one key per sparse slot: if `key`'s slot is held by a different key (for an
+    /// [`Entity`](crate::Entity): the same index, another generation), that key is replaced in
+    /// place and this returns `true`.
+    ///
+    /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
+    /// first in its sparse page.
+    ///
+    /// # Panics
+    ///
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// assert!(set.insert(1));
+    /// assert!(!set.insert(1));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn insert(&mut self, key: K) -> bool {
+        self.insert_full(key).1
+    }
+
+    /// Adds `key`; returns its dense position and whether it was not already present.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// assert_eq!(set.insert_full(5), (0, true));
+    /// assert_eq!(set.insert_full(6), (1, true));
+    /// assert_eq!(set.insert_full(5), (0, false));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn insert_full(&mut self, key: K) -> (usize, bool) {
+        match self.try_insert(key) {
+            Ok(result) => result,
+            Err(error) => fail(error),
+        }
+    }
+
+    /// The fallible twin of [`insert_full`](Self::insert_full).
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// For a new key only, leaving the set unchanged:
+    /// [`Error::KeyOutOfRange`] and [`Error::Full`] past a bounded set's limits,
+    /// [`Error::DenseIndexOverflow`] when the set already holds `D::MAX_LEN` keys,
+    /// [`Error::AllocFailed`] when memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseSet};
+    ///
+    /// let mut set = SparseSet::<u32>::bounded(1, 16);
+    /// assert_eq!(set.try_insert(3), Ok((0, true)));
+    /// assert_eq!(set.try_insert(3), Ok((0, false)));
+    /// assert_eq!(set.try_insert(4), Err(Error::Full { capacity: 1 }));
+    /// assert_eq!(set.try_insert(99), Err(Error::KeyOutOfRange { index: 99, limit: 16 }));
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
+        let slot = key.sparse_index();
+        if let Some(position) = self.position_of_slot(slot) {
+            let held = &mut self.dense[position];
+            if *held == key {
+                return Ok((position, false));
+            }
+            *held = key;
+            return Ok((position, true));
+        }
+        let position = self.dense.len();
+        self.check_room(slot)?;
+        self.dense.try_reserve(1)?;
+        *self.sparse.entry(slot)? = D::from_usize(position);
+        self.dense.push(key);
+        Ok((position, true))
+    }
+
+    /// Checks that one more key with sparse index `slot` fits.
+    #[inline]
+    fn check_room(&self, slot: usize) -> Result<(), Error> {
+        let len = self.dense.len();
+        if let Some(bounds) = self.bounds {
+            if slot >= bounds.key_limit {
+                return Err(Error::KeyOutOfRange { index: slot, limit: bounds.key_limit });
+            }
+            if len >= bounds.capacity {
+                return Err(Error::Full { capacity: bounds.capacity });
+            }
+        }
+        if len >= D::MAX_LEN {
+            return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
+        }
+        Ok(())
+    }
+
+    /// The position of the key that holds `slot`, whichever key that is.
+    #[inline]
+    fn position_of_slot(&self, slot: usize) -> Option<usize> {
+        let position = self.sparse.get(slot)?.to_usize();
+        let held = self.dense.get(position)?;
+        (held.sparse_index() == slot).then_some(position)
+    }
+
+    /// Removes `key` by **swap-remove**: the last key moves into its position. Returns whether
+    /// it was present.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// assert!(set.remove(1));
+    /// assert_eq!(set.as_slice(), &[3, 2]);
+    /// assert!(!set.remove(1));
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, key: K) -> bool {
+        self.remove_with_info(key).is_some()
+    }
+
+    /// Removes `key` by **swap-remove** and reports which position it vacated and which key
+    /// moved in (see [`Removed`]); `None` if it was absent.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// let mut names = vec!["one", "two", "three"];
+    /// let info = set.remove_with_info(1).unwrap();
+    /// names.swap_remove(info.index);
+    /// assert_eq!(names, ["three", "two"]);
+    /// ```
+    #[inline]
+    pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
+        let index = self.get_index_of(key)?;
+        Some(self.remove_index(index))
+    }
+
+    /// Swap-removes the key at `index` (which must be in bounds) and fixes the moved key's slot.
+    #[inline]
+    pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
+        self.dense.swap_remove(index);
+        let moved = self.dense.get(index).map(|&key| {
+            self.sparse.set(key.sparse_index(), D::from_usize(index));
+            Moved { key, from: self.dense.len() }
+        });
+        Removed { index, moved }
+    }
+
+    /// Removes the key at dense position `index` by **swap-remove**; `None` if out of bounds.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// assert_eq!(set.swap_remove_index(0), Some(1));
+    /// assert_eq!(set.as_slice(), &[3, 2]);
+    /// ```
+    pub fn swap_remove_index(&mut self, index: usize) -> Option<K> {
+        let key = self.get_index(index)?;
+        self.remove_index(index);
+        Some(key)
+    }
+
+    /// Removes every key. Keeps all allocated memory.
+    ///
+    /// Computes in **O(1)** time: stale sparse slots are left behind and never trusted (see the
+    /// module invariant), so no slot is visited.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// set.clear();
+    /// assert!(set.is_empty() && !set.contains(1));
+    /// set.insert(2);
+    /// assert_eq!(set.get_index_of(2), Some(0));
+    /// ```
+    pub fn clear(&mut self) {
+        self.dense.clear();
+    }
+
+    /// Keeps only the keys for which `keep` returns `true`, visiting each key exactly once in
+    /// dense order. Kept keys keep their relative order.
+    ///
+    /// If `keep` panics the set stays consistent and holds every key not yet removed, in an
+    /// unspecified order.
+    ///
+    /// Computes in **O(len)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = (0..6).collect();
+    /// set.retain(|&key| key % 2 == 0);
+    /// assert_eq!(set.as_slice(), &[0, 2, 4]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
+        self.retain_positions(|_, key| keep(key), |_, _| ());
+    }
+
+    /// The engine of every `retain`: visits each position once, moves kept keys forward by swaps
+    /// (so the set is a consistent permutation if `keep` panics), mirrors every swap through
+    /// `swap`, then truncates. Returns the new length; parallel arrays truncate to it.
+    pub(crate) fn retain_positions(
+        &mut self,
+        mut keep: impl FnMut(usize, &K) -> bool,
+        mut swap: impl FnMut(usize, usize),
+    ) -> usize {
+        let mut kept = 0;
+        for read in 0..self.dense.len() {
+            if keep(read, &self.dense[read]) {
+                if kept != read {
+                    self.swap_indices(kept, read);
+                    swap(kept, read);
+                }
+                kept += 1;
+            }
+        }
+        self.dense.truncate(kept);
+        kept
+    }
+
+    /// Swaps the keys at dense positions `a` and `b`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `a` or `b` is out of bounds.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// set.swap_indices(0, 1);
+    /// assert_eq!(set.as_slice(), &[2, 1]);
+    /// assert_eq!(set.get_index_of(1), Some(1));
+    /// ```
+    #[track_caller]
+    pub fn swap_indices(&mut self, a: usize, b: usize) {
+        self.dense.swap(a, b);
+        self.sparse.set(self.dense[a].sparse_index(), D::from_usize(a));
+        self.sparse.set(self.dense[b].sparse_index(), D::from_usize(b));
+    }
+
+    /// Sorts the keys (unstable) and re-points their slots. No allocation.
+    ///
+    /// Computes in **O(len log len)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [3, 1, 2].into_iter().collect();
+    /// set.sort_unstable();
+    /// assert_eq!(set.as_slice(), &[1, 2, 3]);
+    /// assert_eq!(set.get_index_of(3), Some(2));
+    /// ```
+    pub fn sort_unstable(&mut self)
+    where
+        K: Ord,
+    {
+        self.sort_unstable_by(K::cmp);
+    }
+
+    /// Sorts the keys with a comparator (unstable) and re-points their slots.
+    ///
+    /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
+    /// the set is consistent.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 3, 2].into_iter().collect();
+    /// set.sort_unstable_by(|a, b| b.cmp(a));
+    /// assert_eq!(set.as_slice(), &[3, 2, 1]);
+    /// ```
+    pub fn sort_unstable_by(&mut self, compare: impl FnMut(&K, &K) -> Ordering) {
+        let guard = Repoint(self);
+        guard.0.dense.sort_unstable_by(compare);
+    }
+
+    /// Sorts the keys with a comparator (stable) and re-points their slots.
+    ///
+    /// Computes in **O(len log len)** time; allocates like `slice::sort_by`.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 3, 2].into_iter().collect();
+    /// set.sort_by(|a, b| b.cmp(a));
+    /// assert_eq!(set.as_slice(), &[3, 2, 1]);
+    /// ```
+    pub fn sort_by(&mut self, compare: impl FnMut(&K, &K) -> Ordering) {
+        let guard = Repoint(self);
+        guard.0.dense.sort_by(compare);
+    }
+
+    /// Sorts the keys by an extracted key (stable) and re-points their slots.
+    ///
+    /// Computes in **O(len log len)** time; allocates like `slice::sort_by_key`.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [15, 21, 4].into_iter().collect();
+    /// set.sort_by_key(|&key| key % 10);
+    /// assert_eq!(set.as_slice(), &[21, 4, 15]);
+    /// ```
+    pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K) -> T) {
+        self.sort_by(|a, b| f(a).cmp(&f(b)));
+    }
+
+    /// Reorders the keys by `permutation` (see [`Permutation`]) and re-points their slots, so
+    /// that arrays parallel to the set can follow with [`Permutation::apply`].
+    ///
+    /// Computes in **O(len)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `permutation.len() != self.len()`; the set is then unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{Permutation, SparseSet};
+    ///
+    /// let mut set: SparseSet<u32> = [5, 6, 7].into_iter().collect();
+    /// let reverse = Permutation::from_vec(vec![2, 1, 0]).unwrap();
+    /// set.apply_permutation(&reverse);
+    /// assert_eq!(set.as_slice(), &[7, 6, 5]);
+    /// assert_eq!(set.get_index_of(7), Some(0));
+    /// ```
+    #[track_caller]
+    pub fn apply_permutation(&mut self, permutation: &Permutation) {
+        permutation.apply(&mut self.dense);
+        self.repoint_all();
+    }
+
+    /// Points every key's slot at its position: restores the invariant after a reorder.
+    fn repoint_all(&mut self) {
+        for (position, key) in self.dense.iter().enumerate() {
+            self.sparse.set(key.sparse_index(), D::from_usize(position));
+        }
+    }
+
+    /// Reserves room for `additional` more keys on the dense side. Does nothing for a bounded
+    /// set.
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Panics
+    ///
+    /// If the new capacity overflows `isize::MAX` bytes.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// set.reserve(10);
+    /// assert!(set.capacity() >= 10);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if self.bounds.is_none() {
+            self.dense.reserve(additional);
+        }
+    }
+
+    /// The fallible twin of [`reserve`](Self::reserve).
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the memory cannot be had; the set is unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// assert!(set.try_reserve(10).is_ok());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        if self.bounds.is_none() {
+            self.dense.try_reserve(additional)?;
+        }
+        Ok(())
+    }
+
+    /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
+    /// a bounded set, which keeps its memory so it never allocates again.
+    ///
+    /// Computes in **O(allocated sparse slots)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = (0..100_000).step_by(1000).collect();
+    /// set.retain(|&key| key < 1000);
+    /// set.shrink_to_fit();
+    /// assert_eq!(set.sparse_pages(), 1);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        if self.bounds.is_some() {
+            return;
+        }
+        self.dense.shrink_to_fit();
+        let dense = &self.dense;
+        self.sparse.retain_pages(|slot, position| {
+            dense.get(position.to_usize()).is_some_and(|key| key.sparse_index() == slot)
+        });
+    }
+
+    /// The number of sparse pages allocated (each covers 512 consecutive slots).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [0, 1, 4096].into_iter().collect();
+    /// assert_eq!(set.sparse_pages(), 2);
+    /// ```
+    #[must_use]
+    pub fn sparse_pages(&self) -> usize {
+        self.sparse.page_count()
+    }
+
+    /// Bytes of heap memory the set holds: its dense capacity plus every sparse page and page
+    /// directory.
+    ///
+    /// Computes in **O(directory size)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [0].into_iter().collect();
+    /// assert!(set.allocated_bytes() >= 512 * 4);
+    /// ```
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        self.dense.capacity() * size_of::<K>() + self.sparse.allocated_bytes()
+    }
+
+    /// Checks every invariant in the module docs; panics describing the first one broken.
+    ///
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
+    /// set.debug_assert_invariants();
+    /// ```
+    #[doc(hidden)]
+    pub fn debug_assert_invariants(&self) {
+        let len = self.dense.len();
+        assert!(len <= D::MAX_LEN, "{len} keys exceed what `{}` addresses", D::NAME);
+        if let Some(bounds) = self.bounds {
+            assert!(len <= bounds.capacity, "{len} keys exceed the bounded capacity {}", bounds.capacity);
+            assert!(self.dense.capacity() >= bounds.capacity, "a bounded set lost its dense capacity");
+        }
+        for (position, &key) in self.dense.iter().enumerate() {
+            let slot = key.sparse_index();
+            if let Some(bounds) = self.bounds {
+                assert!(slot < bounds.key_limit, "key {key:?} is past the key limit {}", bounds.key_limit);
+            }
+            let stored = self.sparse.get(slot).map(DenseIndex::to_usize);
+            assert_eq!(stored, Some(position), "slot of key {key:?} does not point at its position {position}");
+        }
+    }
+}
+
+/// Re-points every slot when dropped, so a sort whose comparator panics leaves the set
+/// consistent.
+struct Repoint<'a, K: Key, D: DenseIndex>(&'a mut SparseSet<K, D>);
+
+impl<K: Key, D: DenseIndex> Drop for Repoint<'_, K, D> {
+    fn drop(&mut self) {
+        self.0.repoint_all();
+    }
+}
+
+/// Iterator over a set's keys in dense order: [`SparseSet::iter`].
+pub type Iter<'a, K> = Copied<slice::Iter<'a, K>>;
+
+impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
+    fn clone(&self) -> Self {
+        Self { sparse: self.sparse.clone(), dense: self.dense.clone(), bounds: self.bounds }
+    }
+}
+
+impl<K: Key, D: DenseIndex> fmt::Debug for SparseSet<K, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(&self.dense).finish()
+    }
+}
+
+/// Two sets are equal when they hold the same keys, in any order.
+impl<K: Key, D: DenseIndex> PartialEq for SparseSet<K, D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|key| other.contains(key))
+    }
+}
+
+impl<K: Key, D: DenseIndex> Eq for SparseSet<K, D> {}
+
+impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
+    /// Inserts every key.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseSet::insert`].
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        let keys = keys.into_iter();
+        self.reserve(keys.size_hint().0);
+        for key in keys {
+            self.insert(key);
+        }
+    }
+}
+
+impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let mut set = Self::new();
+        set.extend(keys);
+        set
+    }
+}
+
+impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
+    type Item = K;
+    type IntoIter = Iter<'a, K>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
+    type Item = K;
+    type IntoIter = alloc::vec::IntoIter<K>;
+
+    /// Yields the keys in dense order.
+    fn into_iter(self) -> Self::IntoIter {
+        self.dense.into_iter()
+    }
+}

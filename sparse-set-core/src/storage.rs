@@ -1,0 +1,122 @@
+//! [`Storage`]: what every keyed storage (a [`SparseMap`](crate::SparseMap), a derived
+//! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
+//! once.
+
+use crate::{DenseIndex, Key, SparseSet};
+
+/// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
+/// lives at position `i` of the storage's own arrays.
+///
+/// Implemented by [`SparseMap`](crate::SparseMap) (`Ref` = `&V`) and by every storage that
+/// `#[derive(SparseSoa)]` generates (`Ref` = a struct of references to one element's fields).
+/// The inherent methods of those types have the same names and meaning; the trait is for code
+/// that is generic over the storage.
+///
+/// ```
+/// use sparse_set_core::{SparseMap, Storage};
+///
+/// fn total<S: Storage<Key = u32>>(storage: &S, value: impl Fn(S::Ref<'_>) -> f32) -> f32 {
+///     storage.keys().iter().filter_map(|&key| storage.get(key)).map(value).sum()
+/// }
+///
+/// let mut heights = SparseMap::<u32, f32>::new();
+/// heights.insert(3, 1.5);
+/// heights.insert(9, 2.0);
+/// assert_eq!(total(&heights, |height| *height), 3.5);
+/// ```
+pub trait Storage {
+    /// The key type.
+    type Key: Key;
+    /// The dense index width of the key index.
+    type Dense: DenseIndex;
+    /// The owned value stored per key.
+    type Value;
+    /// A shared view of one stored value.
+    type Ref<'a>
+    where
+        Self: 'a;
+    /// A mutable view of one stored value.
+    type Mut<'a>
+    where
+        Self: 'a;
+
+    /// The key index: which keys are stored, at which dense positions.
+    ///
+    /// Computes in **O(1)** time.
+    fn as_sparse_set(&self) -> &SparseSet<Self::Key, Self::Dense>;
+
+    /// The key and value at dense position `index`.
+    ///
+    /// Computes in **O(1)** time.
+    fn get_index(&self, index: usize) -> Option<(Self::Key, Self::Ref<'_>)>;
+
+    /// The key and mutable value at dense position `index`.
+    ///
+    /// Computes in **O(1)** time.
+    fn get_index_mut(&mut self, index: usize) -> Option<(Self::Key, Self::Mut<'_>)>;
+
+    /// Stores `value` under `key`; returns the value it replaced.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As the storage's inherent `insert`.
+    fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value>;
+
+    /// Removes `key` by swap-remove; returns its value.
+    ///
+    /// Computes in **O(1)** time.
+    fn remove(&mut self, key: Self::Key) -> Option<Self::Value>;
+
+    /// The number of stored values.
+    ///
+    /// Computes in **O(1)** time.
+    fn len(&self) -> usize {
+        self.as_sparse_set().len()
+    }
+
+    /// Whether nothing is stored.
+    ///
+    /// Computes in **O(1)** time.
+    fn is_empty(&self) -> bool {
+        self.as_sparse_set().is_empty()
+    }
+
+    /// The keys in dense order.
+    ///
+    /// Computes in **O(1)** time.
+    fn keys(&self) -> &[Self::Key] {
+        self.as_sparse_set().as_slice()
+    }
+
+    /// Whether `key` is stored.
+    ///
+    /// Computes in **O(1)** time.
+    fn contains_key(&self, key: Self::Key) -> bool {
+        self.as_sparse_set().contains(key)
+    }
+
+    /// The dense position of `key`.
+    ///
+    /// Computes in **O(1)** time.
+    fn get_index_of(&self, key: Self::Key) -> Option<usize> {
+        self.as_sparse_set().get_index_of(key)
+    }
+
+    /// The value stored under `key`.
+    ///
+    /// Computes in **O(1)** time.
+    fn get(&self, key: Self::Key) -> Option<Self::Ref<'_>> {
+        let index = self.get_index_of(key)?;
+        self.get_index(index).map(|(_, value)| value)
+    }
+
+    /// The value stored under `key`, mutably.
+    ///
+    /// Computes in **O(1)** time.
+    fn get_mut(&mut self, key: Self::Key) -> Option<Self::Mut<'_>> {
+        let index = self.get_index_of(key)?;
+        self.get_index_mut(index).map(|(_, value)| value)
+    }
+}

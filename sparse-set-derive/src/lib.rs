@@ -1,0 +1,1 @@
+//! The `#[derive(SparseSoa)]` macro of sparse-soa.
