@@ -29,7 +29,9 @@ mod sealed {
 /// }
 /// assert!(small.try_insert(1000).is_err());
 /// ```
-pub trait DenseIndex: Copy + Eq + Ord + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+pub trait DenseIndex:
+    Copy + Eq + Ord + Default + Debug + Send + Sync + 'static + sealed::Sealed
+{
     /// The most elements a set with this width can hold: the type's maximum value.
     const MAX_LEN: usize;
     /// The type's name, for error messages.

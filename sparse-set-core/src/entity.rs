@@ -373,7 +373,10 @@ impl Entities {
         for &index in &self.free {
             let slot = self.slots[index as usize];
             assert!(!slot.alive, "free slot {index} is alive");
-            assert!(!core::mem::replace(&mut seen[index as usize], true), "slot {index} is free twice");
+            assert!(
+                !core::mem::replace(&mut seen[index as usize], true),
+                "slot {index} is free twice"
+            );
         }
     }
 

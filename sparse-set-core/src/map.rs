@@ -3,8 +3,8 @@
 use alloc::vec::Vec;
 use core::ops::{Index, IndexMut};
 
-use crate::{DenseIndex, Error, Key, Removed, SparseSet, Storage};
 use crate::set::fail;
+use crate::{DenseIndex, Error, Key, Removed, SparseSet, Storage};
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.

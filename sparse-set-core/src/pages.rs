@@ -186,7 +186,9 @@ fn chunk_or_insert<'a, D: DenseIndex>(
     } else {
         match far.entry(chunk) {
             alloc::collections::btree_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
-            alloc::collections::btree_map::Entry::Vacant(entry) => Ok(entry.insert(new_chunk::<D>()?)),
+            alloc::collections::btree_map::Entry::Vacant(entry) => {
+                Ok(entry.insert(new_chunk::<D>()?))
+            }
         }
     }
 }
@@ -195,14 +197,20 @@ fn new_page<D: DenseIndex>() -> Result<Page<D>, Error> {
     let mut values = Vec::new();
     values.try_reserve_exact(PAGE_LEN)?;
     values.resize(PAGE_LEN, D::ZERO);
-    Ok(values.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("page has PAGE_LEN slots")))
+    Ok(values
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("page has PAGE_LEN slots")))
 }
 
 fn new_chunk<D: DenseIndex>() -> Result<Chunk<D>, Error> {
     let mut pages = Vec::new();
     pages.try_reserve_exact(CHUNK_LEN)?;
     pages.resize_with(CHUNK_LEN, || None);
-    Ok(pages.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("chunk has CHUNK_LEN pages")))
+    Ok(pages
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("chunk has CHUNK_LEN pages")))
 }
 
 #[cfg(test)]

@@ -811,16 +811,31 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let len = self.dense.len();
         assert!(len <= D::MAX_LEN, "{len} keys exceed what `{}` addresses", D::NAME);
         if let Some(bounds) = self.bounds {
-            assert!(len <= bounds.capacity, "{len} keys exceed the bounded capacity {}", bounds.capacity);
-            assert!(self.dense.capacity() >= bounds.capacity, "a bounded set lost its dense capacity");
+            assert!(
+                len <= bounds.capacity,
+                "{len} keys exceed the bounded capacity {}",
+                bounds.capacity
+            );
+            assert!(
+                self.dense.capacity() >= bounds.capacity,
+                "a bounded set lost its dense capacity"
+            );
         }
         for (position, &key) in self.dense.iter().enumerate() {
             let slot = key.sparse_index();
             if let Some(bounds) = self.bounds {
-                assert!(slot < bounds.key_limit, "key {key:?} is past the key limit {}", bounds.key_limit);
+                assert!(
+                    slot < bounds.key_limit,
+                    "key {key:?} is past the key limit {}",
+                    bounds.key_limit
+                );
             }
             let stored = self.sparse.get(slot).map(DenseIndex::to_usize);
-            assert_eq!(stored, Some(position), "slot of key {key:?} does not point at its position {position}");
+            assert_eq!(
+                stored,
+                Some(position),
+                "slot of key {key:?} does not point at its position {position}"
+            );
         }
     }
 }
