@@ -531,6 +531,51 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         Some(key)
     }
 
+    /// Removes and returns the last key in dense order; nothing else moves.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// assert_eq!(set.pop(), Some(2));
+    /// assert_eq!(set.as_slice(), &[1]);
+    /// ```
+    pub fn pop(&mut self) -> Option<K> {
+        self.dense.pop()
+    }
+
+    /// Keeps the first `len` keys in dense order and removes the rest; nothing else moves. Does
+    /// nothing if `len >= self.len()`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// set.truncate(1);
+    /// assert_eq!(set.as_slice(), &[1]);
+    /// assert!(!set.contains(3));
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        self.dense.truncate(len);
+    }
+
+    /// Removes every key, yielding them in dense order. The set is empty as soon as this is
+    /// called, even if the iterator is leaked; it keeps its memory.
+    ///
+    /// Computes in **O(1)** time, plus **O(1)** per key yielded.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// assert_eq!(set.drain().collect::<Vec<_>>(), [1, 2]);
+    /// assert!(set.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> alloc::vec::Drain<'_, K> {
+        self.dense.drain(..)
+    }
+
     /// Removes every key. Keeps all allocated memory.
     ///
     /// Computes in **O(1)** time: stale sparse slots are left behind and never trusted (see the
