@@ -41,10 +41,10 @@
 //! # Example
 //!
 //! ```
-//! use sparse_set_core::{Entities, SparseMap};
+//! use sparse_set_core::{Entities, Entity, SparseMap};
 //!
 //! let mut entities = Entities::new();
-//! let mut health = SparseMap::new();
+//! let mut health: SparseMap<Entity, u32> = SparseMap::new();
 //! let player = entities.spawn();
 //! let monster = entities.spawn();
 //! health.insert(player, 100);
