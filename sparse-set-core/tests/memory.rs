@@ -1,0 +1,163 @@
+//! Memory tests with a counting allocator: what the paged sparse side costs for spread and
+//! clustered keys, that growing never copies it, and that a bounded set never allocates.
+//!
+//! Only allocations made by the test's own thread are counted, so the harness cannot disturb
+//! the numbers. Run with `--nocapture` to see them.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use sparse_set_core::SparseSet;
+
+struct Counting;
+
+thread_local! {
+    static TRACKING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+    static FREED: Cell<usize> = const { Cell::new(0) };
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn record(allocated: usize, freed: usize) {
+    // `try_with`: the allocator may run while thread-locals are being torn down.
+    let _ = TRACKING.try_with(|tracking| {
+        if tracking.get() {
+            ALLOCATED.with(|total| total.set(total.get() + allocated));
+            FREED.with(|total| total.set(total.get() + freed));
+            CALLS.with(|calls| calls.set(calls.get() + usize::from(allocated > 0)));
+        }
+    });
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
+// are thread-locals with const initialisers, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record(layout.size(), 0);
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record(layout.size(), 0);
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        record(0, layout.size());
+        // SAFETY: forwarded contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record(new_size, layout.size());
+        // SAFETY: forwarded contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// What a closure allocated: (bytes allocated in all, bytes freed, allocation calls).
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    allocated: usize,
+    freed: usize,
+    calls: usize,
+}
+
+impl Usage {
+    fn live(self) -> usize {
+        self.allocated - self.freed
+    }
+}
+
+fn measure<T>(build: impl FnOnce() -> T) -> (T, Usage) {
+    ALLOCATED.with(|total| total.set(0));
+    FREED.with(|total| total.set(0));
+    CALLS.with(|calls| calls.set(0));
+    TRACKING.with(|tracking| tracking.set(true));
+    let value = build();
+    TRACKING.with(|tracking| tracking.set(false));
+    let usage = Usage {
+        allocated: ALLOCATED.with(Cell::get),
+        freed: FREED.with(Cell::get),
+        calls: CALLS.with(Cell::get),
+    };
+    (value, usage)
+}
+
+const MIB: usize = 1024 * 1024;
+
+#[test]
+fn keys_one_per_4096_cost_far_less_than_a_flat_array() {
+    let (set, usage) = measure(|| (0..1000_u32).map(|i| i * 4096).collect::<SparseSet<u32>>());
+    println!("1,000 keys one per 4,096: {} bytes live ({} pages)", usage.live(), set.sparse_pages());
+    assert_eq!(set.len(), 1000);
+    // A flat u32 sparse array up to key 4,091,904 would be 16 MiB.
+    assert!(usage.live() <= 4 * MIB, "{} bytes", usage.live());
+    assert_eq!(usage.live(), set.allocated_bytes());
+}
+
+#[test]
+fn keys_near_zero_and_near_u32_max_cost_little() {
+    let (set, usage) = measure(|| {
+        let mut set = SparseSet::<u32>::new();
+        set.extend(0..500);
+        set.extend(u32::MAX - 499..=u32::MAX);
+        set
+    });
+    println!("500 keys near 0 + 500 near u32::MAX: {} bytes live", usage.live());
+    assert_eq!(set.len(), 1000);
+    assert!(usage.live() <= MIB, "{} bytes", usage.live());
+}
+
+#[test]
+fn growing_never_copies_the_sparse_side() {
+    for (name, keys) in [
+        ("ascending", (0..100_000_u32).map(|i| i * 100).collect::<Vec<_>>()),
+        ("descending", (0..100_000_u32).rev().map(|i| i * 100).collect()),
+    ] {
+        let (set, usage) = measure(|| {
+            let mut set = SparseSet::<u32>::new();
+            for &key in &keys {
+                set.insert(key);
+            }
+            set
+        });
+        let sparse = set.allocated_bytes() - set.capacity() * size_of::<u32>();
+        println!(
+            "100,000 keys step 100 {name}: {} bytes live ({} sparse), {} bytes freed while growing",
+            usage.live(),
+            sparse,
+            usage.freed
+        );
+        // Only the dense Vec (doubling) and the small page directory are ever reallocated: what
+        // growth freed is bounded by the dense side plus the directory, never the pages.
+        assert!(usage.freed <= set.capacity() * size_of::<u32>() + 64 * 1024, "{usage:?}");
+    }
+}
+
+#[test]
+fn a_bounded_set_never_allocates_after_construction() {
+    let (mut set, built) = measure(|| SparseSet::<u32, u16>::bounded(1000, 100_000));
+    println!("bounded set of 1,000 keys below 100,000: {} bytes up front", built.live());
+    let ((), usage) = measure(|| {
+        for round in 0..3_u32 {
+            for i in 0..1000 {
+                set.insert((i * 97 + round) % 100_000);
+            }
+            assert!(set.try_insert(99_999).is_err(), "full");
+            assert!(set.try_insert(100_000).is_err(), "out of range");
+            set.retain(|key| key % 2 == 0);
+            set.sort_unstable();
+            set.clear();
+            set.shrink_to_fit();
+            set.reserve(10);
+        }
+    });
+    assert_eq!(usage.calls, 0, "{usage:?}");
+
+}

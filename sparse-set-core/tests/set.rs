@@ -1,0 +1,341 @@
+//! Behaviour and regression tests of `SparseSet` and `Entities` through the public API.
+
+use std::num::NonZeroU32;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use sparse_set_core::{Entities, Entity, Error, Moved, Permutation, Removed, SparseSet};
+
+fn set_of(keys: &[u32]) -> SparseSet<u32> {
+    let set: SparseSet<u32> = keys.iter().copied().collect();
+    set.debug_assert_invariants();
+    set
+}
+
+#[test]
+fn insert_reports_position_and_novelty() {
+    let mut set = SparseSet::<u32>::new();
+    assert_eq!(set.insert_full(10), (0, true));
+    assert_eq!(set.insert_full(3), (1, true));
+    assert_eq!(set.insert_full(10), (0, false));
+    assert!(!set.insert(3));
+    assert_eq!(set.as_slice(), &[10, 3]);
+    assert_eq!(set.len(), 2);
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn removing_the_last_element_moves_nothing() {
+    let mut set = set_of(&[1, 2, 3]);
+    assert_eq!(set.remove_with_info(3), Some(Removed { index: 2, moved: None }));
+    assert_eq!(set.as_slice(), &[1, 2]);
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn removing_from_a_one_element_set_leaves_it_empty_and_reusable() {
+    let mut set = set_of(&[77]);
+    assert_eq!(set.remove_with_info(77), Some(Removed { index: 0, moved: None }));
+    assert!(set.is_empty());
+    assert!(!set.contains(77));
+    assert_eq!(set.remove_with_info(77), None);
+    assert_eq!(set.insert_full(77), (0, true));
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn the_displaced_key_is_found_at_its_new_position() {
+    let mut set = set_of(&[5, 6, 7, 8]);
+    let info = set.remove_with_info(6).unwrap();
+    assert_eq!(info, Removed { index: 1, moved: Some(Moved { key: 8, from: 3 }) });
+    assert_eq!(set.get_index_of(8), Some(1));
+    assert_eq!(set.get_index(1), Some(8));
+    assert_eq!(set.as_slice(), &[5, 8, 7]);
+    // The moved key can itself be removed correctly afterwards.
+    assert_eq!(set.remove_with_info(8), Some(Removed { index: 1, moved: Some(Moved { key: 7, from: 2 }) }));
+    assert_eq!(set.as_slice(), &[5, 7]);
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn external_columns_follow_remove_with_info() {
+    let mut set = SparseSet::<u32>::new();
+    let mut xs = Vec::new();
+    for key in [4, 9, 2, 7] {
+        let (index, _) = set.insert_full(key);
+        assert_eq!(index, xs.len());
+        xs.push(key * 10);
+    }
+    for key in [9, 7, 4] {
+        let info = set.remove_with_info(key).unwrap();
+        assert_eq!(xs.swap_remove(info.index), key * 10);
+        for (position, &key) in set.as_slice().iter().enumerate() {
+            assert_eq!(xs[position], key * 10);
+        }
+    }
+}
+
+#[test]
+fn retain_visits_every_key_exactly_once_and_keeps_order() {
+    let keys: Vec<u32> = (0..1000).map(|i| i * 7 % 1000).collect();
+    let mut set = set_of(&keys);
+    let mut visits = vec![0_u32; 1000];
+    set.retain(|&key| {
+        visits[key as usize] += 1;
+        key % 3 != 0
+    });
+    assert!(visits.iter().all(|&count| count == 1));
+    let expected: Vec<u32> = keys.iter().copied().filter(|key| key % 3 != 0).collect();
+    assert_eq!(set.as_slice(), expected.as_slice());
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn a_panicking_retain_predicate_leaves_the_set_consistent() {
+    let mut set = set_of(&(0..100).collect::<Vec<_>>());
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        set.retain(|&key| {
+            assert!(key != 50, "predicate fails at 50");
+            key % 2 == 0
+        });
+    }));
+    assert!(result.is_err());
+    set.debug_assert_invariants();
+    // Nothing has been removed yet, and every key is still found.
+    assert_eq!(set.len(), 100);
+    assert!((0..100).all(|key| set.contains(key)));
+}
+
+#[test]
+fn a_panicking_sort_comparator_leaves_the_set_consistent() {
+    let mut set = set_of(&(0..200).rev().collect::<Vec<_>>());
+    let mut calls = 0;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        set.sort_by(|a, b| {
+            calls += 1;
+            assert!(calls < 50, "comparator fails");
+            a.cmp(b)
+        });
+    }));
+    assert!(result.is_err());
+    set.debug_assert_invariants();
+    assert_eq!(set.len(), 200);
+}
+
+#[test]
+fn clear_then_reinserting_old_keys_gives_fresh_positions() {
+    let mut set = set_of(&[100, 200, 300]);
+    set.clear();
+    assert!(set.is_empty());
+    assert!(![100, 200, 300].iter().any(|&key| set.contains(key)));
+    assert_eq!(set.insert_full(300), (0, true));
+    assert_eq!(set.insert_full(100), (1, true));
+    assert!(!set.contains(200), "a stale slot pointing at position 1 must not count");
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
+    let mut set = SparseSet::<u32>::bounded(4, 128);
+    for key in [1, 50, 100, 127] {
+        assert!(set.try_insert(key).is_ok());
+    }
+    let before = set.clone();
+    assert_eq!(set.try_insert(3), Err(Error::Full { capacity: 4 }));
+    assert_eq!(set.try_insert(500), Err(Error::KeyOutOfRange { index: 500, limit: 128 }));
+    assert_eq!(set.try_insert(50), Ok((1, false)), "an existing key is still accepted");
+    assert_eq!(set.as_slice(), before.as_slice());
+    assert_eq!(set.remaining_capacity(), 0);
+    set.debug_assert_invariants();
+
+    set.remove(1);
+    let err = set.try_insert(128).unwrap_err();
+    assert_eq!(err.to_string(), "key 128 is outside the bounded key range 0..128");
+    assert_eq!(set.try_insert(0), Ok((3, true)));
+}
+
+#[test]
+fn plain_calls_panic_with_the_error_message() {
+    let result = catch_unwind(|| {
+        let mut set = SparseSet::<u32>::bounded(8, 128);
+        set.insert(500);
+    });
+    let message = *result.unwrap_err().downcast::<String>().unwrap();
+    assert_eq!(message, "key 500 is outside the bounded key range 0..128");
+
+    let result = catch_unwind(|| {
+        let mut set = SparseSet::<u32>::bounded(8, 128);
+        for key in 0..9 {
+            set.insert(key);
+        }
+    });
+    let message = *result.unwrap_err().downcast::<String>().unwrap();
+    assert_eq!(message, "set is full: capacity 8");
+}
+
+#[test]
+fn a_u8_dense_width_refuses_the_256th_element() {
+    let mut set = SparseSet::<u32, u8>::new();
+    for key in 0..255 {
+        assert!(set.try_insert(key * 3).is_ok());
+    }
+    let err = set.try_insert(9999).unwrap_err();
+    assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
+    assert_eq!(err.to_string(), "set is full: dense index type `u8` addresses at most 255 elements");
+    assert_eq!(set.len(), 255);
+    assert!(!set.contains(9999));
+    set.debug_assert_invariants();
+    // Removing one makes room again, and the positions still fit in a u8.
+    assert!(set.remove(0));
+    assert_eq!(set.try_insert(9999), Ok((254, true)));
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn a_generation_never_addresses_the_sparse_array() {
+    let mut set = SparseSet::<Entity>::new();
+    let old = Entity::from_parts(3, NonZeroU32::new(u32::MAX).unwrap());
+    set.insert(old);
+    // One page for index 3: the generation in the high bits was not used as an address.
+    assert_eq!(set.sparse_pages(), 1);
+    assert!(set.allocated_bytes() < 64 * 1024);
+    let other = Entity::from_parts(3, NonZeroU32::new(7).unwrap());
+    assert!(!set.contains(other), "same index, other generation");
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn stale_entity_handles_are_rejected_after_their_slot_is_reused() {
+    let mut entities = Entities::new();
+    let mut set = SparseSet::<Entity>::new();
+    let a = entities.spawn();
+    let b = entities.spawn();
+    set.insert(a);
+    set.insert(b);
+
+    entities.despawn(a);
+    set.remove(a);
+    let reused = entities.spawn();
+    assert_eq!(reused.index(), a.index());
+    assert!(!set.contains(reused));
+    set.insert(reused);
+    assert!(set.contains(reused));
+    assert!(!set.contains(a));
+    assert!(!set.remove(a), "a stale handle must not remove the live entity");
+    assert!(set.contains(reused));
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn inserting_over_a_stale_generation_replaces_it_in_place() {
+    let mut entities = Entities::new();
+    let mut set = SparseSet::<Entity>::new();
+    let stale = entities.spawn();
+    let other = entities.spawn();
+    set.insert(stale);
+    set.insert(other);
+    entities.despawn(stale); // but the set still holds it
+    let fresh = entities.spawn();
+    assert_eq!(set.insert_full(fresh), (0, true));
+    assert_eq!(set.as_slice(), &[fresh, other]);
+    assert!(!set.contains(stale));
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn sorting_keeps_the_index_and_hands_the_permutation_to_parallel_arrays() {
+    let mut set = set_of(&[40, 10, 30, 20]);
+    let mut names = vec!["forty", "ten", "thirty", "twenty"];
+    let keys = set.as_slice();
+    let perm = Permutation::sorted_by(keys.len(), |a, b| keys[a].cmp(&keys[b]));
+    set.apply_permutation(&perm);
+    perm.apply(&mut names);
+    assert_eq!(set.as_slice(), &[10, 20, 30, 40]);
+    assert_eq!(names, ["ten", "twenty", "thirty", "forty"]);
+    for (position, key) in set.iter().enumerate() {
+        assert_eq!(set.get_index_of(key), Some(position));
+    }
+
+    set.sort_by_key(|&key| std::cmp::Reverse(key));
+    assert_eq!(set.as_slice(), &[40, 30, 20, 10]);
+    set.sort_unstable();
+    assert_eq!(set.as_slice(), &[10, 20, 30, 40]);
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn swap_indices_pop_truncate_and_drain() {
+    let mut set = set_of(&[1, 2, 3, 4, 5]);
+    set.swap_indices(0, 4);
+    assert_eq!(set.as_slice(), &[5, 2, 3, 4, 1]);
+    set.debug_assert_invariants();
+    assert_eq!(set.pop(), Some(1));
+    assert!(!set.contains(1));
+    set.truncate(2);
+    assert_eq!(set.as_slice(), &[5, 2]);
+    assert!(!set.contains(4));
+    assert_eq!(set.swap_remove_index(0), Some(5));
+    assert_eq!(set.swap_remove_index(5), None);
+    set.debug_assert_invariants();
+    let drained: Vec<u32> = set.drain().collect();
+    assert_eq!(drained, [2]);
+    assert!(set.is_empty());
+}
+
+#[test]
+fn shrink_to_fit_releases_pages_no_key_uses() {
+    let mut set: SparseSet<u32> = (0..1_000_000).step_by(512).collect();
+    assert_eq!(set.sparse_pages(), 1954);
+    set.retain(|&key| key < 10_000 || key > 990_000);
+    set.shrink_to_fit();
+    // One key per page survives: 0, 512, ..., 9728 (20) and 990_208, ..., 999_936 (20).
+    assert_eq!(set.len(), 40);
+    assert_eq!(set.sparse_pages(), 40);
+    set.debug_assert_invariants();
+    assert!(set.contains(999_936));
+    // Pages come back on demand.
+    set.insert(500_000);
+    assert!(set.contains(500_000));
+    set.debug_assert_invariants();
+}
+
+#[test]
+fn keys_across_the_whole_range_of_every_key_type() {
+    let mut small = SparseSet::<u8, u8>::new();
+    for key in 0..=254 {
+        small.insert(key);
+    }
+    assert!(small.contains(254));
+    small.debug_assert_invariants();
+
+    let mut wide = SparseSet::<u64, usize>::new();
+    for key in [0, 1, u64::from(u32::MAX), u64::MAX, u64::MAX - 1, 1 << 40] {
+        assert!(wide.insert(key));
+    }
+    assert!(wide.contains(u64::MAX) && wide.contains(1 << 40) && !wide.contains(2));
+    assert!(wide.remove(u64::MAX));
+    wide.debug_assert_invariants();
+    assert_eq!(wide.len(), 5);
+
+    let mut shorts = SparseSet::<u16, u16>::new();
+    shorts.extend([u16::MAX, 0, 12]);
+    assert_eq!(shorts.as_slice(), &[u16::MAX, 0, 12]);
+    shorts.debug_assert_invariants();
+}
+
+#[test]
+fn equality_ignores_order_and_debug_prints_a_set() {
+    let a = set_of(&[1, 2, 3]);
+    let b = set_of(&[3, 1, 2]);
+    assert_eq!(a, b);
+    assert_ne!(a, set_of(&[1, 2]));
+    assert_eq!(format!("{a:?}"), "{1, 2, 3}");
+    let owned: Vec<u32> = b.into_iter().collect();
+    assert_eq!(owned, [3, 1, 2]);
+}
+
+#[test]
+fn the_error_type_is_a_std_error() {
+    fn takes(_: &dyn std::error::Error) {}
+    takes(&Error::Full { capacity: 1 });
+    assert_eq!(Error::AllocFailed.to_string(), "memory allocation failed");
+}
