@@ -1,1 +1,419 @@
-//! Shared helpers of the benchmarks.
+//! Shared pieces of the benchmarks: key streams, value types and one small trait that every
+//! contender implements, so each workload is written once and run against all of them.
+//!
+//! Every key stream comes from a fixed seed, so every contender sees the same keys in the same
+//! order, run after run.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rustc_hash::FxHashMap;
+use slotmap::{DefaultKey, KeyData, SecondaryMap, SparseSecondaryMap};
+use sparse_soa::SparseMap;
+
+/// The seed of every key stream.
+pub const SEED: u64 = 0x5EED_50A5_1234_5678;
+
+/// A small, fast, deterministic generator (`SplitMix64`): the benchmarks need the same stream
+/// everywhere, not cryptographic quality.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator started from `seed`.
+    #[must_use]
+    pub const fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `bound` (`bound > 0`), by multiply-shift.
+    pub fn below(&mut self, bound: u32) -> u32 {
+        ((self.next_u64() >> 32) * u64::from(bound) >> 32) as u32
+    }
+
+    /// Shuffles `items` in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(u32::try_from(i + 1).expect("fewer than 2^32 items")) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
+/// `0, 1, …, n - 1`.
+#[must_use]
+pub fn dense_ascending(n: u32) -> Vec<u32> {
+    (0..n).collect()
+}
+
+/// A random permutation of `0..n`, from the fixed seed.
+#[must_use]
+pub fn random_permutation(n: u32, seed: u64) -> Vec<u32> {
+    let mut keys = dense_ascending(n);
+    Rng::new(seed).shuffle(&mut keys);
+    keys
+}
+
+/// `0, step, 2 * step, …`: `n` keys.
+#[must_use]
+pub fn step_ascending(n: u32, step: u32) -> Vec<u32> {
+    (0..n).map(|i| i * step).collect()
+}
+
+/// The keys of [`step_ascending`] in descending order.
+#[must_use]
+pub fn step_descending(n: u32, step: u32) -> Vec<u32> {
+    let mut keys = step_ascending(n, step);
+    keys.reverse();
+    keys
+}
+
+/// The 12-byte component of most workloads.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Position {
+    /// x.
+    pub x: f32,
+    /// y.
+    pub y: f32,
+    /// z.
+    pub z: f32,
+}
+
+impl Position {
+    /// A position made from a key, so values differ.
+    #[must_use]
+    pub fn from_key(key: u32) -> Self {
+        let f = key as f32;
+        Self { x: f, y: f * 0.5, z: -f }
+    }
+}
+
+/// A 64-byte component: where array-of-structs iteration of one field pays for the other 60 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Big {
+    /// The field the iteration workloads read.
+    pub x: f32,
+    /// The rest of the 64 bytes.
+    pub rest: [f32; 15],
+}
+
+impl Big {
+    /// A value made from a key.
+    #[must_use]
+    pub fn from_key(key: u32) -> Self {
+        Self { x: key as f32, rest: [1.0; 15] }
+    }
+}
+
+/// A component that owns heap memory, so insert and remove pay for moving and dropping it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Named {
+    /// The owned part.
+    pub name: String,
+    /// A plain field.
+    pub id: u32,
+}
+
+impl Named {
+    /// A value made from a key.
+    #[must_use]
+    pub fn from_key(key: u32) -> Self {
+        Self { name: format!("entity-{key}"), id: key }
+    }
+}
+
+/// The map operations every contender offers, keyed by `u32`.
+///
+/// Each method is `#[inline]` in every implementation, so the benchmark loops compile to the
+/// contender's own code with nothing in between.
+pub trait BenchMap<V>: Sized {
+    /// The contender's name: the criterion function name.
+    const NAME: &'static str;
+    /// An empty map.
+    fn empty() -> Self;
+    /// Stores `value` under `key`.
+    fn put(&mut self, key: u32, value: V);
+    /// The value under `key`.
+    fn lookup(&self, key: u32) -> Option<&V>;
+    /// The value under `key`, mutably.
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V>;
+    /// Whether `key` is stored.
+    fn has(&self, key: u32) -> bool;
+    /// Removes `key`.
+    fn take(&mut self, key: u32) -> Option<V>;
+    /// Removes everything, keeping what the contender keeps on `clear`.
+    fn wipe(&mut self);
+    /// The number of stored values.
+    fn count(&self) -> usize;
+}
+
+impl<V> BenchMap<V> for SparseMap<u32, V> {
+    const NAME: &'static str = "sparse-soa";
+    #[inline]
+    fn empty() -> Self {
+        SparseMap::new()
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: V) {
+        self.insert(key, value);
+    }
+    #[inline]
+    fn lookup(&self, key: u32) -> Option<&V> {
+        self.get(key)
+    }
+    #[inline]
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+        self.get_mut(key)
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        sparse_soa::Storage::contains_key(self, key)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<V> {
+        self.remove(key)
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        while let Some(&key) = self.keys().last() {
+            self.remove(key);
+        }
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+macro_rules! impl_std_map {
+    ($map:ident, $name:literal) => {
+        impl<V> BenchMap<V> for $map<u32, V> {
+            const NAME: &'static str = $name;
+            #[inline]
+            fn empty() -> Self {
+                $map::default()
+            }
+            #[inline]
+            fn put(&mut self, key: u32, value: V) {
+                self.insert(key, value);
+            }
+            #[inline]
+            fn lookup(&self, key: u32) -> Option<&V> {
+                self.get(&key)
+            }
+            #[inline]
+            fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+                self.get_mut(&key)
+            }
+            #[inline]
+            fn has(&self, key: u32) -> bool {
+                self.contains_key(&key)
+            }
+            #[inline]
+            fn take(&mut self, key: u32) -> Option<V> {
+                self.remove(&key)
+            }
+            #[inline]
+            fn wipe(&mut self) {
+                self.clear();
+            }
+            #[inline]
+            fn count(&self) -> usize {
+                self.len()
+            }
+        }
+    };
+}
+
+impl_std_map!(HashMap, "std-hashmap");
+impl_std_map!(BTreeMap, "btreemap");
+
+/// `rustc_hash::FxHashMap` (a `HashMap` with another hasher, so it gets its own wrapper).
+#[derive(Default)]
+pub struct Fx<V>(pub FxHashMap<u32, V>);
+
+impl<V> BenchMap<V> for Fx<V> {
+    const NAME: &'static str = "fxhashmap";
+    #[inline]
+    fn empty() -> Self {
+        Self(FxHashMap::default())
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: V) {
+        self.0.insert(key, value);
+    }
+    #[inline]
+    fn lookup(&self, key: u32) -> Option<&V> {
+        self.0.get(&key)
+    }
+    #[inline]
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+        self.0.get_mut(&key)
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.0.contains_key(&key)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<V> {
+        self.0.remove(&key)
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        self.0.clear();
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// `Vec<Option<V>>` indexed by key, grown on demand.
+pub struct VecOption<V> {
+    /// The slots.
+    pub slots: Vec<Option<V>>,
+    len: usize,
+}
+
+impl<V> BenchMap<V> for VecOption<V> {
+    const NAME: &'static str = "vec-option";
+    #[inline]
+    fn empty() -> Self {
+        Self { slots: Vec::new(), len: 0 }
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: V) {
+        let index = key as usize;
+        if index >= self.slots.len() {
+            self.slots.resize_with(index + 1, || None);
+        }
+        if self.slots[index].replace(value).is_none() {
+            self.len += 1;
+        }
+    }
+    #[inline]
+    fn lookup(&self, key: u32) -> Option<&V> {
+        self.slots.get(key as usize)?.as_ref()
+    }
+    #[inline]
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+        self.slots.get_mut(key as usize)?.as_mut()
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.slots.get(key as usize).is_some_and(Option::is_some)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<V> {
+        let taken = self.slots.get_mut(key as usize)?.take();
+        self.len -= usize::from(taken.is_some());
+        taken
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        self.slots.clear();
+        self.len = 0;
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.len
+    }
+}
+
+/// `bevy_ecs::storage::SparseSet`.
+pub struct Bevy<V: 'static>(pub bevy_ecs::storage::SparseSet<u32, V>);
+
+impl<V: 'static> BenchMap<V> for Bevy<V> {
+    const NAME: &'static str = "bevy";
+    #[inline]
+    fn empty() -> Self {
+        Self(bevy_ecs::storage::SparseSet::new())
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: V) {
+        self.0.insert(key, value);
+    }
+    #[inline]
+    fn lookup(&self, key: u32) -> Option<&V> {
+        self.0.get(key)
+    }
+    #[inline]
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+        self.0.get_mut(key)
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.0.contains(key)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<V> {
+        self.0.remove(key)
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        self.0.clear();
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The slotmap key whose slot index is `key` (version 1: the first occupant of the slot).
+#[inline]
+#[must_use]
+pub fn slot_key(key: u32) -> DefaultKey {
+    KeyData::from_ffi((1 << 32) | u64::from(key)).into()
+}
+
+macro_rules! impl_slotmap_secondary {
+    ($map:ident, $name:literal) => {
+        impl<V> BenchMap<V> for $map<DefaultKey, V> {
+            const NAME: &'static str = $name;
+            #[inline]
+            fn empty() -> Self {
+                $map::new()
+            }
+            #[inline]
+            fn put(&mut self, key: u32, value: V) {
+                self.insert(slot_key(key), value);
+            }
+            #[inline]
+            fn lookup(&self, key: u32) -> Option<&V> {
+                self.get(slot_key(key))
+            }
+            #[inline]
+            fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+                self.get_mut(slot_key(key))
+            }
+            #[inline]
+            fn has(&self, key: u32) -> bool {
+                self.contains_key(slot_key(key))
+            }
+            #[inline]
+            fn take(&mut self, key: u32) -> Option<V> {
+                self.remove(slot_key(key))
+            }
+            #[inline]
+            fn wipe(&mut self) {
+                self.clear();
+            }
+            #[inline]
+            fn count(&self) -> usize {
+                self.len()
+            }
+        }
+    };
+}
+
+impl_slotmap_secondary!(SecondaryMap, "slotmap-secondary");
+impl_slotmap_secondary!(SparseSecondaryMap, "slotmap-sparse-secondary");

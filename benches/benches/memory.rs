@@ -1,0 +1,276 @@
+//! Heap bytes held by sparse-soa and its peers for a few key patterns, counted by a global
+//! allocator that tracks every allocation of this process.
+//!
+//! Prints a Markdown table and, if `SPARSE_SOA_MEMORY_OUT` names a file, writes the same rows there
+//! as tab-separated values (`pattern`, `contender`, `live elements`, `bytes`) for the results page.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use slotmap::{DefaultKey, SecondaryMap, SparseSecondaryMap};
+use sparse_soa::{SparseMap, SparseSet};
+use sparse_soa_bench::{BenchMap, Bevy, Fx, Position, Rng, SEED, VecOption};
+
+/// Counts the bytes currently allocated through it.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the `GlobalAlloc` contract;
+// the counter is only bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout, which meets `alloc`'s requirements.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` with `layout` (every allocation goes through us).
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's guarantees for `realloc` are passed on unchanged.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn live() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// One measured row.
+struct Row {
+    pattern: &'static str,
+    contender: String,
+    elements: usize,
+    /// `None` when the contender cannot hold the pattern (it would need an absurd allocation).
+    bytes: Option<usize>,
+}
+
+/// Bytes held by a map of `M` filled with `keys`, measured while it is alive.
+fn held<M: BenchMap<Position>>(keys: &[u32]) -> (usize, usize) {
+    let before = live();
+    let mut map = M::empty();
+    for &key in keys {
+        map.put(key, Position::from_key(key));
+    }
+    let bytes = live() - before;
+    let count = map.count();
+    black_box(&map);
+    (count, bytes)
+}
+
+macro_rules! each_map {
+    ($rows:ident, $pattern:expr, $keys:expr, $max_key:expr) => {{
+        measure::<SparseMap<u32, Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<Bevy<Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<HashMap<u32, Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<Fx<Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<BTreeMap<u32, Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<VecOption<Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<SecondaryMap<DefaultKey, Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<SparseSecondaryMap<DefaultKey, Position>>(&mut $rows, $pattern, $keys, $max_key);
+    }};
+}
+
+/// Contenders whose memory grows with the largest key (one slot per possible key).
+fn flat_by_key(name: &str) -> bool {
+    matches!(name, "bevy" | "vec-option" | "slotmap-secondary")
+}
+
+fn measure<M: BenchMap<Position>>(
+    rows: &mut Vec<Row>,
+    pattern: &'static str,
+    keys: &[u32],
+    max_key: u32,
+) {
+    // A flat array over four billion keys would need tens of GiB: reported, not attempted.
+    let bytes =
+        if flat_by_key(M::NAME) && max_key > 100_000_000 { None } else { Some(held::<M>(keys).1) };
+    rows.push(Row { pattern, contender: M::NAME.to_owned(), elements: keys.len(), bytes });
+}
+
+/// Keys `0..1_000_000`, then 99% removed at random: the survivors.
+fn survivors() -> (Vec<u32>, Vec<u32>) {
+    let mut all: Vec<u32> = (0..1_000_000).collect();
+    Rng::new(SEED).shuffle(&mut all);
+    let removed = all.split_off(10_000);
+    (all, removed)
+}
+
+/// Bytes after filling `0..1_000_000` and removing 99%, before and after the contender's shrink.
+fn after_removal<M: BenchMap<Position>>(rows: &mut Vec<Row>, shrink: Option<fn(&mut M)>) {
+    let (kept, removed) = survivors();
+    let before = live();
+    let mut map = M::empty();
+    for key in 0..1_000_000 {
+        map.put(key, Position::from_key(key));
+    }
+    for &key in &removed {
+        map.take(key);
+    }
+    let elements = map.count();
+    assert_eq!(elements, kept.len());
+    let unshrunk = live() - before;
+    let shrunk = shrink.map(|shrink| {
+        shrink(&mut map);
+        live() - before
+    });
+    let contender = M::NAME.to_owned();
+    rows.push(Row {
+        pattern: "0..1M, 99% removed",
+        contender: contender.clone(),
+        elements,
+        bytes: Some(unshrunk),
+    });
+    rows.push(Row { pattern: "0..1M, 99% removed, shrunk", contender, elements, bytes: shrunk });
+    black_box(&map);
+}
+
+/// The sparse-soa storage as the derive lays it out: a `SparseSet` index beside one column.
+fn set_and_column_after_removal(rows: &mut Vec<Row>) {
+    let (kept, removed) = survivors();
+    let before = live();
+    let mut set = SparseSet::<u32>::new();
+    let mut column = Vec::new();
+    for key in 0..1_000_000 {
+        set.insert(key);
+        column.push(Position::from_key(key));
+    }
+    for &key in &removed {
+        if let Some(info) = set.remove_with_info(key) {
+            column.swap_remove(info.index);
+        }
+    }
+    assert_eq!(set.len(), kept.len());
+    let unshrunk = live() - before;
+    set.shrink_to_fit();
+    column.shrink_to_fit();
+    let shrunk = live() - before;
+    let name = "sparse-soa (set + column)".to_owned();
+    let elements = set.len();
+    rows.push(Row {
+        pattern: "0..1M, 99% removed",
+        contender: name.clone(),
+        elements,
+        bytes: Some(unshrunk),
+    });
+    rows.push(Row {
+        pattern: "0..1M, 99% removed, shrunk",
+        contender: name,
+        elements,
+        bytes: Some(shrunk),
+    });
+    black_box((&set, &column));
+}
+
+fn main() {
+    if std::env::args().any(|arg| arg == "--list") {
+        // `cargo bench` probes harness-less targets with `--list`; nothing to list.
+        return;
+    }
+    let mut rows = Vec::new();
+    let dense: Vec<u32> = (0..100_000).collect();
+    let step: Vec<u32> = (0..100_000).map(|i| i * 100).collect();
+    let page: Vec<u32> = (0..1_000).map(|i| i * 4_096).collect();
+    let ends: Vec<u32> = (0..500).chain(u32::MAX - 499..=u32::MAX).collect();
+    each_map!(rows, "dense 0..100k", &dense, 99_999);
+    each_map!(rows, "step 100 (100k keys)", &step, 9_999_900);
+    each_map!(rows, "one per 4096 (1k keys)", &page, 999 * 4_096);
+    // slotmap reserves slot index u32::MAX for its null key, so it cannot hold this pattern.
+    rows.push(Row {
+        pattern: "500 near 0 + 500 near u32::MAX",
+        contender: "slotmap-secondary".into(),
+        elements: 1000,
+        bytes: None,
+    });
+    rows.push(Row {
+        pattern: "500 near 0 + 500 near u32::MAX",
+        contender: "slotmap-sparse-secondary".into(),
+        elements: 1000,
+        bytes: None,
+    });
+    measure::<SparseMap<u32, Position>>(
+        &mut rows,
+        "500 near 0 + 500 near u32::MAX",
+        &ends,
+        u32::MAX,
+    );
+    measure::<Bevy<Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
+    measure::<HashMap<u32, Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
+    measure::<Fx<Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
+    measure::<BTreeMap<u32, Position>>(
+        &mut rows,
+        "500 near 0 + 500 near u32::MAX",
+        &ends,
+        u32::MAX,
+    );
+    measure::<VecOption<Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
+
+    after_removal::<SparseMap<u32, Position>>(&mut rows, None);
+    set_and_column_after_removal(&mut rows);
+    after_removal::<Bevy<Position>>(&mut rows, None);
+    after_removal::<HashMap<u32, Position>>(&mut rows, Some(HashMap::shrink_to_fit));
+    after_removal::<Fx<Position>>(&mut rows, Some(|map| map.0.shrink_to_fit()));
+    after_removal::<BTreeMap<u32, Position>>(&mut rows, None);
+    after_removal::<VecOption<Position>>(
+        &mut rows,
+        Some(|map| {
+            while map.slots.last().is_some_and(Option::is_none) {
+                map.slots.pop();
+            }
+            map.slots.shrink_to_fit();
+        }),
+    );
+    after_removal::<SecondaryMap<DefaultKey, Position>>(&mut rows, None);
+    after_removal::<SparseSecondaryMap<DefaultKey, Position>>(&mut rows, None);
+
+    let mut table = String::from(
+        "| pattern | contender | live elements | bytes | bytes per live element |\n|---|---|---:|---:|---:|\n",
+    );
+    let mut tsv = String::new();
+    for row in &rows {
+        let (bytes, per) = match row.bytes {
+            Some(bytes) => {
+                (bytes.to_string(), format!("{:.1}", bytes as f64 / row.elements as f64))
+            }
+            None => ("n/a".to_owned(), "n/a".to_owned()),
+        };
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {bytes} | {per} |",
+            row.pattern, row.contender, row.elements
+        );
+        let _ = writeln!(tsv, "{}\t{}\t{}\t{bytes}", row.pattern, row.contender, row.elements);
+    }
+    print!("{table}");
+    if let Ok(path) = std::env::var("SPARSE_SOA_MEMORY_OUT") {
+        std::fs::write(&path, tsv).unwrap_or_else(|error| panic!("cannot write {path}: {error}"));
+    }
+}
