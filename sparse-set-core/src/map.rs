@@ -1,16 +1,64 @@
-//! [`SparseMap`]: values stored beside a [`SparseSet`] index (array of structs).
+//! [`SparseMap`]: values stored beside a [`SparseSet`] index (array of structs), and its
+//! iterators and entry types.
+//!
+//! # Invariant
+//!
+//! `values.len() == set.len()`, and the value of the key at dense position `i` is `values[i]`.
+//! Every method keeps it, also when it unwinds: a value's `Drop`, a comparator or a predicate
+//! that panics, or an allocation that fails. To that end keys (which are `Copy`) are always
+//! removed before values are dropped, since `Vec::truncate` and `Vec::clear` shorten the vector
+//! before they drop anything; and room for a value is made before its key is added.
+//!
+//! [`SparseMap::debug_assert_invariants`] checks the set's invariant and this one.
 
-use alloc::vec::Vec;
+use alloc::vec::{self, Vec};
+use core::cell::RefCell;
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::{FusedIterator, Zip};
 use core::ops::{Index, IndexMut};
+use core::slice;
 
 use crate::set::fail;
-use crate::{DenseIndex, Error, Key, Removed, SparseSet, Storage};
+use crate::{DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.
 ///
-/// Invariant: `values.len() == set.len()`, and the value of the key at dense position `i` is
-/// `values[i]`.
+/// The keys live in a [`SparseSet<K, D>`]; the values in a `Vec<V>` beside it, in the same dense
+/// order, so [`keys`](Self::keys) and [`values`](Self::values) are plain slices and iteration
+/// runs at slice speed. `D` is the [`DenseIndex`] width: it bounds the number of elements
+/// (255 for `u8`) and sets the size of each sparse slot.
+///
+/// The dense order is insertion order until a removal: **[`remove`](Self::remove) is a
+/// swap-remove**, it moves the last element into the gap.
+///
+/// A map holds one key per sparse slot. Keys that are not equal but share a slot (an
+/// [`Entity`](crate::Entity) of the same index and another generation) are told apart on lookup,
+/// and inserting one replaces the other in place: see [`insert`](Self::insert).
+///
+/// | operation | cost |
+/// |---|---|
+/// | `insert`, `remove`, `get`, `get_mut`, `contains_key`, `entry` | O(1) (insert amortised) |
+/// | `clear`, `truncate`, `drain` | O(removed elements): each value is dropped |
+/// | iteration, `retain` | O(len) |
+/// | sorting | O(len log len) |
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+///
+/// let mut names = SparseMap::<u32, &str>::new();
+/// assert_eq!(names.insert(42, "answer"), None);
+/// assert_eq!(names.insert(7, "seven"), None);
+/// assert_eq!(names.insert(42, "forty-two"), Some("answer"));
+/// assert_eq!(names[42], "forty-two");
+/// assert_eq!(names.keys(), &[42, 7]);
+/// assert_eq!(names.values(), &["forty-two", "seven"]);
+///
+/// // Swap-remove: the last element (7) moves into the vacated position.
+/// assert_eq!(names.remove(42), Some("forty-two"));
+/// assert_eq!(names.keys(), &[7]);
+/// ```
 pub struct SparseMap<K, V, D: DenseIndex = u32> {
     set: SparseSet<K, D>,
     values: Vec<V>,
@@ -18,74 +66,1558 @@ pub struct SparseMap<K, V, D: DenseIndex = u32> {
 
 impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// An empty map. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map = SparseMap::<u32, String>::new();
+    /// assert!(map.is_empty());
+    /// ```
     #[must_use]
     pub const fn new() -> Self {
         Self { set: SparseSet::new(), values: Vec::new() }
     }
 
+    /// An empty map with room for `capacity` elements before the dense side reallocates. Sparse
+    /// pages are still allocated as keys arrive.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map = SparseMap::<u32, f32>::with_capacity(100);
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { set: SparseSet::with_capacity(capacity), values: Vec::with_capacity(capacity) }
+    }
+
+    /// A map of fixed size that never allocates after this call: it holds at most `capacity`
+    /// elements, each with a key whose sparse index is below `key_limit`.
+    ///
+    /// Everything is allocated here: the keys, the values and the sparse pages covering
+    /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
+    /// panic, leaving the map unchanged. `reserve` and `shrink_to_fit` do nothing. Only sorting
+    /// allocates (a [`Permutation`] of `len` positions).
+    ///
+    /// Computes in **O(`capacity + key_limit`)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
+    /// fails. See [`try_bounded`](Self::try_bounded).
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, &str, u8>::bounded(2, 128);
+    /// map.insert(1, "one");
+    /// map.insert(2, "two");
+    /// assert_eq!(map.try_insert(3, "three"), Err(Error::Full { capacity: 2 }));
+    /// assert_eq!(map.insert(2, "deux"), Some("two")); // overwriting needs no room
+    /// assert_eq!(map.len(), 2);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn bounded(capacity: usize, key_limit: usize) -> Self {
+        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`bounded`](Self::bounded).
+    ///
+    /// Computes in **O(`capacity + key_limit`)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
+    /// [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let err = SparseMap::<u32, f32, u8>::try_bounded(300, 1000).unwrap_err();
+    /// assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
+    /// assert!(SparseMap::<u32, f32, u8>::try_bounded(200, 1000).is_ok());
+    /// ```
+    pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
+        let set = SparseSet::try_bounded(capacity, key_limit)?;
+        let mut values = Vec::new();
+        values.try_reserve_exact(capacity)?;
+        Ok(Self { set, values })
+    }
+
+    /// Whether the map was made by [`bounded`](Self::bounded): then it never allocates.
+    fn is_bounded(&self) -> bool {
+        self.set.key_limit().is_some()
+    }
+
+    /// The number of elements.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(1, 'a'), (5, 'e')].into_iter().collect();
+    /// assert_eq!(map.len(), 2);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Whether the map has no elements.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// assert!(SparseMap::<u32, char>::new().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// How many elements the map holds before it reallocates; for a bounded map, its fixed
+    /// capacity.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// assert_eq!(SparseMap::<u32, char>::bounded(8, 64).capacity(), 8);
+    /// assert!(SparseMap::<u32, char>::with_capacity(8).capacity() >= 8);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.set.capacity().min(self.values.capacity())
+    }
+
     /// Stores `value` under `key`; returns the value it replaced.
+    ///
+    /// A new key is appended at the end of the dense order; an existing key keeps its position
+    /// and gets the new value.
+    ///
+    /// A map holds one key per sparse slot. If `key`'s slot is held by a different key (for an
+    /// [`Entity`](crate::Entity): the same index, another generation), that element is replaced
+    /// in place: `key` takes its position, and its value is returned as `Some(old)`.
+    ///
+    /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
+    /// first in its sparse page (never for a bounded map).
+    ///
+    /// # Panics
+    ///
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    ///
+    /// ```
+    /// use core::num::NonZeroU32;
+    /// use sparse_set_core::{Entity, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, &str>::new();
+    /// assert_eq!(map.insert(3, "a"), None);
+    /// assert_eq!(map.insert(3, "b"), Some("a"));
+    ///
+    /// // A newer generation of the same slot displaces the older entity's value.
+    /// let old = Entity::from_parts(0, NonZeroU32::new(1).unwrap());
+    /// let new = Entity::from_parts(0, NonZeroU32::new(2).unwrap());
+    /// let mut health = SparseMap::<Entity, u32>::new();
+    /// health.insert(old, 10);
+    /// assert_eq!(health.insert(new, 99), Some(10));
+    /// assert_eq!(health.get(old), None);
+    /// assert_eq!(health.keys(), &[new]);
+    /// ```
+    #[inline]
     #[track_caller]
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        self.try_insert(key, value).unwrap_or_else(|error| fail(error))
+        self.insert_full(key, value).1
+    }
+
+    /// Stores `value` under `key`; returns its dense position and the value it replaced.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// assert_eq!(map.insert_full(9, 'a'), (0, None));
+    /// assert_eq!(map.insert_full(4, 'b'), (1, None));
+    /// assert_eq!(map.insert_full(9, 'c'), (0, Some('a')));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn insert_full(&mut self, key: K, value: V) -> (usize, Option<V>) {
+        match self.try_insert_full(key, value) {
+            Ok(result) => result,
+            Err(error) => fail(error),
+        }
     }
 
     /// The fallible twin of [`insert`](Self::insert).
     ///
+    /// Computes in **O(1)** amortised time.
+    ///
     /// # Errors
     ///
-    /// As [`SparseSet::try_insert`]; the map is unchanged and `value` is dropped.
+    /// Leaving the map unchanged (and dropping `value`):
+    /// [`Error::KeyOutOfRange`] and [`Error::Full`] when a new key does not fit a bounded map,
+    /// [`Error::DenseIndexOverflow`] when a new key does not fit the dense width `D`,
+    /// [`Error::AllocFailed`] when memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, char>::bounded(1, 16);
+    /// assert_eq!(map.try_insert(3, 'a'), Ok(None));
+    /// assert_eq!(map.try_insert(3, 'b'), Ok(Some('a')));
+    /// assert_eq!(map.try_insert(4, 'c'), Err(Error::Full { capacity: 1 }));
+    /// assert_eq!(map.try_insert(99, 'd'), Err(Error::KeyOutOfRange { index: 99, limit: 16 }));
+    /// assert_eq!(map.values(), &['b']);
+    /// ```
+    #[inline]
     pub fn try_insert(&mut self, key: K, value: V) -> Result<Option<V>, Error> {
-        self.values.try_reserve(1)?;
-        let (index, new) = self.set.try_insert(key)?;
-        if new && index == self.values.len() {
-            self.values.push(value);
-            Ok(None)
+        self.try_insert_full(key, value).map(|(_, old)| old)
+    }
+
+    /// The fallible twin of [`insert_full`](Self::insert_full).
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_insert`](Self::try_insert); the map is then unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, char>::bounded(4, 16);
+    /// assert_eq!(map.try_insert_full(5, 'a'), Ok((0, None)));
+    /// assert_eq!(map.try_insert_full(16, 'b'), Err(Error::KeyOutOfRange { index: 16, limit: 16 }));
+    /// ```
+    pub fn try_insert_full(&mut self, key: K, value: V) -> Result<(usize, Option<V>), Error> {
+        // Room for the value comes first: once the set has taken the key nothing may fail. A
+        // bounded map reserved its values up front, and its set refuses keys beyond them.
+        if self.values.len() == self.values.capacity() && !self.is_bounded() {
+            self.values.try_reserve(1)?;
+        }
+        let (index, _) = self.set.try_insert(key)?;
+        if index < self.values.len() {
+            // `key` was present, or replaced the different key that held its slot.
+            Ok((index, Some(core::mem::replace(&mut self.values[index], value))))
         } else {
-            Ok(Some(core::mem::replace(&mut self.values[index], value)))
+            debug_assert_eq!(index, self.values.len());
+            self.values.push(value);
+            Ok((index, None))
         }
     }
 
-    /// Removes `key` by swap-remove; returns its value.
+    /// Removes `key` and returns its value, by **swap-remove**: the last element moves into the
+    /// vacated position, so the dense order of the remaining elements changes.
+    ///
+    /// Use [`remove_with_info`](Self::remove_with_info) to learn which element moved.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// assert_eq!(map.remove(1), Some('a'));
+    /// assert_eq!(map.keys(), &[3, 2]); // 3 was last and moved to the front
+    /// assert_eq!(map.remove(1), None);
+    /// ```
+    #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
         self.remove_with_info(key).map(|(value, _)| value)
     }
 
-    /// Removes `key` by swap-remove; returns its value and how the dense positions moved.
+    /// Removes `key` by **swap-remove**; returns its value and where it was and which element
+    /// moved into its place (see [`Removed`]).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Moved, Removed, SparseMap};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// let (value, info) = map.remove_with_info(1).unwrap();
+    /// assert_eq!(value, 'a');
+    /// assert_eq!(info, Removed { index: 0, moved: Some(Moved { key: 3, from: 2 }) });
+    /// ```
+    #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<(V, Removed<K>)> {
         let removed = self.set.remove_with_info(key)?;
         Some((self.values.swap_remove(removed.index), removed))
     }
 
+    /// Removes the element at dense position `index` by **swap-remove**; returns its key and
+    /// value, or `None` if `index` is out of bounds.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// assert_eq!(map.swap_remove_index(0), Some((1, 'a')));
+    /// assert_eq!(map.keys(), &[3, 2]);
+    /// assert_eq!(map.swap_remove_index(5), None);
+    /// ```
+    pub fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
+        let key = self.set.get_index(index)?;
+        self.set.remove_index(index);
+        Some((key, self.values.swap_remove(index)))
+    }
+
+    /// Removes and returns the last element in dense order; nothing else moves.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+    /// assert_eq!(map.pop(), Some((2, 'b')));
+    /// assert_eq!(map.keys(), &[1]);
+    /// ```
+    pub fn pop(&mut self) -> Option<(K, V)> {
+        let key = self.set.pop()?;
+        let value = self.values.pop();
+        debug_assert!(value.is_some());
+        value.map(|value| (key, value))
+    }
+
     /// The value stored under `key`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// assert_eq!(map.get(1), Some(&'a'));
+    /// assert_eq!(map.get(2), None);
+    /// ```
+    #[inline]
+    #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
         self.values.get(self.set.get_index_of(key)?)
     }
 
     /// The value stored under `key`, mutably.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// if let Some(value) = map.get_mut(1) {
+    ///     *value += 1;
+    /// }
+    /// assert_eq!(map[1], 11);
+    /// ```
+    #[inline]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
         self.values.get_mut(self.set.get_index_of(key)?)
     }
 
-    /// The number of entries.
-    pub fn len(&self) -> usize {
-        self.set.len()
+    /// The key as stored and its value.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// assert_eq!(map.get_key_value(1), Some((1, &'a')));
+    /// assert_eq!(map.get_key_value(2), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_key_value(&self, key: K) -> Option<(K, &V)> {
+        self.get(key).map(|value| (key, value))
     }
 
-    /// Whether the map is empty.
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+    /// The dense position, key and value of `key`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+    /// assert_eq!(map.get_full(2), Some((1, 2, &'b')));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_full(&self, key: K) -> Option<(usize, K, &V)> {
+        let index = self.set.get_index_of(key)?;
+        Some((index, key, &self.values[index]))
     }
 
-    /// The keys in dense order.
+    /// Whether `key` is in the map.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// assert!(map.contains_key(1));
+    /// assert!(!map.contains_key(2));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_key(&self, key: K) -> bool {
+        self.set.contains(key)
+    }
+
+    /// The dense position of `key`, if it is in the map.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(map.get_index_of(9), Some(1));
+    /// assert_eq!(map.get_index_of(10), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_index_of(&self, key: K) -> Option<usize> {
+        self.set.get_index_of(key)
+    }
+
+    /// The key and value at dense position `index`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(map.get_index(1), Some((9, &'b')));
+    /// assert_eq!(map.get_index(2), None);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn get_index(&self, index: usize) -> Option<(K, &V)> {
+        Some((self.set.get_index(index)?, &self.values[index]))
+    }
+
+    /// The key and mutable value at dense position `index`. The key cannot be changed.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(8, 80)].into_iter().collect();
+    /// let (key, value) = map.get_index_mut(0).unwrap();
+    /// *value += key;
+    /// assert_eq!(map[8], 88);
+    /// ```
+    #[inline]
+    pub fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
+        Some((self.set.get_index(index)?, &mut self.values[index]))
+    }
+
+    /// Mutable references to the values of several keys at once; `None` for a key not in the
+    /// map.
+    ///
+    /// Computes in **O(N²)** time for `N` keys (they are compared pairwise).
+    ///
+    /// # Panics
+    ///
+    /// If two of `keys` are equal, whether or not they are in the map.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
+    /// let [a, b, c] = map.get_disjoint_mut([1, 2, 3]);
+    /// core::mem::swap(a.unwrap(), b.unwrap());
+    /// assert!(c.is_none());
+    /// assert_eq!((map[1], map[2]), (20, 10));
+    /// ```
+    ///
+    /// ```should_panic
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let _ = map.get_disjoint_mut([1, 1]); // panics: duplicate key
+    /// ```
+    #[track_caller]
+    pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> [Option<&mut V>; N] {
+        for (i, key) in keys.iter().enumerate() {
+            assert!(!keys[..i].contains(key), "duplicate key {key:?} passed to get_disjoint_mut");
+        }
+        // (dense position, place in the result) of each key present, in dense order. Distinct
+        // keys have distinct positions, so the slice can be split between them.
+        let mut found = keys.map(|key| self.set.get_index_of(key));
+        let mut order: [usize; N] = core::array::from_fn(|place| place);
+        order.sort_unstable_by_key(|&place| found[place]);
+        let mut result: [Option<&mut V>; N] = core::array::from_fn(|_| None);
+        let mut rest: &mut [V] = &mut self.values;
+        let mut start = 0;
+        for place in order {
+            let Some(index) = found[place].take() else { continue };
+            let (head, tail) = core::mem::take(&mut rest).split_at_mut(index - start + 1);
+            result[place] = head.last_mut();
+            rest = tail;
+            start = index + 1;
+        }
+        result
+    }
+
+    /// The keys in dense order, as a slice. Keys are never mutable from outside.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(map.keys(), &[8, 9]);
+    /// ```
+    #[inline]
+    #[must_use]
     pub fn keys(&self) -> &[K] {
         self.set.as_slice()
     }
 
-    /// The values in dense order.
+    /// The values in dense order, as a slice: `values()[i]` belongs to `keys()[i]`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(map.values(), &['a', 'b']);
+    /// ```
+    #[inline]
+    #[must_use]
     pub fn values(&self) -> &[V] {
         &self.values
     }
+
+    /// The values in dense order, as a mutable slice. Only the values can change: the slice has
+    /// a fixed length and the keys stay where they are.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, f32> = [(8, 1.0), (9, 2.0)].into_iter().collect();
+    /// for value in map.values_mut() {
+    ///     *value *= 10.0;
+    /// }
+    /// assert_eq!(map.values(), &[10.0, 20.0]);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> &mut [V] {
+        &mut self.values
+    }
+
+    /// The key index: which keys are stored, at which dense positions.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a')].into_iter().collect();
+    /// assert!(map.as_sparse_set().contains(8));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn as_sparse_set(&self) -> &SparseSet<K, D> {
+        &self.set
+    }
+
+    /// Iterates over the keys and values in dense order.
+    ///
+    /// Computes in **O(1)** time per step.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// let pairs: Vec<(u32, &char)> = map.iter().collect();
+    /// assert_eq!(pairs, [(8, &'a'), (9, &'b')]);
+    /// ```
+    pub fn iter(&self) -> Iter<'_, K, V> {
+        Iter { inner: self.set.as_slice().iter().zip(&self.values) }
+    }
+
+    /// Iterates over the keys and mutable values in dense order.
+    ///
+    /// Computes in **O(1)** time per step.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(8, 1), (9, 2)].into_iter().collect();
+    /// for (key, value) in map.iter_mut() {
+    ///     *value += key;
+    /// }
+    /// assert_eq!(map.values(), &[9, 11]);
+    /// ```
+    pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
+        IterMut { inner: self.set.as_slice().iter().zip(&mut self.values) }
+    }
+
+    /// The entry of `key`, for reading, inserting or removing in place.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut counts = SparseMap::<u32, u32>::new();
+    /// for key in [3, 5, 3, 3] {
+    ///     *counts.entry(key).or_insert(0) += 1;
+    /// }
+    /// assert_eq!((counts[3], counts[5]), (3, 1));
+    /// ```
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V, D> {
+        match self.set.get_index_of(key) {
+            Some(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
+            None => Entry::Vacant(VacantEntry { map: self, key }),
+        }
+    }
+
+    /// The value of `key`, inserting `make()` first if `key` is absent.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As [`insert`](Self::insert), when `key` is absent and does not fit.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut lists = SparseMap::<u32, Vec<u32>>::new();
+    /// lists.get_or_insert_with(1, Vec::new).push(10);
+    /// lists.get_or_insert_with(1, Vec::new).push(11);
+    /// assert_eq!(lists[1], [10, 11]);
+    /// ```
+    #[track_caller]
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        self.entry(key).or_insert_with(make)
+    }
+
+    /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly
+    /// once in dense order; `keep` may change the value. Kept elements keep their relative order.
+    ///
+    /// If `keep` panics, the map stays consistent and still holds every element (in an
+    /// unspecified order). If dropping a removed value panics, the map already holds exactly
+    /// the kept elements and the other removed values are still dropped.
+    ///
+    /// Computes in **O(len)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = (0..6).map(|key| (key, key * 10)).collect();
+    /// map.retain(|key, value| {
+    ///     *value += 1;
+    ///     key % 2 == 0
+    /// });
+    /// assert_eq!(map.keys(), &[0, 2, 4]);
+    /// assert_eq!(map.values(), &[1, 21, 41]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
+        // The set calls `keep` and mirrors its swaps through the second closure, never both at
+        // once: the cell hands the values to one of them at a time.
+        let values = RefCell::new(&mut self.values);
+        let kept = self.set.retain_positions(
+            |index, &key| keep(key, &mut values.borrow_mut()[index]),
+            |a, b| values.borrow_mut().swap(a, b),
+        );
+        // The set is already truncated, and `Vec::truncate` shortens before it drops.
+        values.into_inner().truncate(kept);
+    }
+
+    /// Removes every element, yielding the keys and values in dense order.
+    ///
+    /// The map is empty as soon as this is called, even if the iterator is leaked (the values
+    /// are then leaked too); values not yet yielded are dropped with the iterator. The map keeps
+    /// its memory.
+    ///
+    /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(map.drain().collect::<Vec<_>>(), [(8, 'a'), (9, 'b')]);
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> Drain<'_, K, V> {
+        Drain { inner: self.set.drain().zip(self.values.drain(..)) }
+    }
+
+    /// Removes every element, dropping the values. Keeps all allocated memory.
+    ///
+    /// Computes in **O(len)** time (each value is dropped; **O(1)** if `V` needs no drop).
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// map.clear();
+    /// assert!(map.is_empty());
+    /// map.insert(9, 'c');
+    /// assert_eq!(map.get_index_of(9), Some(0));
+    /// ```
+    pub fn clear(&mut self) {
+        self.set.clear();
+        self.values.clear();
+    }
+
+    /// Keeps the first `len` elements in dense order and drops the rest; nothing else moves.
+    /// Does nothing if `len >= self.len()`.
+    ///
+    /// Computes in **O(removed elements)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// map.truncate(1);
+    /// assert_eq!(map.keys(), &[1]);
+    /// assert!(!map.contains_key(3));
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        self.set.truncate(len);
+        self.values.truncate(len);
+    }
+
+    /// Swaps the elements at dense positions `a` and `b`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `a` or `b` is out of bounds; the map is then unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+    /// map.swap_indices(0, 1);
+    /// assert_eq!(map.keys(), &[2, 1]);
+    /// assert_eq!(map.values(), &['b', 'a']);
+    /// ```
+    #[track_caller]
+    pub fn swap_indices(&mut self, a: usize, b: usize) {
+        self.set.swap_indices(a, b);
+        self.values.swap(a, b);
+    }
+
+    /// Sorts the elements (stable) with a comparator that sees both keys and both values.
+    ///
+    /// Keys and values are reordered by one [`Permutation`], computed before anything moves: if
+    /// `compare` panics the map is unchanged.
+    ///
+    /// Computes in **O(len log len)** time and allocates **O(len)** memory, also for a bounded
+    /// map.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'c'), (2, 'a'), (3, 'b')].into_iter().collect();
+    /// map.sort_by(|_, a, _, b| a.cmp(b));
+    /// assert_eq!(map.keys(), &[2, 3, 1]);
+    /// assert_eq!(map.get_index_of(1), Some(2));
+    /// ```
+    pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
+        let (keys, values) = (self.set.as_slice(), &self.values);
+        let permutation = Permutation::sorted_by(keys.len(), |a, b| {
+            compare(&keys[a], &values[a], &keys[b], &values[b])
+        });
+        self.apply_permutation(&permutation);
+    }
+
+    /// Sorts the elements (unstable) with a comparator that sees both keys and both values.
+    ///
+    /// As [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+    ///
+    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(1, 30), (2, 10), (3, 20)].into_iter().collect();
+    /// map.sort_unstable_by(|_, a, _, b| b.cmp(a));
+    /// assert_eq!(map.values(), &[30, 20, 10]);
+    /// ```
+    pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
+        let (keys, values) = (self.set.as_slice(), &self.values);
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by(|&a, &b| compare(&keys[a], &values[a], &keys[b], &values[b]));
+        let Some(permutation) = Permutation::from_vec(order) else {
+            unreachable!("a sorted list of positions is a permutation")
+        };
+        self.apply_permutation(&permutation);
+    }
+
+    /// Sorts the elements (stable) by the key `f` extracts from each key and value.
+    ///
+    /// Computes in **O(len log len)** time and allocates **O(len)** memory. If `f` panics the
+    /// map is unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, &str> =
+    ///     [(1, "ccc"), (2, "a"), (3, "bb")].into_iter().collect();
+    /// map.sort_by_key(|_, name| name.len());
+    /// assert_eq!(map.keys(), &[2, 3, 1]);
+    /// ```
+    pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K, &V) -> T) {
+        self.sort_by(|ka, va, kb, vb| f(ka, va).cmp(&f(kb, vb)));
+    }
+
+    /// Sorts the elements by key, ascending.
+    ///
+    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b')].into_iter().collect();
+    /// map.sort_keys();
+    /// assert_eq!(map.keys(), &[1, 2, 3]);
+    /// assert_eq!(map.values(), &['a', 'b', 'c']);
+    /// ```
+    pub fn sort_keys(&mut self)
+    where
+        K: Ord,
+    {
+        // Keys are unique, so the unstable sort gives the one ascending order.
+        self.sort_unstable_by(|a, _, b, _| a.cmp(b));
+    }
+
+    /// Reorders keys and values by the same permutation. Cannot panic: the lengths match.
+    fn apply_permutation(&mut self, permutation: &Permutation) {
+        self.set.apply_permutation(permutation);
+        permutation.apply(&mut self.values);
+    }
+
+    /// Reserves room for `additional` more elements on the dense side. Does nothing for a
+    /// bounded map.
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Panics
+    ///
+    /// If the new capacity overflows `isize::MAX` bytes, or the allocation fails.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// map.reserve(10);
+    /// assert!(map.capacity() >= 10);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        if !self.is_bounded() {
+            self.set.reserve(additional);
+            self.values.reserve(additional);
+        }
+    }
+
+    /// The fallible twin of [`reserve`](Self::reserve).
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the memory cannot be had; the elements are unchanged (the
+    /// capacity of one side may have grown).
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// assert!(map.try_reserve(10).is_ok());
+    /// assert_eq!(map.try_reserve(usize::MAX), Err(Error::AllocFailed));
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        if !self.is_bounded() {
+            self.set.try_reserve(additional)?;
+            self.values.try_reserve(additional)?;
+        }
+        Ok(())
+    }
+
+    /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for a
+    /// bounded map, which keeps its memory so it never allocates again.
+    ///
+    /// Computes in **O(allocated sparse slots)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = (0..100_000).step_by(1000).map(|k| (k, k)).collect();
+    /// map.retain(|key, _| key < 1000);
+    /// map.shrink_to_fit();
+    /// assert_eq!(map.as_sparse_set().sparse_pages(), 1);
+    /// assert_eq!(map.capacity(), 1);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        if !self.is_bounded() {
+            self.set.shrink_to_fit();
+            self.values.shrink_to_fit();
+        }
+    }
+
+    /// Checks the set's invariants and that every key has exactly one value; panics describing
+    /// the first one broken.
+    ///
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// map.debug_assert_invariants();
+    /// ```
+    #[doc(hidden)]
+    pub fn debug_assert_invariants(&self) {
+        self.set.debug_assert_invariants();
+        assert_eq!(
+            self.values.len(),
+            self.set.len(),
+            "the map has {} values for {} keys",
+            self.values.len(),
+            self.set.len()
+        );
+        if self.is_bounded() {
+            assert!(
+                self.values.capacity() >= self.set.capacity(),
+                "a bounded map lost its value capacity"
+            );
+        }
+    }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Entries
+
+/// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::map::Entry;
+///
+/// let mut map = SparseMap::<u32, u32>::new();
+/// match map.entry(4) {
+///     Entry::Occupied(_) => unreachable!(),
+///     Entry::Vacant(vacant) => {
+///         vacant.insert(40);
+///     }
+/// }
+/// assert_eq!(map[4], 40);
+/// ```
+pub enum Entry<'a, K: Key, V, D: DenseIndex = u32> {
+    /// The key is in the map.
+    Occupied(OccupiedEntry<'a, K, V, D>),
+    /// The key is not in the map.
+    Vacant(VacantEntry<'a, K, V, D>),
+}
+
+impl<'a, K: Key, V, D: DenseIndex> Entry<'a, K, V, D> {
+    /// The entry's key.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// assert_eq!(map.entry(7).key(), 7);
+    /// ```
+    #[must_use]
+    pub fn key(&self) -> K {
+        match self {
+            Entry::Occupied(entry) => entry.key(),
+            Entry::Vacant(entry) => entry.key(),
+        }
+    }
+
+    /// The value, inserting `default` first if the entry is vacant.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// *map.entry(1).or_insert(10) += 1;
+    /// *map.entry(1).or_insert(10) += 1;
+    /// assert_eq!(map[1], 12);
+    /// ```
+    #[track_caller]
+    pub fn or_insert(self, default: V) -> &'a mut V {
+        match self {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(default),
+        }
+    }
+
+    /// The value, inserting `make()` first if the entry is vacant. `make` is called only then.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, String>::new();
+    /// map.entry(1).or_insert_with(|| "one".to_owned()).push('!');
+    /// assert_eq!(map[1], "one!");
+    /// ```
+    #[track_caller]
+    pub fn or_insert_with(self, make: impl FnOnce() -> V) -> &'a mut V {
+        match self {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(make()),
+        }
+    }
+
+    /// The value, inserting `make(key)` first if the entry is vacant.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// assert_eq!(*map.entry(6).or_insert_with_key(|key| key * 2), 12);
+    /// ```
+    #[track_caller]
+    pub fn or_insert_with_key(self, make: impl FnOnce(K) -> V) -> &'a mut V {
+        match self {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => {
+                let value = make(entry.key);
+                entry.insert(value)
+            }
+        }
+    }
+
+    /// The value, inserting `V::default()` first if the entry is vacant.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, Vec<u32>>::new();
+    /// map.entry(1).or_default().push(5);
+    /// assert_eq!(map[1], [5]);
+    /// ```
+    #[track_caller]
+    pub fn or_default(self) -> &'a mut V
+    where
+        V: Default,
+    {
+        self.or_insert_with(V::default)
+    }
+
+    /// Calls `f` on the value if the entry is occupied; returns the entry either way.
+    ///
+    /// Computes in **O(1)** time (plus `f`).
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// map.entry(1).and_modify(|v| *v += 1).or_insert(0);
+    /// map.entry(1).and_modify(|v| *v += 1).or_insert(0);
+    /// assert_eq!(map[1], 1);
+    /// ```
+    #[must_use]
+    pub fn and_modify(mut self, f: impl FnOnce(&mut V)) -> Self {
+        if let Entry::Occupied(entry) = &mut self {
+            f(entry.get_mut());
+        }
+        self
+    }
+}
+
+impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for Entry<'_, K, V, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Entry::Occupied(entry) => f.debug_tuple("Occupied").field(entry).finish(),
+            Entry::Vacant(entry) => f.debug_tuple("Vacant").field(entry).finish(),
+        }
+    }
+}
+
+/// An entry whose key is in the map: part of [`Entry`].
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::map::Entry;
+///
+/// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+/// if let Entry::Occupied(mut entry) = map.entry(1) {
+///     assert_eq!(entry.insert(11), 10);
+/// }
+/// assert_eq!(map[1], 11);
+/// ```
+pub struct OccupiedEntry<'a, K: Key, V, D: DenseIndex = u32> {
+    map: &'a mut SparseMap<K, V, D>,
+    index: usize,
+}
+
+impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
+    /// The entry's key.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
+    /// assert_eq!(entry.key(), 1);
+    /// ```
+    #[must_use]
+    pub fn key(&self) -> K {
+        self.map.set.as_slice()[self.index]
+    }
+
+    /// The entry's dense position.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(2) else { unreachable!() };
+    /// assert_eq!(entry.index(), 1);
+    /// ```
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The value.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
+    /// assert_eq!(entry.get(), &10);
+    /// ```
+    #[must_use]
+    pub fn get(&self) -> &V {
+        &self.map.values[self.index]
+    }
+
+    /// The value, mutably, for as long as the entry lives. See
+    /// [`into_mut`](Self::into_mut) for a reference that outlives the entry.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(mut entry) = map.entry(1) else { unreachable!() };
+    /// *entry.get_mut() += 1;
+    /// assert_eq!(entry.get(), &11);
+    /// ```
+    pub fn get_mut(&mut self) -> &mut V {
+        &mut self.map.values[self.index]
+    }
+
+    /// The value, mutably, borrowed from the map for the entry's whole lifetime.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
+    /// *entry.into_mut() = 5;
+    /// assert_eq!(map[1], 5);
+    /// ```
+    #[must_use]
+    pub fn into_mut(self) -> &'a mut V {
+        &mut self.map.values[self.index]
+    }
+
+    /// Replaces the value; returns the old one.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(mut entry) = map.entry(1) else { unreachable!() };
+    /// assert_eq!(entry.insert(20), 10);
+    /// assert_eq!(map[1], 20);
+    /// ```
+    pub fn insert(&mut self, value: V) -> V {
+        core::mem::replace(self.get_mut(), value)
+    }
+
+    /// Removes the element by **swap-remove** (the last element moves into its position);
+    /// returns its value.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20), (3, 30)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
+    /// assert_eq!(entry.remove(), 10);
+    /// assert_eq!(map.keys(), &[3, 2]);
+    /// ```
+    pub fn remove(self) -> V {
+        self.remove_entry().1
+    }
+
+    /// Removes the element by **swap-remove**; returns its key and value.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
+    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
+    /// assert_eq!(entry.remove_entry(), (1, 10));
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn remove_entry(self) -> (K, V) {
+        match self.map.swap_remove_index(self.index) {
+            Some(pair) => pair,
+            None => unreachable!("an occupied entry's position is in bounds"),
+        }
+    }
+}
+
+impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for OccupiedEntry<'_, K, V, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OccupiedEntry")
+            .field("key", &self.key())
+            .field("value", self.get())
+            .field("index", &self.index)
+            .finish()
+    }
+}
+
+/// An entry whose key is not in the map: part of [`Entry`].
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::map::Entry;
+///
+/// let mut map = SparseMap::<u32, u32>::new();
+/// if let Entry::Vacant(entry) = map.entry(1) {
+///     *entry.insert(10) += 1;
+/// }
+/// assert_eq!(map[1], 11);
+/// ```
+pub struct VacantEntry<'a, K: Key, V, D: DenseIndex = u32> {
+    map: &'a mut SparseMap<K, V, D>,
+    key: K,
+}
+
+impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
+    /// The key the entry would insert.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
+    /// assert_eq!(entry.key(), 3);
+    /// ```
+    #[must_use]
+    pub fn key(&self) -> K {
+        self.key
+    }
+
+    /// Gives the key back without inserting.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
+    /// assert_eq!(entry.into_key(), 3);
+    /// assert!(map.is_empty());
+    /// ```
+    #[must_use]
+    pub fn into_key(self) -> K {
+        self.key
+    }
+
+    /// Inserts `value` under the entry's key; returns a reference to it.
+    ///
+    /// As with [`SparseMap::insert`], if the key's sparse slot is held by a different key (an
+    /// [`Entity`](crate::Entity) of another generation), that element is replaced in place and
+    /// its value dropped.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    ///
+    /// ```
+    /// # use sparse_set_core::{SparseMap, map::Entry};
+    /// let mut map = SparseMap::<u32, u32>::new();
+    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
+    /// assert_eq!(*entry.insert(30), 30);
+    /// ```
+    #[track_caller]
+    pub fn insert(self, value: V) -> &'a mut V {
+        match self.try_insert(value) {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
+    }
+
+    /// The fallible twin of [`insert`](Self::insert).
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As [`SparseMap::try_insert`]; the map is then unchanged and `value` dropped.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap, map::Entry};
+    ///
+    /// let mut map = SparseMap::<u32, u32>::bounded(4, 8);
+    /// let Entry::Vacant(entry) = map.entry(9) else { unreachable!() };
+    /// assert_eq!(entry.try_insert(90), Err(Error::KeyOutOfRange { index: 9, limit: 8 }));
+    /// ```
+    pub fn try_insert(self, value: V) -> Result<&'a mut V, Error> {
+        let (index, displaced) = self.map.try_insert_full(self.key, value)?;
+        drop(displaced);
+        Ok(&mut self.map.values[index])
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> fmt::Debug for VacantEntry<'_, K, V, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("VacantEntry").field(&self.key).finish()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Iterators
+
+/// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+/// let mut iter = map.iter();
+/// assert_eq!(iter.len(), 2);
+/// assert_eq!(iter.next_back(), Some((2, &'b')));
+/// ```
+pub struct Iter<'a, K, V> {
+    inner: Zip<slice::Iter<'a, K>, slice::Iter<'a, V>>,
+}
+
+impl<'a, K: Copy, V> Iterator for Iter<'a, K, V> {
+    type Item = (K, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(|(&key, value)| (key, value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<K: Copy, V> DoubleEndedIterator for Iter<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(|(&key, value)| (key, value))
+    }
+}
+
+impl<K: Copy, V> ExactSizeIterator for Iter<'_, K, V> {}
+impl<K: Copy, V> FusedIterator for Iter<'_, K, V> {}
+
+impl<K, V> Clone for Iter<'_, K, V> {
+    fn clone(&self) -> Self {
+        Self { inner: self.inner.clone() }
+    }
+}
+
+impl<K: Copy + fmt::Debug, V: fmt::Debug> fmt::Debug for Iter<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over a map's keys and mutable values in dense order: [`SparseMap::iter_mut`].
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
+/// for (_, value) in map.iter_mut().rev() {
+///     *value += 1;
+/// }
+/// assert_eq!(map.values(), &[11, 21]);
+/// ```
+pub struct IterMut<'a, K, V> {
+    inner: Zip<slice::Iter<'a, K>, slice::IterMut<'a, V>>,
+}
+
+impl<'a, K: Copy, V> Iterator for IterMut<'a, K, V> {
+    type Item = (K, &'a mut V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(|(&key, value)| (key, value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<K: Copy, V> DoubleEndedIterator for IterMut<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back().map(|(&key, value)| (key, value))
+    }
+}
+
+impl<K: Copy, V> ExactSizeIterator for IterMut<'_, K, V> {}
+impl<K: Copy, V> FusedIterator for IterMut<'_, K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IterMut<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+/// Owning iterator over a map's keys and values in dense order: `SparseMap::into_iter`.
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let map: SparseMap<u32, String> = [(1, "a".to_owned())].into_iter().collect();
+/// let pairs: Vec<(u32, String)> = map.into_iter().collect();
+/// assert_eq!(pairs, [(1, "a".to_owned())]);
+/// ```
+pub struct IntoIter<K, V> {
+    inner: Zip<vec::IntoIter<K>, vec::IntoIter<V>>,
+}
+
+impl<K, V> Iterator for IntoIter<K, V> {
+    type Item = (K, V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<K, V> DoubleEndedIterator for IntoIter<K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back()
+    }
+}
+
+impl<K, V> ExactSizeIterator for IntoIter<K, V> {}
+impl<K, V> FusedIterator for IntoIter<K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+/// Draining iterator over a map's keys and values in dense order: [`SparseMap::drain`].
+///
+/// The map is already empty; values not yet yielded are dropped with the iterator.
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+/// let mut drain = map.drain();
+/// assert_eq!(drain.next(), Some((1, 'a')));
+/// drop(drain); // drops 'b'
+/// assert!(map.is_empty());
+/// ```
+pub struct Drain<'a, K, V> {
+    inner: Zip<vec::Drain<'a, K>, vec::Drain<'a, V>>,
+}
+
+impl<K, V> Iterator for Drain<'_, K, V> {
+    type Item = (K, V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<K, V> DoubleEndedIterator for Drain<'_, K, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner.next_back()
+    }
+}
+
+impl<K, V> ExactSizeIterator for Drain<'_, K, V> {}
+impl<K, V> FusedIterator for Drain<'_, K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Drain<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a SparseMap<K, V, D> {
+    type Item = (K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a mut SparseMap<K, V, D> {
+    type Item = (K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> IntoIterator for SparseMap<K, V, D> {
+    type Item = (K, V);
+    type IntoIter = IntoIter<K, V>;
+
+    /// Yields the keys and values in dense order.
+    fn into_iter(self) -> Self::IntoIter {
+        IntoIter { inner: self.set.into_iter().zip(self.values) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traits
 
 impl<K: Key, V, D: DenseIndex> Default for SparseMap<K, V, D> {
     fn default() -> Self {
@@ -93,12 +1625,64 @@ impl<K: Key, V, D: DenseIndex> Default for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut map = Self::new();
-        for (key, value) in iter {
-            map.insert(key, value);
+impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
+    /// Clones keys and values; a bounded map's clone is bounded alike, with its values'
+    /// capacity reserved.
+    ///
+    /// # Panics
+    ///
+    /// If `V::clone` panics (nothing leaks) or the allocation fails.
+    fn clone(&self) -> Self {
+        let mut values = Vec::with_capacity(if self.is_bounded() {
+            self.values.capacity()
+        } else {
+            self.values.len()
+        });
+        values.extend_from_slice(&self.values);
+        Self { set: self.set.clone(), values }
+    }
+}
+
+impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for SparseMap<K, V, D> {
+    /// Prints the map as `{key: value, ...}` in dense order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// Two maps are equal when they hold the same keys with equal values, in any order.
+impl<K: Key, V: PartialEq, D: DenseIndex> PartialEq for SparseMap<K, V, D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<K: Key, V: Eq, D: DenseIndex> Eq for SparseMap<K, V, D> {}
+
+impl<K: Key, V, D: DenseIndex> Extend<(K, V)> for SparseMap<K, V, D> {
+    /// Inserts every pair; a later value for the same key replaces an earlier one.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`].
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, pairs: I) {
+        let pairs = pairs.into_iter();
+        self.reserve(pairs.size_hint().0);
+        for (key, value) in pairs {
+            self.insert(key, value);
         }
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
+    /// Collects pairs into a new map; a later value for the same key replaces an earlier one.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`].
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
+        let mut map = Self::new();
+        map.extend(pairs);
         map
     }
 }
@@ -106,6 +1690,11 @@ impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
 impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
     type Output = V;
 
+    /// The value of `key`.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not in the map.
     #[track_caller]
     fn index(&self, key: K) -> &V {
         match self.get(key) {
@@ -116,6 +1705,11 @@ impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
 }
 
 impl<K: Key, V, D: DenseIndex> IndexMut<K> for SparseMap<K, V, D> {
+    /// The value of `key`, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not in the map.
     #[track_caller]
     fn index_mut(&mut self, key: K) -> &mut V {
         match self.get_mut(key) {
@@ -143,11 +1737,11 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     }
 
     fn get_index(&self, index: usize) -> Option<(K, &V)> {
-        Some((self.set.get_index(index)?, &self.values[index]))
+        SparseMap::get_index(self, index)
     }
 
     fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
-        Some((self.set.get_index(index)?, &mut self.values[index]))
+        SparseMap::get_index_mut(self, index)
     }
 
     fn insert(&mut self, key: K, value: V) -> Option<V> {
@@ -156,5 +1750,33 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
 
     fn remove(&mut self, key: K) -> Option<V> {
         SparseMap::remove(self, key)
+    }
+
+    fn get(&self, key: K) -> Option<&V> {
+        SparseMap::get(self, key)
+    }
+
+    fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        SparseMap::get_mut(self, key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_disjoint_mut_hands_out_each_found_position_once() {
+        let mut map: SparseMap<u32, u32> = (0..10).map(|key| (key * 100, key)).collect();
+        let [a, b, c, d] = map.get_disjoint_mut([900, 5, 0, 400]);
+        assert_eq!(
+            (a.copied(), b.copied(), c.copied(), d.copied()),
+            (Some(9), None, Some(0), Some(4))
+        );
+        let all = map.get_disjoint_mut([900, 800, 700, 600, 500, 400, 300, 200, 100, 0]);
+        let found: Vec<u32> = all.into_iter().map(|value| *value.unwrap()).collect();
+        assert_eq!(found, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        let none: [Option<&mut u32>; 0] = map.get_disjoint_mut([]);
+        assert!(none.is_empty());
     }
 }
