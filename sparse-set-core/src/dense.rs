@@ -40,9 +40,9 @@ pub trait DenseIndex:
     #[doc(hidden)]
     const ZERO: Self;
 
-    /// Converts a dense position to this width.
+    /// Converts a stored slot value (a dense position plus one) to this width.
     ///
-    /// Callers guarantee `index < MAX_LEN`; a larger value is truncated (debug builds assert).
+    /// Callers guarantee `index <= MAX_LEN`; a larger value is truncated (debug builds assert).
     #[doc(hidden)]
     fn from_usize(index: usize) -> Self;
 
@@ -60,7 +60,7 @@ macro_rules! impl_dense {
 
             #[inline]
             fn from_usize(index: usize) -> Self {
-                debug_assert!(index < Self::MAX_LEN);
+                debug_assert!(index <= Self::MAX_LEN);
                 index as $t
             }
 

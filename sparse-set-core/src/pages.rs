@@ -1,17 +1,17 @@
-//! The paged sparse array: slot -> dense position, allocated in pages around the slots in use.
+//! The paged sparse array: slot -> stored value, allocated in pages around the slots in use.
 //!
-//! Layout: a slot is split into `chunk | page | offset`. A page holds [`PAGE_LEN`] dense positions
-//! (2 KiB with `u32`), a chunk holds [`CHUNK_LEN`] page pointers and so covers 2^20 slots. Chunks
-//! for slots below 2^32 sit in a flat directory (`near`, at most 4,096 pointers, grown to the
-//! highest chunk used); chunks above that (64-bit keys only) live in an ordered map (`far`) that
-//! the hot path never touches unless it is needed.
+//! A page holds [`PAGE_LEN`] values (2 KiB with `u32`) and is allocated zeroed the first time a
+//! slot in it is written. Pages are reached through one of two directories:
 //!
-//! So a lookup is three dependent reads of small, hot arrays plus the slot itself, memory follows
-//! the pages touched (1,000 keys spread one per 4,096 cost 1,000 pages = 2 MiB, not 16 MiB), and
-//! growing never copies a page: only the directory of chunk pointers is reallocated.
+//! - slots below [`FLAT_LIMIT`] (2^24) through a flat vector of page pointers, grown to the
+//!   highest page used (at most 32,768 pointers, 256 KiB): a lookup is the pointer, then the slot;
+//! - larger slots through chunks of [`CHUNK_LEN`] page pointers (each chunk covers 2^20 slots),
+//!   themselves in a vector of chunk pointers for slots below 2^32 and in an ordered map above
+//!   (64-bit keys only). The hot path reaches this code only for such large keys.
 //!
-//! Pages start zeroed and are never cleaned: a slot's value means something only when the dense
-//! side confirms it (see the invariant in `set.rs`), so stale values are harmless.
+//! So memory follows the pages touched (1,000 keys spread one per 4,096 cost 1,000 pages, about
+//! 2 MiB, not 16 MiB; keys near 0 and near `u32::MAX` cost a few pages and small directories),
+//! and growing never copies or refills a page: only directories of pointers are reallocated.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -23,27 +23,26 @@ use crate::{DenseIndex, Error};
 const PAGE_BITS: u32 = 9;
 /// Slots in one page.
 pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
+/// Slots below this are reached through the flat page directory.
+const FLAT_LIMIT: usize = 1 << 24;
 /// log2 of the pages in one chunk.
 const CHUNK_BITS: u32 = 11;
 /// Pages in one chunk.
 const CHUNK_LEN: usize = 1 << CHUNK_BITS;
-/// Slots below `1 << NEAR_BITS` are reached through the flat directory.
-const NEAR_BITS: u32 = 32;
-/// The most chunks the flat directory holds.
-const NEAR_CHUNKS: usize = 1 << (NEAR_BITS - PAGE_BITS - CHUNK_BITS);
+/// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a map.
+const NEAR_CHUNKS: usize = 1 << (32 - PAGE_BITS - CHUNK_BITS);
 
 type Page<D> = Box<[D; PAGE_LEN]>;
 type Chunk<D> = Box<[Option<Page<D>>; CHUNK_LEN]>;
 
-#[inline]
-const fn split(slot: usize) -> (usize, usize, usize) {
-    (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1), slot & (PAGE_LEN - 1))
-}
-
 /// The sparse side of a set. See the module docs for the layout.
 #[derive(Clone, Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
+    /// Pages of slots below `FLAT_LIMIT`, by page number.
+    flat: Vec<Option<Page<D>>>,
+    /// Chunks of slots from `FLAT_LIMIT` up to 2^32, by chunk number.
     near: Vec<Option<Chunk<D>>>,
+    /// Chunks of slots from 2^32 up.
     far: BTreeMap<usize, Chunk<D>>,
     page_count: usize,
 }
@@ -56,49 +55,85 @@ impl<D: DenseIndex> Default for Pages<D> {
 
 impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
-        Self { near: Vec::new(), far: BTreeMap::new(), page_count: 0 }
+        Self { flat: Vec::new(), near: Vec::new(), far: BTreeMap::new(), page_count: 0 }
     }
 
-    /// The value stored in `slot`, or `None` if its page was never allocated.
+    /// The value stored in `slot`: zero if it was never written or its page is missing.
     #[inline]
-    pub(crate) fn get(&self, slot: usize) -> Option<D> {
-        let (chunk, page, offset) = split(slot);
-        let chunk = match self.near.get(chunk) {
-            Some(chunk) => chunk.as_ref()?,
-            None => return self.get_far(slot),
-        };
-        Some(chunk[page].as_ref()?[offset])
+    pub(crate) fn get(&self, slot: usize) -> D {
+        match self.flat.get(slot >> PAGE_BITS) {
+            Some(Some(page)) => page[slot & (PAGE_LEN - 1)],
+            Some(None) => D::ZERO,
+            None => self.get_beyond_flat(slot),
+        }
     }
 
     #[cold]
     #[inline(never)]
-    fn get_far(&self, slot: usize) -> Option<D> {
-        let (chunk, page, offset) = split(slot);
-        Some(self.far.get(&chunk)?[page].as_ref()?[offset])
+    fn get_beyond_flat(&self, slot: usize) -> D {
+        self.page(slot).map_or(D::ZERO, |page| page[slot & (PAGE_LEN - 1)])
     }
 
-    /// Overwrites `slot`, whose page must exist (it holds a key of the set).
+    /// The page holding `slot`, if allocated.
+    fn page(&self, slot: usize) -> Option<&Page<D>> {
+        if slot < FLAT_LIMIT {
+            return self.flat.get(slot >> PAGE_BITS)?.as_ref();
+        }
+        let (chunk, page) =
+            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let chunk = if chunk < NEAR_CHUNKS {
+            self.near.get(chunk)?.as_ref()?
+        } else {
+            self.far.get(&chunk)?
+        };
+        chunk[page].as_ref()
+    }
+
+    /// The page holding `slot`, mutably, if allocated.
+    fn page_mut(&mut self, slot: usize) -> Option<&mut Page<D>> {
+        if slot < FLAT_LIMIT {
+            return self.flat.get_mut(slot >> PAGE_BITS)?.as_mut();
+        }
+        let (chunk, page) =
+            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let chunk = if chunk < NEAR_CHUNKS {
+            self.near.get_mut(chunk)?.as_mut()?
+        } else {
+            self.far.get_mut(&chunk)?
+        };
+        chunk[page].as_mut()
+    }
+
+    /// Overwrites `slot`, whose page must exist (it holds, or held, a key of the set).
     #[inline]
     pub(crate) fn set(&mut self, slot: usize, value: D) {
-        let (chunk, page, offset) = split(slot);
-        let chunk = if chunk < self.near.len() {
-            self.near[chunk].as_mut()
-        } else {
-            self.far.get_mut(&chunk)
+        let page = match self.flat.get_mut(slot >> PAGE_BITS) {
+            Some(Some(page)) => page,
+            _ => match self.page_mut(slot) {
+                Some(page) => page,
+                None => unreachable!("sparse page of slot {slot} is missing"),
+            },
         };
-        match chunk.and_then(|chunk| chunk[page].as_mut()) {
-            Some(page) => page[offset] = value,
-            None => unreachable!("sparse page of slot {slot} is missing"),
-        }
+        page[slot & (PAGE_LEN - 1)] = value;
     }
 
-    /// The slot's entry, allocating its chunk and page if they are missing.
+    /// The slot's entry, allocating its page (and directories) if they are missing.
     #[inline]
     pub(crate) fn entry(&mut self, slot: usize) -> Result<&mut D, Error> {
-        let (chunk, page, offset) = split(slot);
-        let Self { near, far, page_count } = self;
-        let chunk = chunk_or_insert(near, far, chunk)?;
-        let page = match &mut chunk[page] {
+        let Self { flat, near, far, page_count } = self;
+        let holder = if slot < FLAT_LIMIT {
+            let page = slot >> PAGE_BITS;
+            if page >= flat.len() {
+                flat.try_reserve(page + 1 - flat.len())?;
+                flat.resize_with(page + 1, || None);
+            }
+            &mut flat[page]
+        } else {
+            let (chunk, page) =
+                (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+            &mut chunk_or_insert(near, far, chunk)?[page]
+        };
+        let page = match holder {
             Some(page) => page,
             missing @ None => {
                 let fresh = new_page::<D>()?;
@@ -106,7 +141,7 @@ impl<D: DenseIndex> Pages<D> {
                 missing.insert(fresh)
             }
         };
-        Ok(&mut page[offset])
+        Ok(&mut page[slot & (PAGE_LEN - 1)])
     }
 
     /// Allocates every page covering slots `0..limit` (bounded sets).
@@ -122,37 +157,53 @@ impl<D: DenseIndex> Pages<D> {
         Ok(())
     }
 
-    /// Releases every page for which `in_use(slot)` is false for all its slots, then every chunk
-    /// left without pages.
-    pub(crate) fn retain_pages(&mut self, mut in_use: impl FnMut(usize, D) -> bool) {
-        let mut released = 0;
-        let mut sweep = |base_chunk: usize, chunk: &mut Chunk<D>| -> bool {
+    /// Releases every page whose slots are all zero, then every chunk left without pages, and
+    /// trims the directories.
+    pub(crate) fn release_empty_pages(&mut self) {
+        fn sweep<D: DenseIndex>(pages: &mut [Option<Page<D>>], released: &mut usize) -> bool {
             let mut any = false;
-            for (page_index, page) in chunk.iter_mut().enumerate() {
-                let Some(values) = page else { continue };
-                let base = (base_chunk << (PAGE_BITS + CHUNK_BITS)) | (page_index << PAGE_BITS);
-                if values.iter().enumerate().any(|(offset, &value)| in_use(base | offset, value)) {
-                    any = true;
-                } else {
+            for page in pages {
+                if page.as_ref().is_some_and(|values| values.iter().all(|&value| value == D::ZERO))
+                {
                     *page = None;
-                    released += 1;
+                    *released += 1;
                 }
+                any |= page.is_some();
             }
             any
-        };
-        for (index, chunk) in self.near.iter_mut().enumerate() {
-            if let Some(pages) = chunk {
-                if !sweep(index, pages) {
-                    *chunk = None;
+        }
+        let mut released = 0;
+        sweep(&mut self.flat, &mut released);
+        for chunk in &mut self.near {
+            if chunk.as_mut().is_some_and(|pages| !sweep(&mut pages[..], &mut released)) {
+                *chunk = None;
+            }
+        }
+        self.far.retain(|_, pages| sweep(&mut pages[..], &mut released));
+        trim(&mut self.flat);
+        trim(&mut self.near);
+        self.page_count -= released;
+    }
+
+    /// Calls `f` with the first slot of every allocated page and the page's values.
+    pub(crate) fn for_each_page(&self, mut f: impl FnMut(usize, &[D; PAGE_LEN])) {
+        for (number, page) in self.flat.iter().enumerate() {
+            if let Some(page) = page {
+                f(number << PAGE_BITS, page);
+            }
+        }
+        let near = self
+            .near
+            .iter()
+            .enumerate()
+            .filter_map(|(number, chunk)| Some((number, chunk.as_ref()?)));
+        for (number, chunk) in near.chain(self.far.iter().map(|(&number, chunk)| (number, chunk))) {
+            for (offset, page) in chunk.iter().enumerate() {
+                if let Some(page) = page {
+                    f((number << (PAGE_BITS + CHUNK_BITS)) | (offset << PAGE_BITS), page);
                 }
             }
         }
-        self.far.retain(|&index, chunk| sweep(index, chunk));
-        while matches!(self.near.last(), Some(None)) {
-            self.near.pop();
-        }
-        self.near.shrink_to_fit();
-        self.page_count -= released;
     }
 
     /// The number of allocated pages.
@@ -160,13 +211,22 @@ impl<D: DenseIndex> Pages<D> {
         self.page_count
     }
 
-    /// Bytes held by the sparse side: pages, chunks and the directory.
+    /// Bytes held by the sparse side: pages, chunks and directories.
     pub(crate) fn allocated_bytes(&self) -> usize {
         let chunks = self.near.iter().flatten().count() + self.far.len();
         self.page_count * size_of::<[D; PAGE_LEN]>()
             + chunks * size_of::<[Option<Page<D>>; CHUNK_LEN]>()
+            + self.flat.capacity() * size_of::<Option<Page<D>>>()
             + self.near.capacity() * size_of::<Option<Chunk<D>>>()
     }
+}
+
+/// Drops trailing empty entries of a directory and its spare capacity.
+fn trim<T>(directory: &mut Vec<Option<T>>) {
+    while matches!(directory.last(), Some(None)) {
+        directory.pop();
+    }
+    directory.shrink_to_fit();
 }
 
 fn chunk_or_insert<'a, D: DenseIndex>(
@@ -218,15 +278,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slots_far_apart_share_nothing_but_the_directory() {
+    fn slots_far_apart_share_nothing_but_the_directories() {
         let mut pages = Pages::<u32>::new();
         *pages.entry(0).unwrap() = 1;
         *pages.entry(u32::MAX as usize).unwrap() = 2;
-        assert_eq!(pages.get(0), Some(1));
-        assert_eq!(pages.get(u32::MAX as usize), Some(2));
-        assert_eq!(pages.get(PAGE_LEN), None);
+        assert_eq!(pages.get(0), 1);
+        assert_eq!(pages.get(u32::MAX as usize), 2);
+        assert_eq!(pages.get(PAGE_LEN), 0);
+        assert_eq!(pages.get(FLAT_LIMIT + 5), 0);
         assert_eq!(pages.page_count(), 2);
         assert!(pages.allocated_bytes() < 100 * 1024, "{}", pages.allocated_bytes());
+    }
+
+    #[test]
+    fn the_flat_directory_ends_where_the_chunks_begin() {
+        let mut pages = Pages::<u16>::new();
+        for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN] {
+            *pages.entry(slot).unwrap() = 3;
+        }
+        assert_eq!(pages.flat.len(), FLAT_LIMIT >> PAGE_BITS);
+        assert_eq!(pages.page_count(), 3);
+        assert_eq!(pages.get(FLAT_LIMIT), 3);
+        assert_eq!(pages.get(FLAT_LIMIT + 1), 0);
+        pages.set(FLAT_LIMIT + 1, 4);
+        assert_eq!(pages.get(FLAT_LIMIT + 1), 4);
     }
 
     #[cfg(target_pointer_width = "64")]
@@ -235,25 +310,30 @@ mod tests {
         let mut pages = Pages::<u8>::new();
         *pages.entry(usize::MAX).unwrap() = 7;
         *pages.entry(1 << 40).unwrap() = 8;
-        assert_eq!(pages.get(usize::MAX), Some(7));
-        assert_eq!(pages.get(1 << 40), Some(8));
-        assert_eq!(pages.get((1 << 40) + PAGE_LEN), None);
-        assert!(pages.near.is_empty());
-        pages.set(1 << 40, 9);
-        assert_eq!(pages.get(1 << 40), Some(9));
-        pages.retain_pages(|slot, _| slot == usize::MAX);
+        assert_eq!(pages.get(usize::MAX), 7);
+        assert_eq!(pages.get(1 << 40), 8);
+        assert_eq!(pages.get((1 << 40) + PAGE_LEN), 0);
+        assert!(pages.near.is_empty() && pages.flat.is_empty());
+        pages.set(1 << 40, 0);
+        pages.release_empty_pages();
         assert_eq!(pages.page_count(), 1);
         assert_eq!(pages.far.len(), 1);
+        assert_eq!(pages.get(usize::MAX), 7);
     }
 
     #[test]
-    fn retain_pages_releases_empty_chunks_and_trims_the_directory() {
+    fn releasing_empty_pages_trims_the_directories() {
         let mut pages = Pages::<u16>::new();
         *pages.entry(3).unwrap() = 1;
+        *pages.entry(5_000_000).unwrap() = 1;
         *pages.entry(50_000_000).unwrap() = 1;
-        pages.retain_pages(|slot, _| slot == 3);
+        pages.set(5_000_000, 0);
+        pages.set(50_000_000, 0);
+        pages.release_empty_pages();
         assert_eq!(pages.page_count(), 1);
-        assert_eq!(pages.near.len(), 1);
-        assert_eq!(pages.get(50_000_000), None);
+        assert_eq!(pages.flat.len(), 1);
+        assert!(pages.near.is_empty());
+        assert_eq!(pages.get(5_000_000), 0);
+        assert_eq!(pages.get(3), 1);
     }
 }

@@ -51,7 +51,10 @@ fn the_displaced_key_is_found_at_its_new_position() {
     assert_eq!(set.get_index(1), Some(8));
     assert_eq!(set.as_slice(), &[5, 8, 7]);
     // The moved key can itself be removed correctly afterwards.
-    assert_eq!(set.remove_with_info(8), Some(Removed { index: 1, moved: Some(Moved { key: 7, from: 2 }) }));
+    assert_eq!(
+        set.remove_with_info(8),
+        Some(Removed { index: 1, moved: Some(Moved { key: 7, from: 2 }) })
+    );
     assert_eq!(set.as_slice(), &[5, 7]);
     set.debug_assert_invariants();
 }
@@ -180,7 +183,10 @@ fn a_u8_dense_width_refuses_the_256th_element() {
     }
     let err = set.try_insert(9999).unwrap_err();
     assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
-    assert_eq!(err.to_string(), "set is full: dense index type `u8` addresses at most 255 elements");
+    assert_eq!(
+        err.to_string(),
+        "set is full: dense index type `u8` addresses at most 255 elements"
+    );
     assert_eq!(set.len(), 255);
     assert!(!set.contains(9999));
     set.debug_assert_invariants();
@@ -285,7 +291,7 @@ fn swap_indices_pop_truncate_and_drain() {
 fn shrink_to_fit_releases_pages_no_key_uses() {
     let mut set: SparseSet<u32> = (0..1_000_000).step_by(512).collect();
     assert_eq!(set.sparse_pages(), 1954);
-    set.retain(|&key| key < 10_000 || key > 990_000);
+    set.retain(|&key| !(10_000..=990_000).contains(&key));
     set.shrink_to_fit();
     // One key per page survives: 0, 512, ..., 9728 (20) and 990_208, ..., 999_936 (20).
     assert_eq!(set.len(), 40);

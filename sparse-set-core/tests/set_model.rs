@@ -66,12 +66,11 @@ fn config() -> ProptestConfig {
 fn step(set: &mut SparseSet<u32>, order: &mut Vec<u32>, op: Op) {
     match op {
         Op::Insert(key) | Op::TryInsert(key) => {
-            let expected = match order.iter().position(|&k| k == key) {
-                Some(index) => (index, false),
-                None => {
-                    order.push(key);
-                    (order.len() - 1, true)
-                }
+            let expected = if let Some(index) = order.iter().position(|&k| k == key) {
+                (index, false)
+            } else {
+                order.push(key);
+                (order.len() - 1, true)
             };
             let got = if matches!(op, Op::Insert(_)) {
                 set.insert_full(key)
