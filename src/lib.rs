@@ -1,5 +1,113 @@
 //! sparse-soa: sparse-set storage for integer keys, with a derive for struct-of-arrays columns.
+//!
+//! `#[derive(SparseSoa)]` turns a plain struct into a storage keyed by integers or
+//! [`Entity`] handles: one sparse index ([`SparseSet`]) and one column (a `Vec`) per field, moved
+//! in lockstep by every insert, swap-remove, retain and sort. Lookups, inserts and removals take
+//! **O(1)** time; each column is a plain slice, so a loop over one field runs at slice speed.
+//!
+//! ```
+//! use sparse_soa::SparseSoa;
+//!
+//! #[derive(SparseSoa, Debug, PartialEq)]
+//! pub struct Position {
+//!     pub x: f32,
+//!     pub y: f32,
+//! }
+//!
+//! let mut positions = PositionSoa::new();
+//! positions.insert(42, Position { x: 1.0, y: 2.0 });
+//! positions.insert(7, Position { x: 3.0, y: 4.0 });
+//!
+//! for x in positions.x_mut() {
+//!     *x += 10.0; // one contiguous column
+//! }
+//! assert_eq!(positions.x(), &[11.0, 13.0]);
+//! assert_eq!(positions.get(7).map(|p| *p.y), Some(4.0));
+//!
+//! // Swap-remove: the last element moves into the gap in every column.
+//! assert_eq!(positions.remove(42), Some(Position { x: 11.0, y: 2.0 }));
+//! assert_eq!(positions.keys(), &[7]);
+//! ```
+//!
+//! The derive is described item by item, attribute by attribute, in the
+//! [derive reference](derive_reference). Everything else here is re-exported from
+//! [`sparse-set-core`](sparse_set_core), which works without the derive: [`SparseSet`] (the
+//! index alone), [`SparseMap`] (array-of-structs values beside it), [`Entities`] (generational
+//! ids), [`Storage`] and [`join`] (code generic over storages).
+//!
+//! # Features
+//!
+//! - `std` (default): links the standard library. Without it everything, the generated code
+//!   included, needs only `core` and `alloc`.
 
 #![no_std]
 
+extern crate alloc;
+
 pub use sparse_set_core::*;
+
+/// Derives struct-of-arrays storage with a sparse index: see the
+/// [derive reference](crate::derive_reference) for every generated item and attribute.
+#[doc(inline)]
+pub use sparse_set_derive::SparseSoa;
+
+#[doc = include_str!("derive_reference.md")]
+pub mod derive_reference {}
+
+/// What the code `#[derive(SparseSoa)]` generates refers to. Not public API: it may change in
+/// any release, which is why `sparse-soa` pins `sparse-set-derive` to its exact version.
+#[doc(hidden)]
+pub mod __private {
+    pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
+    pub use sparse_set_core::{Error, Permutation, Removed, SparseSet, Storage};
+
+    /// A column that can be truncated through a trait object, so that one call can truncate
+    /// columns of different types.
+    pub trait Column {
+        /// `Vec::truncate`.
+        fn truncate_to(&mut self, len: usize);
+    }
+
+    impl<T> Column for Vec<T> {
+        fn truncate_to(&mut self, len: usize) {
+            self.truncate(len);
+        }
+    }
+
+    /// Truncates every column to `len`, even if dropping an element of one of them panics: the
+    /// rest are truncated while the panic unwinds, so the columns keep one length.
+    pub fn truncate_columns(len: usize, columns: &mut [&mut dyn Column]) {
+        /// Truncates the columns after the current one when dropped.
+        struct Rest<'s, 'c> {
+            len: usize,
+            columns: &'s mut [&'c mut dyn Column],
+        }
+
+        impl Drop for Rest<'_, '_> {
+            fn drop(&mut self) {
+                truncate_columns(self.len, self.columns);
+            }
+        }
+
+        if let Some((first, columns)) = columns.split_first_mut() {
+            let _rest = Rest { len, columns };
+            first.truncate_to(len);
+        }
+    }
+
+    /// A copy of `column`; with `keep_capacity`, with the same capacity (for bounded storages,
+    /// which must not allocate after they are made).
+    pub fn clone_column<T: Clone>(column: &Vec<T>, keep_capacity: bool) -> Vec<T> {
+        if keep_capacity {
+            let mut copy = Vec::with_capacity(column.capacity());
+            copy.extend_from_slice(column);
+            copy
+        } else {
+            column.clone()
+        }
+    }
+}
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

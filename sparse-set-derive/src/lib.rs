@@ -1,1 +1,43 @@
-//! The `#[derive(SparseSoa)]` macro of sparse-soa.
+//! The `#[derive(SparseSoa)]` macro of [sparse-soa](https://docs.rs/sparse-soa): depend on
+//! `sparse-soa` and use it as `sparse_soa::SparseSoa`. The reference of what it generates is in
+//! the `sparse-soa` documentation, module `derive_reference`.
+//!
+//! The derive is a pipeline, one module per stage:
+//!
+//! 1. [`ast`]: the input model, read from syn, with the attributes ([`attr`]) and the generated
+//!    names ([`names`]);
+//! 2. [`check`]: the checks that span several parts, and the one place user errors leave from;
+//! 3. [`expand`]: one module per generated artifact, each a pure function of the model.
+
+#![forbid(unsafe_code)]
+
+mod ast;
+mod attr;
+mod check;
+mod expand;
+mod names;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Derives struct-of-arrays storage with a sparse index for a struct: `{Name}Soa`, views
+/// `{Name}Ref` / `{Name}Mut`, column slices, iterators and trait implementations. See the
+/// `sparse_soa::derive_reference` documentation for every generated item and attribute.
+#[proc_macro_derive(SparseSoa, attributes(sparse_soa))]
+pub fn derive_sparse_soa(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match derive(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+fn derive(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let mut errors = check::Errors::default();
+    let model = ast::Input::from_syn(input, &mut errors);
+    if let Some(model) = &model {
+        check::check(model, &mut errors);
+    }
+    errors.finish()?;
+    Ok(model.map(|model| expand::expand(&model)).unwrap_or_default())
+}

@@ -1,0 +1,205 @@
+//! The input model: the struct, its fields and generics, borrowed from syn with spans kept, plus
+//! the names and paths the expansion uses.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Fields, GenericParam, Generics, Ident, Member, Type, Visibility};
+
+use crate::attr;
+use crate::check::Errors;
+use crate::names::{self, Names};
+
+/// Named (`struct P { x: f32 }`) or tuple (`struct P(f32)`) fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    Named,
+    Tuple,
+}
+
+/// A struct `#[derive(SparseSoa)]` accepted the shape of.
+pub(crate) struct Input<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) vis: &'a Visibility,
+    pub(crate) generics: &'a Generics,
+    pub(crate) style: Style,
+    pub(crate) fields: Vec<Field<'a>>,
+    pub(crate) attrs: attr::Container,
+    pub(crate) names: Names,
+    /// The path of the runtime's `__private` module.
+    pub(crate) private: TokenStream,
+    /// The key type.
+    pub(crate) key: TokenStream,
+    /// The dense index type.
+    pub(crate) dense: TokenStream,
+}
+
+/// One field: one column.
+pub(crate) struct Field<'a> {
+    pub(crate) original: &'a syn::Field,
+    /// `x`, or `0` for a tuple field.
+    pub(crate) member: Member,
+    pub(crate) vis: &'a Visibility,
+    pub(crate) ty: &'a Type,
+    pub(crate) attrs: attr::Field,
+    /// The field's doc comments, carried over to the views of it.
+    pub(crate) docs: Vec<&'a Attribute>,
+    /// `x`: the shared column accessor.
+    pub(crate) accessor: Ident,
+    /// `x_mut`: the mutable column accessor.
+    pub(crate) accessor_mut: Ident,
+    /// `__field_0`: the field's value in flight.
+    pub(crate) binding: Ident,
+    /// `__column_0`: the storage's `Vec` for this field.
+    pub(crate) column: Ident,
+}
+
+impl<'a> Input<'a> {
+    /// Reads the struct and its attributes. `None` when the shape cannot be derived for at all;
+    /// every problem found is in `errors`.
+    pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Option<Self> {
+        let attrs = attr::Container::from_attrs(&input.attrs, errors);
+        let (style, fields) = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(fields) => (Style::Named, &fields.named),
+                Fields::Unnamed(fields) => (Style::Tuple, &fields.unnamed),
+                Fields::Unit => {
+                    errors.push(syn::Error::new(
+                        input.ident.span(),
+                        "`SparseSoa` cannot be derived for unit structs: they have no fields to store in columns",
+                    ));
+                    return None;
+                }
+            },
+            Data::Enum(data) => {
+                errors.push(syn::Error::new(
+                    data.enum_token.span,
+                    "`SparseSoa` cannot be derived for enums",
+                ));
+                return None;
+            }
+            Data::Union(data) => {
+                errors.push(syn::Error::new(
+                    data.union_token.span,
+                    "`SparseSoa` cannot be derived for unions",
+                ));
+                return None;
+            }
+        };
+        let fields = fields
+            .iter()
+            .enumerate()
+            .map(|(index, field)| Field::from_syn(field, index, errors))
+            .collect();
+        let names = Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
+        let private = attrs.krate.as_ref().map_or_else(
+            || quote!(::sparse_soa::__private),
+            |krate| {
+                let path = &krate.value;
+                quote!(#path::__private)
+            },
+        );
+        let key = attrs
+            .key
+            .as_ref()
+            .map_or_else(|| quote!(::core::primitive::u32), |key| key.value.to_token_stream());
+        let dense = attrs.dense.as_ref().map_or_else(
+            || quote!(::core::primitive::u32),
+            |width| {
+                let width = &width.value;
+                quote!(::core::primitive::#width)
+            },
+        );
+        Some(Input {
+            ident: &input.ident,
+            vis: &input.vis,
+            generics: &input.generics,
+            style,
+            fields,
+            attrs,
+            names,
+            private,
+            key,
+            dense,
+        })
+    }
+
+    /// The generic arguments of the struct, as written in a type: `'s, T, N`.
+    pub(crate) fn generic_args(&self) -> Vec<TokenStream> {
+        self.generics
+            .params
+            .iter()
+            .map(|param| match param {
+                GenericParam::Lifetime(param) => param.lifetime.to_token_stream(),
+                GenericParam::Type(param) => param.ident.to_token_stream(),
+                GenericParam::Const(param) => param.ident.to_token_stream(),
+            })
+            .collect()
+    }
+
+    /// `Name<#lifetime, args...>` for one of the borrowing helper types.
+    pub(crate) fn borrowing(&self, name: &Ident, lifetime: &TokenStream) -> TokenStream {
+        let args = self.generic_args();
+        quote!(#name<#lifetime #(, #args)*>)
+    }
+
+    /// `Name<args...>` for the storage, the struct, or an owning helper type.
+    pub(crate) fn owning(&self, name: &Ident) -> TokenStream {
+        let args = self.generic_args();
+        if args.is_empty() { quote!(#name) } else { quote!(#name<#(#args),*>) }
+    }
+
+    /// The struct's generics with the borrowing lifetime added in front.
+    pub(crate) fn generics_with_lifetime(&self) -> Generics {
+        let mut generics = self.generics.clone();
+        let lifetime = syn::LifetimeParam::new(self.names.lifetime.clone());
+        generics.params.insert(0, GenericParam::Lifetime(lifetime));
+        generics
+    }
+
+    /// A span to report whole-struct problems at.
+    pub(crate) fn span(&self) -> Span {
+        self.ident.span()
+    }
+}
+
+impl<'a> Field<'a> {
+    fn from_syn(field: &'a syn::Field, index: usize, errors: &mut Errors) -> Self {
+        let attrs = attr::Field::from_attrs(&field.attrs, errors);
+        let member = match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(syn::Index { index: index as u32, span: field.ty.span() }),
+        };
+        let accessor =
+            names::accessor(field.ident.as_ref(), index, attrs.rename.as_ref().map(|rename| &rename.value));
+        let accessor_mut = names::accessor_mut(&accessor);
+        Field {
+            original: field,
+            member,
+            vis: &field.vis,
+            ty: &field.ty,
+            docs: field.attrs.iter().filter(|attr| attr.path().is_ident("doc")).collect(),
+            attrs,
+            accessor,
+            accessor_mut,
+            binding: names::binding(index),
+            column: names::column_field(index),
+        }
+    }
+
+    /// The span to report problems with this field at: its name, or its type for a tuple field.
+    pub(crate) fn span(&self) -> Span {
+        match &self.original.ident {
+            Some(ident) => ident.span(),
+            None => self.ty.span(),
+        }
+    }
+
+    /// The name users know the field by, for messages and `Debug`: `x`, `type`, `0`.
+    pub(crate) fn display_name(&self) -> String {
+        match &self.member {
+            Member::Named(ident) => syn::ext::IdentExt::unraw(ident).to_string(),
+            Member::Unnamed(index) => index.index.to_string(),
+        }
+    }
+}

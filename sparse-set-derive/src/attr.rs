@@ -1,0 +1,276 @@
+//! `#[sparse_soa(...)]` attributes: parsed with `parse_nested_meta`, every problem reported.
+//!
+//! Container (on the struct): `name = "..."`, `key = Type`, `dense = u8 | u16 | u32 | usize`,
+//! `crate = path`. Field: `rename = "..."`.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::{Attribute, Ident, LitStr, Path, Token, Type};
+
+use crate::check::Errors;
+
+const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate"];
+const FIELD_KEYS: &[&str] = &["rename"];
+const DENSE_WIDTHS: &[&str] = &["u8", "u16", "u32", "usize"];
+
+/// An attribute value and the span of the key that set it.
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+/// The struct-level attributes.
+#[derive(Default)]
+pub(crate) struct Container {
+    /// `name = "Positions"`: the storage's name.
+    pub(crate) name: Option<Spanned<Ident>>,
+    /// `key = Entity`: the key type.
+    pub(crate) key: Option<Spanned<Type>>,
+    /// `dense = u16`: the dense index width, already checked to be one of [`DENSE_WIDTHS`].
+    pub(crate) dense: Option<Spanned<Ident>>,
+    /// `crate = path`: where the runtime is, for crates that re-export it.
+    pub(crate) krate: Option<Spanned<Path>>,
+}
+
+/// The field-level attributes.
+#[derive(Default)]
+pub(crate) struct Field {
+    /// `rename = "mass"`: the column accessor's name.
+    pub(crate) rename: Option<Spanned<Ident>>,
+}
+
+impl Container {
+    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut container = Container::default();
+        for attr in sparse_soa_attrs(attrs, errors) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = path_name(&meta.path);
+                let span = key_span(&meta.path);
+                match key.as_str() {
+                    "name" => {
+                        let name = parse_ident_value(&meta, "name", "Positions")?;
+                        set_once(&mut container.name, name, span, "name", errors);
+                    }
+                    "key" => {
+                        let ty = parse_type_value(&meta)?;
+                        set_once(&mut container.key, ty, span, "key", errors);
+                    }
+                    "dense" => {
+                        if let Some(width) = parse_dense_value(&meta, errors)? {
+                            set_once(&mut container.dense, width, span, "dense", errors);
+                        }
+                    }
+                    "crate" => {
+                        let path = parse_path_value(&meta)?;
+                        set_once(&mut container.krate, path, span, "crate", errors);
+                    }
+                    _ if FIELD_KEYS.contains(&key.as_str()) => {
+                        errors.push(syn::Error::new(
+                            span,
+                            format!("`{key}` is a field attribute: put it on a field, not on the struct"),
+                        ));
+                        skip_value(&meta)?;
+                    }
+                    _ => {
+                        errors.push(unknown(&key, span));
+                        skip_value(&meta)?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
+            }
+        }
+        container
+    }
+}
+
+impl Field {
+    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut field = Field::default();
+        for attr in sparse_soa_attrs(attrs, errors) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = path_name(&meta.path);
+                let span = key_span(&meta.path);
+                match key.as_str() {
+                    "rename" => {
+                        let name = parse_ident_value(&meta, "rename", "mass")?;
+                        set_once(&mut field.rename, name, span, "rename", errors);
+                    }
+                    _ if CONTAINER_KEYS.contains(&key.as_str()) => {
+                        errors.push(syn::Error::new(
+                            span,
+                            format!("`{key}` is a struct attribute: put it on the struct, not on a field"),
+                        ));
+                        skip_value(&meta)?;
+                    }
+                    _ => {
+                        errors.push(unknown(&key, span));
+                        skip_value(&meta)?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
+            }
+        }
+        field
+    }
+}
+
+/// The `#[sparse_soa(...)]` attributes among `attrs`; reports every other form of it.
+fn sparse_soa_attrs<'a>(attrs: &'a [Attribute], errors: &mut Errors) -> Vec<&'a Attribute> {
+    let mut found = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("sparse_soa")) {
+        match &attr.meta {
+            syn::Meta::List(_) => found.push(attr),
+            syn::Meta::Path(_) | syn::Meta::NameValue(_) => errors.push(syn::Error::new_spanned(
+                attr,
+                "expected a list of options: `#[sparse_soa(...)]`",
+            )),
+        }
+    }
+    found
+}
+
+fn unknown(key: &str, span: Span) -> syn::Error {
+    syn::Error::new(span, format!("unknown sparse_soa attribute `{key}`"))
+}
+
+fn set_once<T>(slot: &mut Option<Spanned<T>>, value: T, span: Span, key: &str, errors: &mut Errors) {
+    if slot.is_some() {
+        errors.push(syn::Error::new(span, format!("duplicate sparse_soa attribute `{key}`")));
+    } else {
+        *slot = Some(Spanned { value, span });
+    }
+}
+
+/// The key as written (`crate` included), for messages.
+fn path_name(path: &Path) -> String {
+    path.segments.iter().map(|segment| segment.ident.to_string()).collect::<Vec<_>>().join("::")
+}
+
+fn key_span(path: &Path) -> Span {
+    path.segments.first().map_or_else(Span::call_site, |segment| segment.ident.span())
+}
+
+/// Checks for `=` after the key, with a message that shows the expected form.
+fn expect_eq(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        Ok(())
+    } else {
+        Err(meta.error(format!("expected `{form}`")))
+    }
+}
+
+/// `key = "ident"`.
+fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Ident> {
+    expect_eq(meta, &format!("{key} = \"{example}\""))?;
+    let value = meta.value()?;
+    let lit: LitStr = value.parse().map_err(|error| {
+        syn::Error::new(error.span(), format!("expected a string: `{key} = \"{example}\"`"))
+    })?;
+    let text = lit.value();
+    match syn::parse_str::<Ident>(&text) {
+        Ok(mut ident) => {
+            ident.set_span(lit.span());
+            Ok(ident)
+        }
+        Err(_) => Err(syn::Error::new(
+            lit.span(),
+            format!("`{key}` must be a Rust identifier, and `{text}` is not one"),
+        )),
+    }
+}
+
+/// `key = Type`.
+fn parse_type_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
+    expect_eq(meta, "key = Type")?;
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        let lit: LitStr = value.parse()?;
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("expected a type, not a string: `key = {}`", lit.value()),
+        ));
+    }
+    value.parse::<Type>().map_err(|error| {
+        syn::Error::new(error.span(), "expected a type after `key =`, such as `key = Entity`")
+    })
+}
+
+/// `dense = u16`: `None` (after reporting it) when the width is not one of [`DENSE_WIDTHS`].
+fn parse_dense_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<Ident>> {
+    expect_eq(meta, "dense = u32")?;
+    let value = meta.value()?;
+    let expected = "`dense` must be one of `u8`, `u16`, `u32`, `usize`";
+    let tokens = take_value(value)?;
+    let mut iter = tokens.clone().into_iter();
+    if let (Some(TokenTree::Ident(ident)), None) = (iter.next(), iter.next()) {
+        if DENSE_WIDTHS.contains(&ident.to_string().as_str()) {
+            return Ok(Some(ident));
+        }
+    }
+    let shown = tokens.to_string();
+    if shown.is_empty() {
+        errors.push(syn::Error::new(key_span(&meta.path), expected));
+    } else {
+        errors.push(syn::Error::new_spanned(tokens, format!("{expected}, not `{shown}`")));
+    }
+    Ok(None)
+}
+
+/// `crate = path` or `crate = "path"`.
+fn parse_path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    expect_eq(meta, "crate = path::to::sparse_soa")?;
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        let lit: LitStr = value.parse()?;
+        return lit.parse_with(Path::parse_mod_style).map_err(|_| {
+            syn::Error::new(lit.span(), format!("`{}` is not a path", lit.value()))
+        });
+    }
+    Path::parse_mod_style(value).map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            "expected a path after `crate =`, such as `crate = my_crate::sparse_soa`",
+        )
+    })
+}
+
+/// Consumes an unknown key's value (`= ...` up to the next comma, or `(...)`), so that parsing
+/// goes on and later keys are checked too.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let value = meta.value()?;
+        take_value(value)?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: TokenTree = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+/// Every token up to the next top-level comma.
+fn take_value(input: ParseStream<'_>) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        while let Some((tree, next)) = rest.token_tree() {
+            if matches!(&tree, TokenTree::Punct(punct) if punct.as_char() == ',') {
+                break;
+            }
+            tokens.extend(quote!(#tree));
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })
+}
+
+/// Prints a type for messages and docs.
+pub(crate) fn type_text(ty: &impl ToTokens) -> String {
+    ty.to_token_stream().to_string().replace(" :: ", "::").replace(":: ", "::").replace(" <", "<").replace("< ", "<").replace(" >", ">")
+}

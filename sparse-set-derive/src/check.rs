@@ -1,0 +1,163 @@
+//! Checks that span several parts of the input (shape, names, collisions), and the one exit for
+//! user errors: every problem is collected in [`Errors`] and reported together.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::Type;
+
+use crate::ast::{Field, Input, Style};
+use crate::attr::type_text;
+use crate::names::STORAGE_METHODS;
+
+/// Every error found so far; reported together, each at its own span.
+#[derive(Default)]
+pub(crate) struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        self.0.push(error);
+    }
+
+    /// `Err` with every error combined, if there is any.
+    pub(crate) fn finish(self) -> syn::Result<()> {
+        let mut errors = self.0.into_iter();
+        let Some(mut first) = errors.next() else { return Ok(()) };
+        for error in errors {
+            first.combine(error);
+        }
+        Err(first)
+    }
+}
+
+/// Checks `input` as a whole; problems go to `errors`.
+pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
+    check_has_fields(input, errors);
+    check_storage_name(input, errors);
+    check_accessors(input, errors);
+    for field in &input.fields {
+        check_field(field, errors);
+    }
+}
+
+fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
+    if input.fields.is_empty() {
+        let shape = match input.style {
+            Style::Named => "`{}`",
+            Style::Tuple => "`()`",
+        };
+        errors.push(syn::Error::new(
+            input.span(),
+            format!(
+                "`SparseSoa` needs at least one field, and `{}` has none ({shape}); use `SparseSet` to store keys alone",
+                input.ident
+            ),
+        ));
+    }
+}
+
+fn check_storage_name(input: &Input<'_>, errors: &mut Errors) {
+    let Some(name) = &input.attrs.name else { return };
+    let wanted = &name.value;
+    if wanted == input.ident {
+        errors.push(syn::Error::new(
+            name.value.span(),
+            format!("`name` must differ from the struct's own name `{}`", input.ident),
+        ));
+    } else if input.names.helper_types().contains(&wanted) {
+        errors.push(syn::Error::new(
+            name.value.span(),
+            format!("`name = \"{wanted}\"` collides with the generated type `{wanted}`; choose another name"),
+        ));
+    }
+}
+
+/// Column accessors must not take a storage method's name, nor each other's.
+fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
+    let storage = &input.names.storage;
+    let mut taken: BTreeMap<String, &Field<'_>> = BTreeMap::new();
+    for field in &input.fields {
+        let span = field.attrs.rename.as_ref().map_or_else(|| field.span(), |rename| rename.span);
+        let how = if field.attrs.rename.is_some() {
+            "choose another name in `#[sparse_soa(rename = \"...\")]`"
+        } else {
+            "rename the accessors with `#[sparse_soa(rename = \"...\")]` on the field"
+        };
+        for accessor in [&field.accessor, &field.accessor_mut] {
+            let text = syn::ext::IdentExt::unraw(accessor).to_string();
+            if STORAGE_METHODS.contains(&text.as_str()) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "field `{}` would get the column accessor `{text}`, which collides with `{storage}::{text}`; {how}",
+                        field.display_name()
+                    ),
+                ));
+                break;
+            }
+            if let Some(other) = taken.get(&text) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "field `{}` would get the column accessor `{text}`, which field `{}` already has; {how}",
+                        field.display_name(),
+                        other.display_name()
+                    ),
+                ));
+                break;
+            }
+        }
+        for accessor in [&field.accessor, &field.accessor_mut] {
+            taken.entry(syn::ext::IdentExt::unraw(accessor).to_string()).or_insert(field);
+        }
+    }
+}
+
+fn check_field(field: &Field<'_>, errors: &mut Errors) {
+    for attr in &field.original.attrs {
+        if attr.path().is_ident("cfg") {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "`#[cfg]` on a field is not supported by `SparseSoa`: every field is a column",
+            ));
+        }
+    }
+    if mentions_self(field.ty.to_token_stream()) {
+        errors.push(syn::Error::new_spanned(
+            field.ty,
+            "a field's type cannot mention `Self` in a `SparseSoa` struct, since the generated types reuse it; write the struct's name instead",
+        ));
+    }
+    if let Some(what) = unsized_kind(field.ty) {
+        errors.push(syn::Error::new_spanned(
+            field.ty,
+            format!(
+                "field `{}` has the unsized type `{}` ({what}); a column stores sized values, such as `Box<{}>`",
+                field.display_name(),
+                type_text(field.ty),
+                type_text(field.ty)
+            ),
+        ));
+    }
+}
+
+fn mentions_self(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == "Self",
+        TokenTree::Group(group) => mentions_self(group.stream()),
+        _ => false,
+    })
+}
+
+/// Types that are unsized on their face: `str`, slices, trait objects.
+fn unsized_kind(ty: &Type) -> Option<&'static str> {
+    match ty {
+        Type::Slice(_) => Some("a slice"),
+        Type::TraitObject(_) => Some("a trait object"),
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => Some("a string slice"),
+        Type::Paren(inner) => unsized_kind(&inner.elem),
+        Type::Group(inner) => unsized_kind(&inner.elem),
+        _ => None,
+    }
+}

@@ -1,0 +1,125 @@
+//! The generated code, one module per artifact. Each is a pure function of the model that cannot
+//! fail: every user error has been reported by `check` before expansion starts.
+
+mod columns;
+mod iter;
+mod refs;
+mod storage;
+mod traits;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::{GenericParam, Type, WhereClause};
+
+use crate::ast::Input;
+use crate::attr::type_text;
+
+/// Everything `#[derive(SparseSoa)]` generates for `input`.
+pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
+    let storage = storage::expand(input);
+    let refs = refs::expand(input);
+    let columns = columns::expand(input);
+    let iter = iter::expand(input);
+    let traits = traits::expand(input);
+    quote! {
+        #storage
+        #refs
+        #columns
+        #iter
+        #traits
+    }
+}
+
+/// `#[doc = "..."]`.
+fn doc(text: &str) -> TokenStream {
+    quote!(#[doc = #text])
+}
+
+/// The user's where clause with `extra` predicates appended.
+fn where_with(clause: Option<&WhereClause>, extra: &[TokenStream]) -> TokenStream {
+    let existing: Vec<TokenStream> = clause
+        .map(|clause| clause.predicates.iter().map(ToTokens::to_token_stream).collect())
+        .unwrap_or_default();
+    if existing.is_empty() && extra.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(where #(#existing,)* #(#extra,)*)
+}
+
+/// One predicate per field: `Ty: Trait`. A field type that mentions none of the struct's generic
+/// parameters gets `for<'__b> Ty: Trait` instead, which the compiler checks where the impl is
+/// used rather than where it is written: the impl then simply does not apply when the field type
+/// lacks the trait, instead of failing to compile. The span is the field's, so an unmet bound is
+/// reported on the field.
+fn field_bounds(input: &Input<'_>, bound: &TokenStream) -> Vec<TokenStream> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut predicates = Vec::new();
+    for field in &input.fields {
+        let ty = field.ty;
+        let text = ty.to_token_stream().to_string();
+        if seen.contains(&text) {
+            continue;
+        }
+        seen.push(text);
+        let span = syn::spanned::Spanned::span(ty);
+        if mentions_generics(input, ty) {
+            predicates.push(quote::quote_spanned!(span=> #ty: #bound));
+        } else {
+            predicates.push(quote::quote_spanned!(span=> for<'__b> #ty: #bound));
+        }
+    }
+    predicates
+}
+
+/// Whether `ty` names one of the struct's generic parameters.
+fn mentions_generics(input: &Input<'_>, ty: &Type) -> bool {
+    let mut idents = Vec::new();
+    let mut lifetimes = Vec::new();
+    for param in &input.generics.params {
+        match param {
+            GenericParam::Type(param) => idents.push(param.ident.to_string()),
+            GenericParam::Const(param) => idents.push(param.ident.to_string()),
+            GenericParam::Lifetime(param) => lifetimes.push(param.lifetime.ident.to_string()),
+        }
+    }
+    if idents.is_empty() && lifetimes.is_empty() {
+        return false;
+    }
+    scan(ty.to_token_stream(), &idents, &lifetimes)
+}
+
+/// The key type as users wrote it, for docs.
+fn key_text(input: &Input<'_>) -> String {
+    input.attrs.key.as_ref().map_or_else(|| String::from("u32"), |key| type_text(&key.value))
+}
+
+/// The dense width as users wrote it, for docs.
+fn dense_text(input: &Input<'_>) -> String {
+    input.attrs.dense.as_ref().map_or_else(|| String::from("u32"), |dense| dense.value.to_string())
+}
+
+/// Whether `tokens` contain one of `idents`, or one of `lifetimes` after an apostrophe.
+fn scan(tokens: TokenStream, idents: &[String], lifetimes: &[String]) -> bool {
+    let mut after_apostrophe = false;
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                let text = ident.to_string();
+                let list = if after_apostrophe { lifetimes } else { idents };
+                if list.contains(&text) {
+                    return true;
+                }
+                after_apostrophe = false;
+            }
+            TokenTree::Punct(punct) => after_apostrophe = punct.as_char() == '\'',
+            TokenTree::Group(group) => {
+                if scan(group.stream(), idents, lifetimes) {
+                    return true;
+                }
+                after_apostrophe = false;
+            }
+            TokenTree::Literal(_) => after_apostrophe = false,
+        }
+    }
+    false
+}

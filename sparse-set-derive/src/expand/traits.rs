@@ -1,0 +1,165 @@
+//! Trait implementations of the storage: `Default`, `Extend`, `FromIterator`, `Debug`, `Clone`,
+//! `PartialEq`, `Eq` (each only when the fields allow), and the runtime's `Storage`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{field_bounds, where_with};
+use crate::ast::Input;
+
+#[allow(clippy::too_many_lines, reason = "one quote! block per trait, read top to bottom")]
+pub(super) fn expand(input: &Input<'_>) -> TokenStream {
+    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let user_where = generics.where_clause.as_ref();
+    let self_ty = input.owning(&names.storage);
+    let value = input.owning(ident);
+    let keys = &names.keys_field;
+    let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
+    let lifetime = &names.lifetime;
+    let ref_ty = input.borrowing(&names.refs, &quote!(#lifetime));
+    let mut_ty = input.borrowing(&names.muts, &quote!(#lifetime));
+    let option = quote!(::core::option::Option);
+    let usize = quote!(::core::primitive::usize);
+    let bool = quote!(::core::primitive::bool);
+    let debug_where = where_with(user_where, &field_bounds(input, &quote!(::core::fmt::Debug)));
+    let clone_where = where_with(user_where, &field_bounds(input, &quote!(::core::clone::Clone)));
+    let eq_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::PartialEq)));
+    let eq_full_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::Eq)));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::core::default::Default for #self_ty #where_clause {
+            /// An empty storage. Does not allocate.
+            #[inline]
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::iter::Extend<(#k, #value)> for #self_ty #where_clause {
+            /// Inserts every pair, reserving room for the iterator's lower size bound first.
+            ///
+            /// # Panics
+            ///
+            /// As `insert`.
+            fn extend<__I>(&mut self, iter: __I)
+            where
+                __I: ::core::iter::IntoIterator<Item = (#k, #value)>,
+            {
+                let __iter = ::core::iter::IntoIterator::into_iter(iter);
+                self.reserve(::core::iter::Iterator::size_hint(&__iter).0);
+                for (__key, __value) in __iter {
+                    self.insert(__key, __value);
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::iter::FromIterator<(#k, #value)> for #self_ty #where_clause {
+            /// A storage of every pair; a later pair with the same key replaces an earlier one.
+            ///
+            /// # Panics
+            ///
+            /// As `insert`.
+            fn from_iter<__I>(iter: __I) -> Self
+            where
+                __I: ::core::iter::IntoIterator<Item = (#k, #value)>,
+            {
+                let mut __storage = Self::new();
+                ::core::iter::Extend::extend(&mut __storage, iter);
+                __storage
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::fmt::Debug for #self_ty #debug_where {
+            /// Formats the storage as a map from keys to elements, in dense order.
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                __f.debug_map().entries(self.iter()).finish()
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::clone::Clone for #self_ty #clone_where {
+            /// A copy of the keys and every column; a bounded storage's copy is bounded alike,
+            /// with the same capacity.
+            fn clone(&self) -> Self {
+                let __bounded = self.#keys.key_limit().is_some();
+                Self {
+                    #keys: ::core::clone::Clone::clone(&self.#keys),
+                    #(#columns: #p::clone_column(&self.#columns, __bounded),)*
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::cmp::PartialEq for #self_ty #eq_where {
+            /// Two storages are equal when they hold the same keys with equal elements, in any
+            /// dense order.
+            fn eq(&self, other: &Self) -> #bool {
+                if self.#keys.len() != other.#keys.len() {
+                    return false;
+                }
+                let __keys = self.#keys.as_slice();
+                for __index in 0..__keys.len() {
+                    let __other: #usize = match other.#keys.get_index_of(__keys[__index]) {
+                        #option::Some(__other) => __other,
+                        #option::None => return false,
+                    };
+                    if #(self.#columns[__index] != other.#columns[__other])||* {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::cmp::Eq for #self_ty #eq_full_where {}
+
+        #[automatically_derived]
+        impl #impl_generics #p::Storage for #self_ty #where_clause {
+            type Key = #k;
+            type Dense = #d;
+            type Value = #value;
+            type Ref<#lifetime> = #ref_ty where Self: #lifetime;
+            type Mut<#lifetime> = #mut_ty where Self: #lifetime;
+
+            #[inline]
+            fn as_sparse_set(&self) -> &#p::SparseSet<#k, #d> {
+                &self.#keys
+            }
+
+            #[inline]
+            fn get_index(&self, index: #usize) -> #option<(#k, Self::Ref<'_>)> {
+                Self::get_index(self, index)
+            }
+
+            #[inline]
+            fn get_index_mut(&mut self, index: #usize) -> #option<(#k, Self::Mut<'_>)> {
+                Self::get_index_mut(self, index)
+            }
+
+            #[inline]
+            fn insert(&mut self, key: #k, value: #value) -> #option<#value> {
+                Self::insert(self, key, value)
+            }
+
+            #[inline]
+            fn remove(&mut self, key: #k) -> #option<#value> {
+                Self::remove(self, key)
+            }
+
+            #[inline]
+            fn get(&self, key: #k) -> #option<Self::Ref<'_>> {
+                Self::get(self, key)
+            }
+
+            #[inline]
+            fn get_mut(&mut self, key: #k) -> #option<Self::Mut<'_>> {
+                Self::get_mut(self, key)
+            }
+        }
+    }
+}
