@@ -1,17 +1,32 @@
-//! The paged sparse array: slot -> stored value, allocated in pages around the slots in use.
+//! The paged sparse array: slot -> stored value (zero = empty), allocated in pages around the
+//! slots in use.
 //!
-//! A page holds [`PAGE_LEN`] values (2 KiB with `u32`) and is allocated zeroed the first time a
-//! slot in it is written. Pages are reached through one of two directories:
+//! # Pages
 //!
-//! - slots below [`FLAT_LIMIT`] (2^24) through a flat vector of page pointers, grown to the
-//!   highest page used (at most 32,768 pointers, 256 KiB): a lookup is the pointer, then the slot;
-//! - larger slots through chunks of [`CHUNK_LEN`] page pointers (each chunk covers 2^20 slots),
-//!   themselves in a vector of chunk pointers for slots below 2^32 and in an ordered map above
-//!   (64-bit keys only). The hot path reaches this code only for such large keys.
+//! A page covers [`PAGE_LEN`] consecutive slots and comes in two forms:
 //!
-//! So memory follows the pages touched (1,000 keys spread one per 4,096 cost 1,000 pages, about
-//! 2 MiB, not 16 MiB; keys near 0 and near `u32::MAX` cost a few pages and small directories),
-//! and growing never copies or refills a page: only directories of pointers are reallocated.
+//! - **compact**: up to [`COMPACT_LEN`] (offset, value) pairs, about 100 bytes. Every page starts
+//!   like this, so keys spread thinly (one per 100 slots, one per 4,096) cost about 100 bytes of
+//!   sparse memory per page touched, not 2 KiB;
+//! - **full**: a plain array of `PAGE_LEN` values (2 KiB with `u32`). A compact page becomes full
+//!   when its (`COMPACT_LEN` + 1)-th key arrives; `release_empty_pages` (`shrink_to_fit`) turns a
+//!   full page with few keys back into a compact one. Bounded sets use full pages from the start,
+//!   so they never allocate after construction.
+//!
+//! A lookup in a full page is one read; in a compact page, a branch-free scan of 16 offsets.
+//!
+//! # Directories
+//!
+//! - slots below [`FLAT_LIMIT`] (2^24) are reached through two flat vectors indexed by page
+//!   number, grown to the highest page used (at most 32,768 entries): one of pointers to full
+//!   pages, one of pointers to compact pages. A lookup in a full page is the pointer, then the
+//!   slot: the hot path never looks at a page's form;
+//! - larger slots through chunks of [`CHUNK_LEN`] pages (each chunk covers 2^20 slots), kept in a
+//!   vector for slots below 2^32 and in an ordered map above (64-bit keys only). Only such large
+//!   keys take this path.
+//!
+//! So memory follows the pages touched, and growing never copies or refills a page: only
+//! directories of page pointers are reallocated.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -23,6 +38,8 @@ use crate::{DenseIndex, Error};
 const PAGE_BITS: u32 = 9;
 /// Slots in one page.
 pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
+/// The most slots a compact page holds.
+const COMPACT_LEN: usize = 16;
 /// Slots below this are reached through the flat page directory.
 const FLAT_LIMIT: usize = 1 << 24;
 /// log2 of the pages in one chunk.
@@ -32,14 +49,164 @@ const CHUNK_LEN: usize = 1 << CHUNK_BITS;
 /// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a map.
 const NEAR_CHUNKS: usize = 1 << (32 - PAGE_BITS - CHUNK_BITS);
 
-type Page<D> = Box<[D; PAGE_LEN]>;
+/// The offset marking an unused entry of a compact page (offsets are below `PAGE_LEN`).
+const VACANT: u16 = u16::MAX;
+
+#[inline]
+const fn offset_of(slot: usize) -> usize {
+    slot & (PAGE_LEN - 1)
+}
+
+/// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`.
+#[derive(Clone, Debug)]
+struct Compact<D> {
+    offsets: [u16; COMPACT_LEN],
+    values: [D; COMPACT_LEN],
+}
+
+impl<D: DenseIndex> Compact<D> {
+    fn new() -> Self {
+        Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] }
+    }
+
+    /// Branch-free so the scan vectorises: at most one entry matches.
+    #[inline]
+    fn get(&self, offset: usize) -> D {
+        let mut found = D::ZERO;
+        for (&at, &value) in self.offsets.iter().zip(&self.values) {
+            if usize::from(at) == offset {
+                found = value;
+            }
+        }
+        found
+    }
+
+    fn position(&self, offset: usize) -> Option<usize> {
+        self.offsets.iter().position(|&at| usize::from(at) == offset)
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.iter().filter(|&&at| at != VACANT).count()
+    }
+
+    fn with(offset: usize, value: D) -> Self {
+        let mut compact = Self::new();
+        compact.offsets[0] = offset as u16;
+        compact.values[0] = value;
+        compact
+    }
+
+    /// The non-zero slots of a full page that has at most `COMPACT_LEN` of them.
+    fn from_full(values: &[D; PAGE_LEN]) -> Self {
+        let mut compact = Self::new();
+        let used = values.iter().enumerate().filter(|&(_, &value)| value != D::ZERO);
+        for (index, (offset, &value)) in used.enumerate() {
+            compact.offsets[index] = offset as u16;
+            compact.values[index] = value;
+        }
+        compact
+    }
+
+    /// Stores a new slot; `false` if all entries are in use.
+    fn try_insert(&mut self, offset: usize, value: D) -> bool {
+        match self.position(usize::from(VACANT)) {
+            Some(index) => {
+                self.offsets[index] = offset as u16;
+                self.values[index] = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The same slots as a full page.
+    fn to_full(&self) -> Result<Box<[D; PAGE_LEN]>, Error> {
+        let mut values = new_full::<D>()?;
+        for (&at, &stored) in self.offsets.iter().zip(&self.values) {
+            if at != VACANT {
+                values[usize::from(at)] = stored;
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// A page of the flat region or of a chunk, lent for one update.
+enum PageMut<'a, D> {
+    Full(&'a mut [D; PAGE_LEN]),
+    Compact(&'a mut Compact<D>),
+}
+
+#[derive(Clone, Debug)]
+enum Page<D> {
+    Full(Box<[D; PAGE_LEN]>),
+    /// A one-element array so that it can be allocated fallibly (through `Vec`) without unsafe.
+    Compact(Box<[Compact<D>; 1]>),
+}
+
+impl<D: DenseIndex> Page<D> {
+    #[inline]
+    fn get(&self, offset: usize) -> D {
+        match self {
+            Page::Full(values) => values[offset],
+            Page::Compact(compact) => compact[0].get(offset),
+        }
+    }
+
+    /// Gives an empty slot a non-zero value; a full compact page becomes a full one.
+    fn insert(&mut self, offset: usize, value: D) -> Result<(), Error> {
+        match self {
+            Page::Full(values) => values[offset] = value,
+            Page::Compact(compact) => {
+                if !compact[0].try_insert(offset, value) {
+                    let mut full = compact[0].to_full()?;
+                    full[offset] = value;
+                    *self = Page::Full(full);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn occupied(&self) -> usize {
+        match self {
+            Page::Full(values) => values.iter().filter(|&&value| value != D::ZERO).count(),
+            Page::Compact(compact) => compact[0].len(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Page::Full(_) => size_of::<[D; PAGE_LEN]>(),
+            Page::Compact(_) => size_of::<Compact<D>>(),
+        }
+    }
+
+    /// Shrinks a full page with few slots in use to a compact one. Returns `false` if the page
+    /// holds nothing (the caller releases it).
+    fn compact(&mut self) -> bool {
+        let occupied = self.occupied();
+        let Page::Full(values) = self else { return occupied > 0 };
+        if occupied == 0 {
+            return false;
+        }
+        if occupied <= COMPACT_LEN {
+            *self = Page::Compact(Box::new([Compact::from_full(values)]));
+        }
+        true
+    }
+}
+
 type Chunk<D> = Box<[Option<Page<D>>; CHUNK_LEN]>;
 
 /// The sparse side of a set. See the module docs for the layout.
 #[derive(Clone, Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
-    /// Pages of slots below `FLAT_LIMIT`, by page number.
-    flat: Vec<Option<Page<D>>>,
+    /// Full pages of slots below `FLAT_LIMIT`, by page number.
+    flat: Vec<Option<Box<[D; PAGE_LEN]>>>,
+    /// Compact pages of slots below `FLAT_LIMIT`, by page number; as long as `flat`, and never
+    /// holding a page where `flat` does.
+    flat_compact: Vec<Option<Box<[Compact<D>; 1]>>>,
     /// Chunks of slots from `FLAT_LIMIT` up to 2^32, by chunk number.
     near: Vec<Option<Chunk<D>>>,
     /// Chunks of slots from 2^32 up.
@@ -55,155 +222,272 @@ impl<D: DenseIndex> Default for Pages<D> {
 
 impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
-        Self { flat: Vec::new(), near: Vec::new(), far: BTreeMap::new(), page_count: 0 }
+        Self {
+            flat: Vec::new(),
+            flat_compact: Vec::new(),
+            near: Vec::new(),
+            far: BTreeMap::new(),
+            page_count: 0,
+        }
     }
 
-    /// The value stored in `slot`: zero if it was never written or its page is missing.
+    /// The value stored in `slot`: zero if it is empty or its page is missing.
     #[inline]
     pub(crate) fn get(&self, slot: usize) -> D {
         match self.flat.get(slot >> PAGE_BITS) {
-            Some(Some(page)) => page[slot & (PAGE_LEN - 1)],
-            Some(None) => D::ZERO,
-            None => self.get_beyond_flat(slot),
+            Some(Some(page)) => page[offset_of(slot)],
+            _ => self.get_slow(slot),
+        }
+    }
+
+    /// `get` for compact pages, missing pages and slots beyond the flat directories.
+    #[inline(never)]
+    fn get_slow(&self, slot: usize) -> D {
+        let offset = offset_of(slot);
+        if slot < FLAT_LIMIT {
+            return match self.flat_compact.get(slot >> PAGE_BITS) {
+                Some(Some(compact)) => compact[0].get(offset),
+                _ => D::ZERO,
+            };
+        }
+        let (chunk, page) =
+            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let chunk = if chunk < NEAR_CHUNKS {
+            self.near.get(chunk).and_then(Option::as_ref)
+        } else {
+            self.far.get(&chunk)
+        };
+        chunk.and_then(|chunk| chunk[page].as_ref()).map_or(D::ZERO, |page| page.get(offset))
+    }
+
+    /// Applies `f` to the page holding `slot`, which must be allocated (it holds, or held, a
+    /// key).
+    #[inline]
+    fn with_page<R>(&mut self, slot: usize, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
+        let number = slot >> PAGE_BITS;
+        if slot < FLAT_LIMIT {
+            if let Some(Some(page)) = self.flat.get_mut(number) {
+                return f(PageMut::Full(page));
+            }
+            return match self.flat_compact.get_mut(number) {
+                Some(Some(compact)) => f(PageMut::Compact(&mut compact[0])),
+                _ => unreachable!("sparse page of slot {slot} is missing"),
+            };
+        }
+        match self.page_beyond_flat(slot) {
+            Page::Full(page) => f(PageMut::Full(page)),
+            Page::Compact(compact) => f(PageMut::Compact(&mut compact[0])),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn get_beyond_flat(&self, slot: usize) -> D {
-        self.page(slot).map_or(D::ZERO, |page| page[slot & (PAGE_LEN - 1)])
-    }
-
-    /// The page holding `slot`, if allocated.
-    fn page(&self, slot: usize) -> Option<&Page<D>> {
-        if slot < FLAT_LIMIT {
-            return self.flat.get(slot >> PAGE_BITS)?.as_ref();
-        }
+    fn page_beyond_flat(&mut self, slot: usize) -> &mut Page<D> {
         let (chunk, page) =
             (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
         let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get(chunk)?.as_ref()?
+            self.near.get_mut(chunk).and_then(Option::as_mut)
         } else {
-            self.far.get(&chunk)?
+            self.far.get_mut(&chunk)
         };
-        chunk[page].as_ref()
-    }
-
-    /// The page holding `slot`, mutably, if allocated.
-    fn page_mut(&mut self, slot: usize) -> Option<&mut Page<D>> {
-        if slot < FLAT_LIMIT {
-            return self.flat.get_mut(slot >> PAGE_BITS)?.as_mut();
+        match chunk.and_then(|chunk| chunk[page].as_mut()) {
+            Some(page) => page,
+            None => unreachable!("sparse page of slot {slot} is missing"),
         }
-        let (chunk, page) =
-            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
-        let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get_mut(chunk)?.as_mut()?
-        } else {
-            self.far.get_mut(&chunk)?
-        };
-        chunk[page].as_mut()
     }
 
-    /// Overwrites `slot`, whose page must exist (it holds, or held, a key of the set).
+    /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: usize, value: D) {
-        let page = match self.flat.get_mut(slot >> PAGE_BITS) {
-            Some(Some(page)) => page,
-            _ => match self.page_mut(slot) {
-                Some(page) => page,
-                None => unreachable!("sparse page of slot {slot} is missing"),
+        self.with_page(slot, |page| match page {
+            PageMut::Full(values) => values[offset_of(slot)] = value,
+            PageMut::Compact(compact) => match compact.position(offset_of(slot)) {
+                Some(index) => compact.values[index] = value,
+                None => unreachable!("slot {slot} of a compact page is not occupied"),
             },
-        };
-        page[slot & (PAGE_LEN - 1)] = value;
+        });
     }
 
-    /// The slot's entry, allocating its page (and directories) if they are missing.
+    /// Zeroes `slot`, whose page must exist. Never allocates.
     #[inline]
-    pub(crate) fn entry(&mut self, slot: usize) -> Result<&mut D, Error> {
-        let Self { flat, near, far, page_count } = self;
-        let holder = if slot < FLAT_LIMIT {
-            let page = slot >> PAGE_BITS;
-            if page >= flat.len() {
-                flat.try_reserve(page + 1 - flat.len())?;
-                flat.resize_with(page + 1, || None);
+    pub(crate) fn clear(&mut self, slot: usize) {
+        self.with_page(slot, |page| match page {
+            PageMut::Full(values) => values[offset_of(slot)] = D::ZERO,
+            PageMut::Compact(compact) => {
+                if let Some(index) = compact.position(offset_of(slot)) {
+                    compact.offsets[index] = VACANT;
+                    compact.values[index] = D::ZERO;
+                }
             }
-            &mut flat[page]
-        } else {
-            let (chunk, page) =
-                (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
-            &mut chunk_or_insert(near, far, chunk)?[page]
-        };
-        let page = match holder {
-            Some(page) => page,
-            missing @ None => {
-                let fresh = new_page::<D>()?;
-                *page_count += 1;
-                missing.insert(fresh)
-            }
-        };
-        Ok(&mut page[slot & (PAGE_LEN - 1)])
+        });
     }
 
-    /// Allocates every page covering slots `0..limit` (bounded sets).
-    pub(crate) fn allocate_below(&mut self, limit: usize) -> Result<(), Error> {
-        let mut slot = 0;
-        while slot < limit {
-            self.entry(slot)?;
-            slot = match slot.checked_add(PAGE_LEN) {
-                Some(next) => next,
-                None => break,
-            };
+    /// Gives the empty `slot` a non-zero value, allocating its page (and directories) or turning
+    /// a compact page full if needed.
+    #[inline]
+    pub(crate) fn insert(&mut self, slot: usize, value: D) -> Result<(), Error> {
+        let offset = offset_of(slot);
+        if slot >= FLAT_LIMIT {
+            return self.insert_beyond_flat(slot, value);
+        }
+        let number = slot >> PAGE_BITS;
+        if let Some(Some(page)) = self.flat.get_mut(number) {
+            page[offset] = value;
+            return Ok(());
+        }
+        if number >= self.flat.len() {
+            let grow = number + 1 - self.flat.len();
+            self.flat.try_reserve(grow)?;
+            self.flat_compact.try_reserve(grow)?;
+            self.flat.resize_with(number + 1, || None);
+            self.flat_compact.resize_with(number + 1, || None);
+        }
+        match &mut self.flat_compact[number] {
+            Some(compact) => {
+                if !compact[0].try_insert(offset, value) {
+                    let mut full = compact[0].to_full()?;
+                    full[offset] = value;
+                    self.flat[number] = Some(full);
+                    self.flat_compact[number] = None;
+                }
+            }
+            missing @ None => {
+                *missing = Some(try_box(Compact::with(offset, value))?);
+                self.page_count += 1;
+            }
         }
         Ok(())
     }
 
-    /// Releases every page whose slots are all zero, then every chunk left without pages, and
-    /// trims the directories.
+    #[cold]
+    #[inline(never)]
+    fn insert_beyond_flat(&mut self, slot: usize, value: D) -> Result<(), Error> {
+        let (chunk, page) =
+            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        match &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page] {
+            Some(page) => page.insert(offset_of(slot), value),
+            missing @ None => {
+                *missing = Some(Page::Compact(try_box(Compact::with(offset_of(slot), value))?));
+                self.page_count += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Allocates full pages covering slots `0..limit` (bounded sets), so that inserting below
+    /// `limit` never allocates.
+    pub(crate) fn allocate_full_below(&mut self, limit: usize) -> Result<(), Error> {
+        for page_start in (0..limit).step_by(PAGE_LEN) {
+            if page_start >= FLAT_LIMIT {
+                let (chunk, page) = (
+                    page_start >> (PAGE_BITS + CHUNK_BITS),
+                    (page_start >> PAGE_BITS) & (CHUNK_LEN - 1),
+                );
+                let holder = &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page];
+                match holder {
+                    Some(Page::Full(_)) => {}
+                    Some(Page::Compact(compact)) => {
+                        *holder = Some(Page::Full(compact[0].to_full()?));
+                    }
+                    None => {
+                        *holder = Some(Page::Full(new_full::<D>()?));
+                        self.page_count += 1;
+                    }
+                }
+                continue;
+            }
+            let number = page_start >> PAGE_BITS;
+            if number >= self.flat.len() {
+                self.flat.try_reserve(number + 1 - self.flat.len())?;
+                self.flat_compact.try_reserve(number + 1 - self.flat_compact.len())?;
+                self.flat.resize_with(number + 1, || None);
+                self.flat_compact.resize_with(number + 1, || None);
+            }
+            if self.flat[number].is_none() {
+                let full = if let Some(compact) = &self.flat_compact[number] {
+                    let full = compact[0].to_full()?;
+                    self.flat_compact[number] = None;
+                    full
+                } else {
+                    self.page_count += 1;
+                    new_full::<D>()?
+                };
+                self.flat[number] = Some(full);
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases every page whose slots are all zero, turns full pages with few slots in use
+    /// compact, drops chunks left without pages, and trims the directories.
     pub(crate) fn release_empty_pages(&mut self) {
         fn sweep<D: DenseIndex>(pages: &mut [Option<Page<D>>], released: &mut usize) -> bool {
             let mut any = false;
-            for page in pages {
-                if page.as_ref().is_some_and(|values| values.iter().all(|&value| value == D::ZERO))
-                {
-                    *page = None;
+            for holder in pages {
+                if holder.as_mut().is_some_and(|page| !page.compact()) {
+                    *holder = None;
                     *released += 1;
                 }
-                any |= page.is_some();
+                any |= holder.is_some();
             }
             any
         }
         let mut released = 0;
-        sweep(&mut self.flat, &mut released);
+        for (full, compact) in self.flat.iter_mut().zip(&mut self.flat_compact) {
+            if let Some(values) = full {
+                match values.iter().filter(|&&value| value != D::ZERO).count() {
+                    0 => {
+                        *full = None;
+                        released += 1;
+                    }
+                    occupied if occupied <= COMPACT_LEN => {
+                        *compact = Some(Box::new([Compact::from_full(values)]));
+                        *full = None;
+                    }
+                    _ => {}
+                }
+            } else if compact.as_ref().is_some_and(|page| page[0].len() == 0) {
+                *compact = None;
+                released += 1;
+            }
+        }
         for chunk in &mut self.near {
             if chunk.as_mut().is_some_and(|pages| !sweep(&mut pages[..], &mut released)) {
                 *chunk = None;
             }
         }
         self.far.retain(|_, pages| sweep(&mut pages[..], &mut released));
-        trim(&mut self.flat);
+        while matches!((self.flat.last(), self.flat_compact.last()), (Some(None), Some(None))) {
+            self.flat.pop();
+            self.flat_compact.pop();
+        }
+        self.flat.shrink_to_fit();
+        self.flat_compact.shrink_to_fit();
         trim(&mut self.near);
         self.page_count -= released;
     }
 
-    /// Calls `f` with the first slot of every allocated page and the page's values.
-    pub(crate) fn for_each_page(&self, mut f: impl FnMut(usize, &[D; PAGE_LEN])) {
-        for (number, page) in self.flat.iter().enumerate() {
-            if let Some(page) = page {
-                f(number << PAGE_BITS, page);
-            }
-        }
-        let near = self
-            .near
-            .iter()
-            .enumerate()
-            .filter_map(|(number, chunk)| Some((number, chunk.as_ref()?)));
-        for (number, chunk) in near.chain(self.far.iter().map(|(&number, chunk)| (number, chunk))) {
-            for (offset, page) in chunk.iter().enumerate() {
-                if let Some(page) = page {
-                    f((number << (PAGE_BITS + CHUNK_BITS)) | (offset << PAGE_BITS), page);
+    fn chunk_pages(&self) -> impl Iterator<Item = &Page<D>> {
+        let chunks = self.near.iter().flatten().chain(self.far.values());
+        chunks.flat_map(|chunk| chunk.iter()).flatten()
+    }
+
+    /// The number of non-zero slots (`len` of the set, by the invariant). Also checks that no
+    /// page number has both a full and a compact page.
+    pub(crate) fn occupied(&self) -> usize {
+        assert_eq!(self.flat.len(), self.flat_compact.len(), "flat directories differ in length");
+        let mut occupied = 0;
+        for (full, compact) in self.flat.iter().zip(&self.flat_compact) {
+            match (full, compact) {
+                (Some(values), None) => {
+                    occupied += values.iter().filter(|&&value| value != D::ZERO).count();
                 }
+                (None, Some(compact)) => occupied += compact[0].len(),
+                (None, None) => {}
+                (Some(_), Some(_)) => panic!("a page is both full and compact"),
             }
         }
+        occupied + self.chunk_pages().map(Page::occupied).sum::<usize>()
     }
 
     /// The number of allocated pages.
@@ -214,9 +498,14 @@ impl<D: DenseIndex> Pages<D> {
     /// Bytes held by the sparse side: pages, chunks and directories.
     pub(crate) fn allocated_bytes(&self) -> usize {
         let chunks = self.near.iter().flatten().count() + self.far.len();
-        self.page_count * size_of::<[D; PAGE_LEN]>()
+        let full = self.flat.iter().flatten().count();
+        let compact = self.flat_compact.iter().flatten().count();
+        full * size_of::<[D; PAGE_LEN]>()
+            + compact * size_of::<Compact<D>>()
+            + self.chunk_pages().map(Page::bytes).sum::<usize>()
             + chunks * size_of::<[Option<Page<D>>; CHUNK_LEN]>()
-            + self.flat.capacity() * size_of::<Option<Page<D>>>()
+            + self.flat.capacity() * size_of::<Option<Box<[D; PAGE_LEN]>>>()
+            + self.flat_compact.capacity() * size_of::<Option<Box<[Compact<D>; 1]>>>()
             + self.near.capacity() * size_of::<Option<Chunk<D>>>()
     }
 }
@@ -253,7 +542,15 @@ fn chunk_or_insert<'a, D: DenseIndex>(
     }
 }
 
-fn new_page<D: DenseIndex>() -> Result<Page<D>, Error> {
+/// Boxes `value`, reporting allocation failure instead of aborting.
+fn try_box<T>(value: T) -> Result<Box<[T; 1]>, Error> {
+    let mut storage = Vec::new();
+    storage.try_reserve_exact(1)?;
+    storage.push(value);
+    Ok(storage.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("one element")))
+}
+
+fn new_full<D: DenseIndex>() -> Result<Box<[D; PAGE_LEN]>, Error> {
     let mut values = Vec::new();
     values.try_reserve_exact(PAGE_LEN)?;
     values.resize(PAGE_LEN, D::ZERO);
@@ -277,11 +574,57 @@ fn new_chunk<D: DenseIndex>() -> Result<Chunk<D>, Error> {
 mod tests {
     use super::*;
 
+    fn insert_all(pages: &mut Pages<u32>, slots: &[usize]) {
+        for (value, &slot) in (1..).zip(slots) {
+            pages.insert(slot, value).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_page_starts_compact_and_turns_full_on_its_seventeenth_slot() {
+        let mut pages = Pages::<u32>::new();
+        let slots: Vec<usize> = (0..COMPACT_LEN).map(|i| i * 7).collect();
+        insert_all(&mut pages, &slots);
+        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
+        assert_eq!(
+            pages.allocated_bytes(),
+            size_of::<Compact<u32>>() + (pages.flat.capacity() + pages.flat_compact.capacity()) * 8
+        );
+        pages.insert(500, 99).unwrap();
+        assert!(pages.flat[0].is_some() && pages.flat_compact[0].is_none());
+        for (value, &slot) in (1..).zip(&slots) {
+            assert_eq!(pages.get(slot), value);
+        }
+        assert_eq!(pages.get(500), 99);
+        assert_eq!(pages.get(1), 0);
+        assert_eq!(pages.occupied(), COMPACT_LEN + 1);
+    }
+
+    #[test]
+    fn releasing_turns_sparse_full_pages_compact_and_drops_empty_ones() {
+        let mut pages = Pages::<u32>::new();
+        let slots: Vec<usize> = (0..100).collect();
+        insert_all(&mut pages, &slots);
+        pages.insert(5_000_000, 1).unwrap();
+        pages.insert(50_000_000, 1).unwrap();
+        for slot in 3..100 {
+            pages.clear(slot);
+        }
+        pages.clear(5_000_000);
+        pages.clear(50_000_000);
+        pages.release_empty_pages();
+        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
+        assert_eq!(pages.flat.len(), 1);
+        assert!(pages.near.is_empty());
+        assert_eq!(pages.page_count(), 1);
+        assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
+    }
+
     #[test]
     fn slots_far_apart_share_nothing_but_the_directories() {
         let mut pages = Pages::<u32>::new();
-        *pages.entry(0).unwrap() = 1;
-        *pages.entry(u32::MAX as usize).unwrap() = 2;
+        pages.insert(0, 1).unwrap();
+        pages.insert(u32::MAX as usize, 2).unwrap();
         assert_eq!(pages.get(0), 1);
         assert_eq!(pages.get(u32::MAX as usize), 2);
         assert_eq!(pages.get(PAGE_LEN), 0);
@@ -294,27 +637,27 @@ mod tests {
     fn the_flat_directory_ends_where_the_chunks_begin() {
         let mut pages = Pages::<u16>::new();
         for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN] {
-            *pages.entry(slot).unwrap() = 3;
+            pages.insert(slot, 3).unwrap();
         }
         assert_eq!(pages.flat.len(), FLAT_LIMIT >> PAGE_BITS);
         assert_eq!(pages.page_count(), 3);
         assert_eq!(pages.get(FLAT_LIMIT), 3);
         assert_eq!(pages.get(FLAT_LIMIT + 1), 0);
-        pages.set(FLAT_LIMIT + 1, 4);
-        assert_eq!(pages.get(FLAT_LIMIT + 1), 4);
+        pages.set(FLAT_LIMIT, 4);
+        assert_eq!(pages.get(FLAT_LIMIT), 4);
     }
 
     #[cfg(target_pointer_width = "64")]
     #[test]
     fn slots_beyond_32_bits_use_the_far_map() {
         let mut pages = Pages::<u8>::new();
-        *pages.entry(usize::MAX).unwrap() = 7;
-        *pages.entry(1 << 40).unwrap() = 8;
+        pages.insert(usize::MAX, 7).unwrap();
+        pages.insert(1 << 40, 8).unwrap();
         assert_eq!(pages.get(usize::MAX), 7);
         assert_eq!(pages.get(1 << 40), 8);
         assert_eq!(pages.get((1 << 40) + PAGE_LEN), 0);
         assert!(pages.near.is_empty() && pages.flat.is_empty());
-        pages.set(1 << 40, 0);
+        pages.clear(1 << 40);
         pages.release_empty_pages();
         assert_eq!(pages.page_count(), 1);
         assert_eq!(pages.far.len(), 1);
@@ -322,18 +665,13 @@ mod tests {
     }
 
     #[test]
-    fn releasing_empty_pages_trims_the_directories() {
-        let mut pages = Pages::<u16>::new();
-        *pages.entry(3).unwrap() = 1;
-        *pages.entry(5_000_000).unwrap() = 1;
-        *pages.entry(50_000_000).unwrap() = 1;
-        pages.set(5_000_000, 0);
-        pages.set(50_000_000, 0);
-        pages.release_empty_pages();
-        assert_eq!(pages.page_count(), 1);
-        assert_eq!(pages.flat.len(), 1);
-        assert!(pages.near.is_empty());
-        assert_eq!(pages.get(5_000_000), 0);
-        assert_eq!(pages.get(3), 1);
+    fn bounded_pages_are_full_from_the_start() {
+        let mut pages = Pages::<u8>::new();
+        pages.insert(3, 1).unwrap();
+        pages.allocate_full_below(3 * PAGE_LEN - 1).unwrap();
+        assert_eq!(pages.page_count(), 3);
+        assert!(pages.flat.iter().all(Option::is_some));
+        assert!(pages.flat_compact.iter().all(Option::is_none));
+        assert_eq!(pages.get(3), 1, "values survive the conversion");
     }
 }

@@ -204,7 +204,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let mut dense = Vec::new();
         dense.try_reserve_exact(capacity)?;
         let mut sparse = Pages::new();
-        sparse.allocate_below(key_limit)?;
+        sparse.allocate_full_below(key_limit)?;
         Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
@@ -451,7 +451,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let position = self.dense.len();
         self.check_room(slot)?;
         self.dense.try_reserve(1)?;
-        *self.sparse.entry(slot)? = D::from_usize(position + 1);
+        self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
         Ok((position, true))
     }
@@ -520,7 +520,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let removed = self.dense.swap_remove(index);
-        self.sparse.set(removed.sparse_index(), D::ZERO);
+        self.sparse.clear(removed.sparse_index());
         let moved = self.dense.get(index).map(|&key| {
             self.sparse.set(key.sparse_index(), D::from_usize(index + 1));
             Moved { key, from: self.dense.len() }
@@ -556,7 +556,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
-        self.sparse.set(key.sparse_index(), D::ZERO);
+        self.sparse.clear(key.sparse_index());
         Some(key)
     }
 
@@ -575,7 +575,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn truncate(&mut self, len: usize) {
         if let Some(removed) = self.dense.get(len..) {
             for key in removed {
-                self.sparse.set(key.sparse_index(), D::ZERO);
+                self.sparse.clear(key.sparse_index());
             }
             self.dense.truncate(len);
         }
@@ -600,7 +600,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Zeroes the slot of every key: the sparse half of emptying the set.
     fn reset_slots(&mut self) {
         for key in &self.dense {
-            self.sparse.set(key.sparse_index(), D::ZERO);
+            self.sparse.clear(key.sparse_index());
         }
     }
 
@@ -839,7 +839,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.sparse.release_empty_pages();
     }
 
-    /// The number of sparse pages allocated (each covers 512 consecutive slots).
+    /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
+    /// 16 keys is compact (about 100 bytes), a fuller one is a plain array (2 KiB with `u32`).
     ///
     /// Computes in **O(1)** time.
     ///
@@ -860,8 +861,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
-    /// let set: SparseSet<u32> = [0].into_iter().collect();
-    /// assert!(set.allocated_bytes() >= 512 * 4);
+    /// let few: SparseSet<u32> = (0..10).collect();
+    /// let many: SparseSet<u32> = (0..10_000).collect();
+    /// assert!(few.allocated_bytes() < 1024); // one compact page
+    /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
     /// ```
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
@@ -908,11 +911,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 "slot of key {key:?} does not point at its position {position}"
             );
         }
-        let mut occupied = 0;
-        self.sparse.for_each_page(|_, page| {
-            occupied += page.iter().filter(|&&value| value != D::ZERO).count();
-        });
-        assert_eq!(occupied, len, "slots that no key holds are not all zero");
+        assert_eq!(self.sparse.occupied(), len, "slots that no key holds are not all zero");
     }
 }
 
@@ -936,8 +935,18 @@ impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
 }
 
 impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
+    /// A copy of the set; a bounded set's copy is bounded alike and has its full capacity, so it
+    /// never allocates either.
     fn clone(&self) -> Self {
-        Self { sparse: self.sparse.clone(), dense: self.dense.clone(), bounds: self.bounds }
+        let dense = match self.bounds {
+            Some(bounds) => {
+                let mut dense = Vec::with_capacity(bounds.capacity);
+                dense.extend_from_slice(&self.dense);
+                dense
+            }
+            None => self.dense.clone(),
+        };
+        Self { sparse: self.sparse.clone(), dense, bounds: self.bounds }
     }
 }
 
