@@ -7,7 +7,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use sparse_set_core::SparseSet;
+use sparse_set_core::{SparseMap, SparseSet};
 
 struct Counting;
 
@@ -163,6 +163,21 @@ fn a_bounded_set_never_allocates_after_construction() {
             set.clear();
             set.shrink_to_fit();
             set.reserve(10);
+        }
+    });
+    assert_eq!(usage.calls, 0, "{usage:?}");
+
+    let (mut map, _) = measure(|| SparseMap::<u32, [f32; 4], u16>::bounded(1000, 100_000));
+    let ((), usage) = measure(|| {
+        for round in 0..3_u32 {
+            for i in 0..1000 {
+                map.insert((i * 97 + round) % 100_000, [0.0; 4]);
+            }
+            for i in 0..500 {
+                map.remove(i * 97 + round);
+            }
+            map.retain(|key, _| key % 3 == 0);
+            map.clear();
         }
     });
     assert_eq!(usage.calls, 0, "{usage:?}");
