@@ -43,16 +43,40 @@ pub trait Storage {
     /// The key index: which keys are stored, at which dense positions.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// assert!(Storage::as_sparse_set(&map).contains(4));
+    /// ```
     fn as_sparse_set(&self) -> &SparseSet<Self::Key, Self::Dense>;
 
     /// The key and value at dense position `index`.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a'), (9, 'b')].into_iter().collect();
+    /// assert_eq!(Storage::get_index(&map, 1), Some((9, &'b')));
+    /// ```
     fn get_index(&self, index: usize) -> Option<(Self::Key, Self::Ref<'_>)>;
 
     /// The key and mutable value at dense position `index`.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// if let Some((_, value)) = Storage::get_index_mut(&mut map, 0) {
+    ///     *value = 'z';
+    /// }
+    /// assert_eq!(map[4], 'z');
+    /// ```
     fn get_index_mut(&mut self, index: usize) -> Option<(Self::Key, Self::Mut<'_>)>;
 
     /// Stores `value` under `key`; returns the value it replaced.
@@ -62,16 +86,39 @@ pub trait Storage {
     /// # Panics
     ///
     /// As the storage's inherent `insert`.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// assert_eq!(Storage::insert(&mut map, 4, 'a'), None);
+    /// assert_eq!(Storage::insert(&mut map, 4, 'b'), Some('a'));
+    /// ```
     fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value>;
 
     /// Removes `key` by swap-remove; returns its value.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a'), (5, 'b')].into_iter().collect();
+    /// assert_eq!(Storage::remove(&mut map, 4), Some('a'));
+    /// assert_eq!(map.keys(), &[5]);
+    /// ```
     fn remove(&mut self, key: Self::Key) -> Option<Self::Value>;
 
     /// The number of stored values.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// assert_eq!(Storage::len(&map), 1);
+    /// ```
     fn len(&self) -> usize {
         self.as_sparse_set().len()
     }
@@ -79,6 +126,12 @@ pub trait Storage {
     /// Whether nothing is stored.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// assert!(Storage::is_empty(&SparseMap::<u32, char>::new()));
+    /// ```
     fn is_empty(&self) -> bool {
         self.as_sparse_set().is_empty()
     }
@@ -86,6 +139,13 @@ pub trait Storage {
     /// The keys in dense order.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// assert_eq!(Storage::keys(&map), &[4, 2]);
+    /// ```
     fn keys(&self) -> &[Self::Key] {
         self.as_sparse_set().as_slice()
     }
@@ -93,6 +153,13 @@ pub trait Storage {
     /// Whether `key` is stored.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// assert!(Storage::contains_key(&map, 4));
+    /// ```
     fn contains_key(&self, key: Self::Key) -> bool {
         self.as_sparse_set().contains(key)
     }
@@ -100,6 +167,13 @@ pub trait Storage {
     /// The dense position of `key`.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// assert_eq!(Storage::get_index_of(&map, 2), Some(1));
+    /// ```
     fn get_index_of(&self, key: Self::Key) -> Option<usize> {
         self.as_sparse_set().get_index_of(key)
     }
@@ -107,6 +181,13 @@ pub trait Storage {
     /// The value stored under `key`.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// assert_eq!(Storage::get(&map, 4), Some(&'a'));
+    /// ```
     fn get(&self, key: Self::Key) -> Option<Self::Ref<'_>> {
         let index = self.get_index_of(key)?;
         self.get_index(index).map(|(_, value)| value)
@@ -115,6 +196,14 @@ pub trait Storage {
     /// The value stored under `key`, mutably.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// *Storage::get_mut(&mut map, 4).unwrap() = 'b';
+    /// assert_eq!(map[4], 'b');
+    /// ```
     fn get_mut(&mut self, key: Self::Key) -> Option<Self::Mut<'_>> {
         let index = self.get_index_of(key)?;
         self.get_index_mut(index).map(|(_, value)| value)
