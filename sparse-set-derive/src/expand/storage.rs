@@ -219,8 +219,21 @@ fn methods(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[track_caller]
             pub fn insert(&mut self, key: #k, value: #value) -> #option<#value> {
-                match self.try_insert(key, value) {
-                    #result::Ok(__replaced) => __replaced,
+                self.insert_full(key, value).1
+            }
+
+            /// Stores `value` under `key`; returns its dense position and the value it replaced.
+            ///
+            /// Computes in **O(1)** amortised time.
+            ///
+            /// # Panics
+            ///
+            /// With the message of the error [`try_insert`](Self::try_insert) would return.
+            #[inline]
+            #[track_caller]
+            pub fn insert_full(&mut self, key: #k, value: #value) -> (#usize, #option<#value>) {
+                match self.try_insert_full(key, value) {
+                    #result::Ok(__inserted) => __inserted,
                     #result::Err(__error) => ::core::panic!("{}", __error),
                 }
             }
@@ -240,6 +253,24 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// unchanged and `value` is dropped.
             #[inline]
             pub fn try_insert(&mut self, key: #k, value: #value) -> #result<#option<#value>, #p::Error> {
+                match self.try_insert_full(key, value) {
+                    #result::Ok((_, __replaced)) => #result::Ok(__replaced),
+                    #result::Err(__error) => #result::Err(__error),
+                }
+            }
+
+            /// The fallible twin of [`insert_full`](Self::insert_full).
+            ///
+            /// Computes in **O(1)** amortised time.
+            ///
+            /// # Errors
+            ///
+            /// As [`try_insert`](Self::try_insert); the storage is then unchanged.
+            pub fn try_insert_full(
+                &mut self,
+                key: #k,
+                value: #value,
+            ) -> #result<(#usize, #option<#value>), #p::Error> {
                 let #ident { #(#members: #bindings,)* } = value;
                 // A bounded storage has its room already; reserving there could allocate.
                 if self.#keys.key_limit().is_none() {
@@ -248,11 +279,11 @@ fn methods(input: &Input<'_>) -> TokenStream {
                 let (__index, __new) = self.#keys.try_insert(key)?;
                 if __new && __index == self.#first.len() {
                     #(self.#columns.push(#bindings);)*
-                    #result::Ok(#option::None)
+                    #result::Ok((__index, #option::None))
                 } else {
-                    #result::Ok(#option::Some(#ident {
+                    #result::Ok((__index, #option::Some(#ident {
                         #(#members: ::core::mem::replace(&mut self.#columns[__index], #bindings),)*
-                    }))
+                    })))
                 }
             }
 
@@ -318,6 +349,25 @@ fn methods(input: &Input<'_>) -> TokenStream {
                 #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
             }
 
+            /// The key and element stored under `key`.
+            ///
+            /// Computes in **O(1)** time.
+            #[inline]
+            pub fn get_key_value(&self, key: #k) -> #option<(#k, #ref_ty)> {
+                let __index = self.#keys.get_index_of(key)?;
+                self.get_index(__index)
+            }
+
+            /// The dense position, key and element stored under `key`.
+            ///
+            /// Computes in **O(1)** time.
+            #[inline]
+            pub fn get_full(&self, key: #k) -> #option<(#usize, #k, #ref_ty)> {
+                let __index = self.#keys.get_index_of(key)?;
+                let (__key, __value) = self.get_index(__index)?;
+                #option::Some((__index, __key, __value))
+            }
+
             /// The key and element at dense position `index`.
             ///
             /// Computes in **O(1)** time.
@@ -373,7 +423,8 @@ fn methods(input: &Input<'_>) -> TokenStream {
             }
 
             /// Keeps only the elements for which `keep` returns `true`, visiting each exactly once
-            /// in dense order; kept elements keep their relative order.
+            /// in dense order; `keep` may change the element. Kept elements keep their relative
+            /// order.
             ///
             /// If `keep` panics, nothing has been removed yet and the storage is consistent (in
             /// some order). If a field's `Drop` panics, every column is still truncated.
@@ -381,13 +432,13 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// Computes in **O(len)** time.
             pub fn retain<__F>(&mut self, mut keep: __F)
             where
-                __F: ::core::ops::FnMut(&#k, #mut_ty) -> #bool,
+                __F: ::core::ops::FnMut(#k, #mut_ty) -> #bool,
             {
                 let __len = self.#keys.len();
                 let mut __kept: #usize = 0;
                 for __read in 0..__len {
                     let __key = self.#keys.as_slice()[__read];
-                    if keep(&__key, #muts { #(#members: &mut self.#columns[__read],)* }) {
+                    if keep(__key, #muts { #(#members: &mut self.#columns[__read],)* }) {
                         if __kept != __read {
                             self.#keys.swap_indices(__kept, __read);
                             #(self.#columns.swap(__kept, __read);)*
@@ -407,6 +458,38 @@ fn methods(input: &Input<'_>) -> TokenStream {
             pub fn clear(&mut self) {
                 self.#keys.clear();
                 #p::truncate_columns(0, &mut [#(&mut self.#columns),*]);
+            }
+
+            /// Keeps the first `len` elements in dense order and drops the rest; nothing else
+            /// moves. Does nothing if `len >= self.len()`.
+            ///
+            /// If a field's `Drop` panics, every column is still truncated.
+            ///
+            /// Computes in **O(removed elements)** time.
+            pub fn truncate(&mut self, len: #usize) {
+                self.#keys.truncate(len);
+                #p::truncate_columns(len, &mut [#(&mut self.#columns),*]);
+            }
+
+            /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
+            ///
+            /// Computes in **O(1)** time.
+            ///
+            /// # Panics
+            ///
+            /// If `a` or `b` is out of bounds; the storage is then unchanged.
+            #[track_caller]
+            pub fn swap_indices(&mut self, a: #usize, b: #usize) {
+                let __len = self.#keys.len();
+                ::core::assert!(
+                    a < __len && b < __len,
+                    "swap_indices({}, {}) out of bounds for length {}",
+                    a,
+                    b,
+                    __len,
+                );
+                self.#keys.swap_indices(a, b);
+                #(self.#columns.swap(a, b);)*
             }
 
             /// Sorts the elements (stably) with a comparator of two keys and elements; keys and
@@ -454,6 +537,46 @@ fn methods(input: &Input<'_>) -> TokenStream {
                 };
                 self.#keys.apply_permutation(&__permutation);
                 #(__permutation.apply(self.#columns.as_mut_slice());)*
+            }
+
+            /// Sorts the elements (unstably) with a comparator of two keys and elements; keys and
+            /// every column move together through one permutation, as in
+            /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+            ///
+            /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+            pub fn sort_unstable_by<__F>(&mut self, mut compare: __F)
+            where
+                __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
+            {
+                let __order = {
+                    let __keys = self.#keys.as_slice();
+                    let mut __order: #p::Vec<#usize> = #p::Vec::with_capacity(__keys.len());
+                    ::core::iter::Extend::extend(&mut __order, 0..__keys.len());
+                    __order.sort_unstable_by(|&__a, &__b| {
+                        compare(
+                            &__keys[__a],
+                            #refs { #(#members: &self.#columns[__a],)* },
+                            &__keys[__b],
+                            #refs { #(#members: &self.#columns[__b],)* },
+                        )
+                    });
+                    __order
+                };
+                if let #option::Some(__permutation) = #p::Permutation::from_vec(__order) {
+                    self.#keys.apply_permutation(&__permutation);
+                    #(__permutation.apply(self.#columns.as_mut_slice());)*
+                }
+            }
+
+            /// Sorts the elements by key, ascending; every column moves along.
+            ///
+            /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+            pub fn sort_keys(&mut self)
+            where
+                for<'__b> #k: ::core::cmp::Ord,
+            {
+                // Keys are unique, so the unstable sort gives the one ascending order.
+                self.sort_unstable_by(|__a, _, __b, _| ::core::cmp::Ord::cmp(__a, __b));
             }
 
             /// Checks the storage's invariants: those of the key index, and that every column has
