@@ -1,0 +1,213 @@
+//! The generated code compiles in hostile surroundings: no implicit prelude, user types named
+//! like the prelude's, a re-exported runtime, and the user's strictest lints; and every shape of
+//! struct works (generics, lifetimes, const generics, `where` clauses, tuple structs, raw
+//! identifiers, one field, renamed accessors).
+
+#![deny(warnings, missing_docs, clippy::pedantic)]
+
+/// Generated code must name nothing through the prelude, and must not be confused by user types
+/// that shadow its names.
+#[no_implicit_prelude]
+pub mod no_prelude {
+    /// Shadows `core::option::Option`.
+    pub struct Option;
+    /// Shadows `Some`.
+    pub struct Some;
+    /// Shadows `None`.
+    pub struct None;
+    /// Shadows `Vec`.
+    pub struct Vec;
+    /// Shadows `Result`.
+    pub struct Result;
+    /// Shadows `Ok`.
+    pub struct Ok;
+    /// Shadows `Err`.
+    pub struct Err;
+    /// Shadows `Box`.
+    pub struct Box;
+    /// Shadows `Iterator`.
+    pub struct Iterator;
+    /// Shadows `Default`.
+    pub struct Default;
+    /// Shadows `Clone`.
+    pub struct Clone;
+    /// Shadows the crate `core` by a module of the same name.
+    pub mod core {}
+    /// Shadows the crate `alloc`.
+    pub mod alloc {}
+    /// Shadows the runtime's name.
+    pub mod sparse_soa {}
+
+    /// A component in a module without a prelude.
+    #[derive(::sparse_soa::SparseSoa, ::core::clone::Clone, ::core::fmt::Debug, ::core::cmp::PartialEq)]
+    pub struct Position {
+        /// Horizontal.
+        pub x: f32,
+        /// Vertical.
+        pub y: f32,
+    }
+
+    /// Exercises the generated API where nothing is in scope.
+    ///
+    /// # Panics
+    ///
+    /// If a clone differs from its original.
+    #[must_use]
+    pub fn exercise() -> usize {
+        let mut positions = PositionSoa::new();
+        positions.insert(1, Position { x: 1.0, y: 2.0 });
+        positions.insert(2, Position { x: 3.0, y: 4.0 });
+        let _ = positions.remove(1);
+        positions.retain(|_, _| true);
+        positions.sort_by(|a, _, b, _| ::core::cmp::Ord::cmp(a, b));
+        let copy = ::core::clone::Clone::clone(&positions);
+        ::core::assert!(copy == positions);
+        positions.len()
+    }
+}
+
+/// A crate that re-exports the runtime under another path, and derives through it.
+pub mod reexport {
+    /// The runtime, as a dependent crate would re-export it.
+    pub use ::sparse_soa as runtime;
+
+    /// Derived with `crate = ...`.
+    #[derive(runtime::SparseSoa)]
+    #[sparse_soa(crate = crate::reexport::runtime)]
+    pub struct Mass {
+        /// Kilograms.
+        pub kg: f64,
+    }
+
+    /// Derived with `crate = "..."`.
+    #[derive(runtime::SparseSoa)]
+    #[sparse_soa(crate = "crate::reexport::runtime")]
+    pub struct Charge(pub f64);
+}
+
+/// Every generic shape at once: a lifetime, a bounded type parameter with a default, a const
+/// generic with a default, and a `where` clause.
+#[derive(sparse_soa::SparseSoa)]
+pub struct Labelled<'s, T: Copy = u8, const N: usize = 2>
+where
+    T: core::fmt::Debug,
+{
+    /// Borrowed.
+    pub name: &'s str,
+    /// Generic.
+    pub data: [T; N],
+    /// A type that mentions no parameter.
+    pub id: u64,
+}
+
+/// A lifetime named `'a` forces the generated views to pick another.
+#[derive(sparse_soa::SparseSoa, Debug)]
+pub struct Borrowed<'a, 'b> {
+    /// One borrow.
+    pub first: &'a str,
+    /// Another.
+    pub second: &'b [u8],
+}
+
+/// A generic parameter without bounds, and a field type that lacks every optional trait.
+#[derive(sparse_soa::SparseSoa)]
+pub struct Wrapper<T> {
+    /// Anything.
+    pub inner: T,
+    /// Neither `Debug`, `Clone` nor `PartialEq`.
+    pub opaque: Opaque,
+}
+
+/// Implements nothing.
+pub struct Opaque;
+
+/// A tuple struct: columns `column_0`, `column_1`, and a renamed third.
+#[derive(sparse_soa::SparseSoa, Debug, PartialEq)]
+pub struct Triple(pub u8, pub u16, #[sparse_soa(rename = "third")] pub u32);
+
+/// Raw identifiers as fields, and fields named like generated methods, renamed.
+#[derive(sparse_soa::SparseSoa)]
+pub struct Awkward {
+    /// A keyword.
+    pub r#type: u8,
+    /// Would collide with `len()`.
+    #[sparse_soa(rename = "length")]
+    pub len: f32,
+    /// Would collide with `get()` and `get_mut()`.
+    #[sparse_soa(rename = "value")]
+    pub get: i32,
+    /// Would collide with `keys()`.
+    #[sparse_soa(rename = "labels")]
+    pub keys: u16,
+    /// Shadows nothing; `match` needs `r#`.
+    #[sparse_soa(rename = "r#match")]
+    pub matched: bool,
+}
+
+/// One field; private fields; private struct.
+#[derive(sparse_soa::SparseSoa)]
+struct Lonely {
+    only: u8,
+}
+
+/// Pins down how the shapes work.
+#[test]
+fn shapes() {
+    assert_eq!(no_prelude::exercise(), 1);
+
+    let mut masses = reexport::MassSoa::new();
+    masses.insert(3, reexport::Mass { kg: 2.0 });
+    assert_eq!(masses.kg(), &[2.0]);
+    let mut charges = reexport::ChargeSoa::new();
+    charges.insert(3, reexport::Charge(-1.0));
+    assert_eq!(charges.column_0(), &[-1.0]);
+
+    let text = String::from("held");
+    let mut labelled: LabelledSoa<'_> = LabelledSoa::new();
+    labelled.insert(1, Labelled { name: &text, data: [1, 2], id: 7 });
+    assert_eq!(labelled.name(), &["held"]);
+    assert_eq!(labelled.get(1).map(|value| *value.data), Some([1, 2]));
+    let mut wide: LabelledSoa<'_, i64, 3> = LabelledSoa::new();
+    wide.insert(1, Labelled { name: "w", data: [1, 2, 3], id: 0 });
+    assert_eq!(wide.data_mut()[0][2], 3);
+
+    let bytes = [1_u8, 2];
+    let mut borrowed = BorrowedSoa::new();
+    borrowed.insert(4, Borrowed { first: "one", second: &bytes });
+    let view = borrowed.get(4).unwrap();
+    assert_eq!((*view.first, *view.second), ("one", &bytes[..]));
+    assert_eq!(format!("{borrowed:?}"), "{4: Borrowed { first: \"one\", second: [1, 2] }}");
+
+    let mut wrapped = WrapperSoa::new();
+    wrapped.insert(0, Wrapper { inner: String::from("s"), opaque: Opaque });
+    assert_eq!(wrapped.inner(), &["s"]);
+    assert_eq!(wrapped.opaque().len(), 1);
+
+    let mut triples = TripleSoa::new();
+    triples.insert(9, Triple(1, 2, 3));
+    assert_eq!((triples.column_0(), triples.column_1(), triples.third()), (&[1][..], &[2][..], &[3][..]));
+    let columns = triples.columns_mut();
+    columns.column_0[0] += 1;
+    columns.third[0] += u32::from(columns.column_1[0]);
+    let view = triples.get(9).unwrap();
+    assert_eq!((*view.0, *view.1, *view.2), (2, 2, 5));
+    assert_eq!(triples.remove(9), Some(Triple(2, 2, 5)));
+
+    let mut awkward = AwkwardSoa::new();
+    awkward.insert(1, Awkward { r#type: 1, len: 2.0, get: 3, keys: 4, matched: true });
+    assert_eq!(awkward.r#type(), &[1]);
+    assert_eq!(awkward.type_mut(), &mut [1]);
+    assert_eq!(awkward.length(), &[2.0]);
+    assert_eq!(awkward.value(), &[3]);
+    assert_eq!(awkward.labels(), &[4]);
+    assert_eq!(awkward.r#match(), &[true]);
+    assert_eq!(awkward.match_mut(), &mut [true]);
+    assert_eq!(awkward.len(), 1);
+    let view = awkward.get(1).unwrap();
+    assert_eq!((*view.r#type, *view.len, *view.get, *view.keys), (1, 2.0, 3, 4));
+
+    let mut lonely = LonelySoa::new();
+    lonely.insert(0, Lonely { only: 5 });
+    assert_eq!(lonely.only(), &[5]);
+    assert_eq!(lonely.remove(0).map(|value| value.only), Some(5));
+}
