@@ -4,6 +4,11 @@
 //! Prints a Markdown table and, if `SPARSE_SOA_MEMORY_OUT` names a file, writes the same rows there
 //! as tab-separated values (`pattern`, `contender`, `live elements`, `bytes`) for the results page.
 
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "benchmark values are made from keys and counts; their exact value does not matter"
+)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -11,8 +16,8 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use slotmap::{DefaultKey, SecondaryMap, SparseSecondaryMap};
-use sparse_soa::{SparseMap, SparseSet};
-use sparse_soa_bench::{BenchMap, Bevy, Fx, Position, Rng, SEED, VecOption};
+use sparse_soa::SparseMap;
+use sparse_soa_bench::{BenchMap, Bevy, Fx, Position, PositionSoa, Rng, SEED, VecOption};
 
 /// Counts the bytes currently allocated through it.
 struct Counting;
@@ -89,6 +94,7 @@ fn held<M: BenchMap<Position>>(keys: &[u32]) -> (usize, usize) {
 macro_rules! each_map {
     ($rows:ident, $pattern:expr, $keys:expr, $max_key:expr) => {{
         measure::<SparseMap<u32, Position>>(&mut $rows, $pattern, $keys, $max_key);
+        measure::<PositionSoa>(&mut $rows, $pattern, $keys, $max_key);
         measure::<Bevy<Position>>(&mut $rows, $pattern, $keys, $max_key);
         measure::<HashMap<u32, Position>>(&mut $rows, $pattern, $keys, $max_key);
         measure::<Fx<Position>>(&mut $rows, $pattern, $keys, $max_key);
@@ -138,7 +144,7 @@ fn after_removal<M: BenchMap<Position>>(rows: &mut Vec<Row>, shrink: Option<fn(&
     let elements = map.count();
     assert_eq!(elements, kept.len());
     let unshrunk = live() - before;
-    let shrunk = shrink.map(|shrink| {
+    let after_shrink = shrink.map(|shrink| {
         shrink(&mut map);
         live() - before
     });
@@ -149,45 +155,13 @@ fn after_removal<M: BenchMap<Position>>(rows: &mut Vec<Row>, shrink: Option<fn(&
         elements,
         bytes: Some(unshrunk),
     });
-    rows.push(Row { pattern: "0..1M, 99% removed, shrunk", contender, elements, bytes: shrunk });
-    black_box(&map);
-}
-
-/// The sparse-soa storage as the derive lays it out: a `SparseSet` index beside one column.
-fn set_and_column_after_removal(rows: &mut Vec<Row>) {
-    let (kept, removed) = survivors();
-    let before = live();
-    let mut set = SparseSet::<u32>::new();
-    let mut column = Vec::new();
-    for key in 0..1_000_000 {
-        set.insert(key);
-        column.push(Position::from_key(key));
-    }
-    for &key in &removed {
-        if let Some(info) = set.remove_with_info(key) {
-            column.swap_remove(info.index);
-        }
-    }
-    assert_eq!(set.len(), kept.len());
-    let unshrunk = live() - before;
-    set.shrink_to_fit();
-    column.shrink_to_fit();
-    let shrunk = live() - before;
-    let name = "sparse-soa (set + column)".to_owned();
-    let elements = set.len();
-    rows.push(Row {
-        pattern: "0..1M, 99% removed",
-        contender: name.clone(),
-        elements,
-        bytes: Some(unshrunk),
-    });
     rows.push(Row {
         pattern: "0..1M, 99% removed, shrunk",
-        contender: name,
+        contender,
         elements,
-        bytes: Some(shrunk),
+        bytes: after_shrink,
     });
-    black_box((&set, &column));
+    black_box(&map);
 }
 
 fn main() {
@@ -233,8 +207,8 @@ fn main() {
     );
     measure::<VecOption<Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
 
-    after_removal::<SparseMap<u32, Position>>(&mut rows, None);
-    set_and_column_after_removal(&mut rows);
+    after_removal::<SparseMap<u32, Position>>(&mut rows, Some(SparseMap::shrink_to_fit));
+    after_removal::<PositionSoa>(&mut rows, Some(PositionSoa::shrink_to_fit));
     after_removal::<Bevy<Position>>(&mut rows, None);
     after_removal::<HashMap<u32, Position>>(&mut rows, Some(HashMap::shrink_to_fit));
     after_removal::<Fx<Position>>(&mut rows, Some(|map| map.0.shrink_to_fit()));

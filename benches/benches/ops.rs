@@ -4,17 +4,28 @@
 //! `fxhashmap`, …); `benches/README.md` lists them all. `SPARSE_SOA_BENCH_MODE=quick` shortens
 //! every measurement and skips the 1,000,000-element sizes; `full` (the default) runs everything.
 
+#![allow(
+    clippy::extra_unused_type_parameters,
+    reason = "every workload takes the value type, so that one macro can call them all"
+)]
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "benchmark values are made from keys and counts; their exact value does not matter"
+)]
+
 use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
-use slotmap::{DefaultKey, SecondaryMap, SparseSecondaryMap};
-use sparse_soa::SparseMap;
+use slotmap::{DefaultKey, DenseSlotMap, SecondaryMap, SparseSecondaryMap};
+use soa_derive::StructOfArray;
+use sparse_soa::{Entities, Entity, SparseMap, SparseSoa};
 use sparse_soa_bench::{
-    BenchMap, Bevy, Fx, Position, SEED, VecOption, dense_ascending, random_permutation,
-    step_ascending, step_descending,
+    BenchMap, Bevy, Big, BigSoa, Fx, Named, NamedSoa, Position, PositionSoa, Rng, SEED,
+    SetAndColumn, VecOption, Visit, dense_ascending, random_permutation, step_ascending,
+    step_descending,
 };
 
 /// The element count of every workload.
@@ -50,6 +61,7 @@ fn group<'a>(
 macro_rules! for_each_map {
     ($body:ident, $v:ty, $($arg:expr),*) => {{
         $body::<SparseMap<u32, $v>, $v>($($arg),*);
+        $body::<<$v as Derived>::Soa, $v>($($arg),*);
         $body::<Bevy<$v>, $v>($($arg),*);
         $body::<HashMap<u32, $v>, $v>($($arg),*);
         $body::<Fx<$v>, $v>($($arg),*);
@@ -58,6 +70,21 @@ macro_rules! for_each_map {
         $body::<SecondaryMap<DefaultKey, $v>, $v>($($arg),*);
         $body::<SparseSecondaryMap<DefaultKey, $v>, $v>($($arg),*);
     }};
+}
+
+/// The derived storage of a value type.
+trait Derived {
+    type Soa;
+}
+impl Derived for Position {
+    type Soa = PositionSoa;
+}
+impl Derived for Named {
+    type Soa = NamedSoa;
+}
+impl Derived for f32 {
+    // `f32` has no derived storage; the one-column storage is the same layout.
+    type Soa = SetAndColumn<f32>;
 }
 
 fn filled<M: BenchMap<V>, V>(keys: &[u32], make: impl Fn(u32) -> V) -> M {
@@ -120,8 +147,8 @@ fn get_keys<M: BenchMap<Position>>(
         b.iter(|| {
             let mut sum = 0.0_f32;
             for &key in probes {
-                if let Some(position) = map.lookup(black_box(key)) {
-                    sum += position.x;
+                if let Some(x) = map.x_of(black_box(key)) {
+                    sum += x;
                 }
             }
             sum
@@ -185,5 +212,592 @@ fn lookups(c: &mut Criterion) {
     g.finish();
 }
 
-criterion::criterion_group!(benches, insert, lookups);
+// ---------------------------------------------------------------------------------------------
+// 1b. insert and remove of a value that owns heap memory
+
+fn insert_named(c: &mut Criterion) {
+    let keys = random_permutation(N, SEED);
+    let values: Vec<Named> = keys.iter().map(|&k| Named::from_key(k)).collect();
+    let mut g = group(c, "insert_string", N, N);
+    for_each_map!(insert_into, Named, &mut g, &keys, &values);
+    g.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. update
+
+fn update_existing<M: BenchMap<Position>, V>(group: &mut BenchmarkGroup<'_, WallTime>, size: u32) {
+    let mut map: M = filled(&dense_ascending(size), Position::from_key);
+    let probes = random_permutation(size, SEED);
+    group.bench_function(M::NAME, |b| {
+        b.iter(|| {
+            for &key in &probes {
+                map.add_x(black_box(key), 1.0);
+            }
+        });
+    });
+}
+
+fn update(c: &mut Criterion) {
+    let mut g = group(c, "update", N, N);
+    for_each_map!(update_existing, Position, &mut g, N);
+    g.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. remove
+
+fn remove_all<M: BenchMap<V>, V: Clone>(group: &mut BenchmarkGroup<'_, WallTime>, values: &[V]) {
+    let size = u32::try_from(values.len()).expect("small");
+    let stored = dense_ascending(size);
+    let probes = random_permutation(size, SEED);
+    group.bench_function(M::NAME, |b| {
+        b.iter_batched(
+            || {
+                let mut map = M::empty();
+                for (&key, value) in stored.iter().zip(values) {
+                    map.put(key, value.clone());
+                }
+                (map, Vec::with_capacity(probes.len()))
+            },
+            |(mut map, mut out)| {
+                for &key in &probes {
+                    if let Some(value) = map.take(key) {
+                        out.push(value);
+                    }
+                }
+                (map, out)
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+/// Structs of 1, 4 and 8 `f32` fields, derived: `remove_with_info` moves every column.
+#[derive(SparseSoa, Clone, Copy, Default)]
+struct Fields1 {
+    a: f32,
+}
+
+#[derive(SparseSoa, Clone, Copy, Default)]
+struct Fields4 {
+    a: f32,
+    b: f32,
+    c: f32,
+    d: f32,
+}
+
+#[derive(SparseSoa, Clone, Copy, Default)]
+struct Fields8 {
+    a: f32,
+    b: f32,
+    c: f32,
+    d: f32,
+    e: f32,
+    f: f32,
+    g: f32,
+    h: f32,
+}
+
+macro_rules! remove_with_info_of {
+    ($group:expr, $storage:ident, $value:expr, $name:literal) => {{
+        let stored = dense_ascending(N);
+        let probes = random_permutation(N, SEED);
+        $group.bench_function($name, |b| {
+            b.iter_batched(
+                || {
+                    let mut storage = $storage::new();
+                    for &key in &stored {
+                        storage.insert(key, $value(key as f32));
+                    }
+                    storage
+                },
+                |mut storage| {
+                    let mut sum = 0.0;
+                    for &key in &probes {
+                        if let Some((value, removed)) = storage.remove_with_info(key) {
+                            sum += value.a + removed.index as f32;
+                        }
+                    }
+                    (storage, sum)
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }};
+}
+
+fn remove(c: &mut Criterion) {
+    let positions: Vec<Position> = (0..N).map(Position::from_key).collect();
+    let mut g = group(c, "remove", N, N);
+    for_each_map!(remove_all, Position, &mut g, &positions);
+    g.finish();
+    let named: Vec<Named> = (0..N).map(Named::from_key).collect();
+    let mut g = group(c, "remove_string", N, N);
+    for_each_map!(remove_all, Named, &mut g, &named);
+    g.finish();
+    // One group, one function per field count: the cost of keeping C columns in lockstep.
+    let mut g = group(c, "remove_with_info", N, N);
+    remove_with_info_of!(g, Fields1Soa, |v| Fields1 { a: v }, "sparse-soa-1-field");
+    remove_with_info_of!(
+        g,
+        Fields4Soa,
+        |v| Fields4 { a: v, b: v, c: v, d: v },
+        "sparse-soa-4-fields"
+    );
+    remove_with_info_of!(
+        g,
+        Fields8Soa,
+        |v| Fields8 { a: v, b: v, c: v, d: v, e: v, f: v, g: v, h: v },
+        "sparse-soa-8-fields"
+    );
+    g.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. iterate
+
+/// The two-column struct, derived by sparse-soa (the `soa_derive` twin is `Particle`: both derives
+/// generate a `…Ref` type, so one struct cannot carry both).
+#[derive(SparseSoa, Clone, Copy, Debug, Default)]
+struct Body {
+    x: f32,
+    vx: f32,
+}
+
+#[derive(StructOfArray, Clone, Copy, Debug, Default)]
+struct Particle {
+    x: f32,
+    vx: f32,
+}
+
+#[derive(StructOfArray, Clone, Copy, Debug, Default)]
+struct Wide {
+    x: f32,
+    rest: [f32; 15],
+}
+
+/// Sums into eight independent accumulators, so the loop is bound by memory and loads rather
+/// than by the latency of one chain of float additions. Every contender goes through this same
+/// function.
+#[inline]
+fn sum<'a>(mut values: impl Iterator<Item = &'a f32>) -> f32 {
+    let mut lanes = [0.0_f32; 8];
+    'outer: loop {
+        for lane in &mut lanes {
+            match values.next() {
+                Some(&x) => *lane += x,
+                None => break 'outer,
+            }
+        }
+    }
+    lanes.iter().sum()
+}
+
+fn iterate_sum(c: &mut Criterion, size: u32) {
+    let keys = dense_ascending(size);
+    let mut g = group(c, "iter_sum_f32", size, size);
+    let soa: PositionSoa =
+        keys.iter().map(|&k| (k, Position { x: k as f32, y: 0.0, z: 0.0 })).collect();
+    g.bench_function("sparse-soa", |b| b.iter(|| sum(black_box(&soa).x().iter())));
+    let map: SparseMap<u32, f32> = filled(&keys, |k| k as f32);
+    g.bench_function("sparse-soa-map", |b| b.iter(|| sum(black_box(map.values()).iter())));
+    let plain: Vec<f32> = keys.iter().map(|&k| k as f32).collect();
+    g.bench_function("vec-f32", |b| b.iter(|| sum(black_box(&plain).iter())));
+    let bevy: Bevy<f32> = filled(&keys, |k| k as f32);
+    g.bench_function("bevy", |b| b.iter(|| sum(black_box(&bevy.0).values())));
+    let hash: Fx<f32> = filled(&keys, |k| k as f32);
+    g.bench_function("fxhashmap", |b| b.iter(|| sum(black_box(&hash.0).values())));
+    let tree: BTreeMap<u32, f32> = filled(&keys, |k| k as f32);
+    g.bench_function("btreemap", |b| b.iter(|| sum(black_box(&tree).values())));
+    let slots: VecOption<f32> = filled(&keys, |k| k as f32);
+    g.bench_function("vec-option", |b| b.iter(|| sum(black_box(&slots.slots).iter().flatten())));
+    let secondary: SecondaryMap<DefaultKey, f32> = filled(&keys, |k| k as f32);
+    g.bench_function("slotmap-secondary", |b| b.iter(|| sum(black_box(&secondary).values())));
+    g.finish();
+
+    // One field of a 64-byte component: columns against an array of structs.
+    let mut g = group(c, "iter_sum_64b_field", size, size);
+    let soa: BigSoa = keys.iter().map(|&k| (k, Big::from_key(k))).collect();
+    g.bench_function("sparse-soa", |b| b.iter(|| sum(black_box(&soa).x().iter())));
+    let aos: Vec<Big> = keys.iter().map(|&k| Big::from_key(k)).collect();
+    g.bench_function("aos-vec", |b| b.iter(|| sum(black_box(&aos).iter().map(|big| &big.x))));
+    let map: SparseMap<u32, Big> = filled(&keys, Big::from_key);
+    g.bench_function("sparse-soa-map", |b| {
+        b.iter(|| sum(black_box(map.values()).iter().map(|big| &big.x)));
+    });
+    let bevy: Bevy<Big> = filled(&keys, Big::from_key);
+    g.bench_function("bevy", |b| b.iter(|| sum(black_box(&bevy.0).values().map(|big| &big.x))));
+    let mut wide = WideVec::new();
+    for &k in &keys {
+        let big = Big::from_key(k);
+        wide.push(Wide { x: big.x, rest: big.rest });
+    }
+    g.bench_function("soa-derive", |b| b.iter(|| sum(black_box(&wide.x).iter())));
+    g.finish();
+}
+
+fn iterate_two_columns(c: &mut Criterion, size: u32) {
+    let keys = dense_ascending(size);
+    let mut g = group(c, "iter_x_plus_vx", size, size);
+    let mut bodies: BodySoa =
+        keys.iter().map(|&k| (k, Body { x: k as f32, vx: k as f32 * 0.5 })).collect();
+    g.bench_function("sparse-soa", |b| {
+        b.iter(|| {
+            let columns = bodies.columns_mut();
+            for (x, vx) in columns.x.iter_mut().zip(columns.vx.iter()) {
+                *x += vx;
+            }
+        });
+    });
+    let mut soa = ParticleVec::new();
+    for &k in &keys {
+        soa.push(Particle { x: k as f32, vx: k as f32 * 0.5 });
+    }
+    g.bench_function("soa-derive", |b| {
+        b.iter(|| {
+            for (x, vx) in soa.x.iter_mut().zip(&soa.vx) {
+                *x += vx;
+            }
+        });
+    });
+    let mut aos: Vec<Particle> =
+        keys.iter().map(|&k| Particle { x: k as f32, vx: k as f32 * 0.5 }).collect();
+    g.bench_function("aos-vec", |b| {
+        b.iter(|| {
+            for particle in &mut aos {
+                particle.x += particle.vx;
+            }
+        });
+    });
+    let mut bevy: Bevy<Particle> = filled(&keys, |k| Particle { x: k as f32, vx: k as f32 * 0.5 });
+    g.bench_function("bevy", |b| {
+        b.iter(|| {
+            for particle in bevy.0.values_mut() {
+                particle.x += particle.vx;
+            }
+        });
+    });
+    let mut hash: Fx<Particle> = filled(&keys, |k| Particle { x: k as f32, vx: k as f32 * 0.5 });
+    g.bench_function("fxhashmap", |b| {
+        b.iter(|| {
+            for particle in hash.0.values_mut() {
+                particle.x += particle.vx;
+            }
+        });
+    });
+    g.finish();
+}
+
+fn visit_keys<M: BenchMap<f32> + Visit<f32>, V>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    size: u32,
+) {
+    let map: M = filled(&dense_ascending(size), |k| k as f32);
+    group.bench_function(M::NAME, |b| {
+        b.iter(|| {
+            let mut acc = 0.0_f32;
+            black_box(&map).visit(|key, &value| acc += key as f32 * value);
+            acc
+        });
+    });
+}
+
+fn iterate(c: &mut Criterion) {
+    for size in sizes() {
+        iterate_sum(c, size);
+    }
+    iterate_two_columns(c, N);
+    let mut g = group(c, "iter_keys_and_column", N, N);
+    for_each_map!(visit_keys, f32, &mut g, N);
+    g.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. intersection
+
+fn intersect<M: BenchMap<Position> + Visit<Position>, V>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    a_keys: &[u32],
+    b_keys: &[u32],
+) {
+    let a: M = filled(a_keys, Position::from_key);
+    let b: M = filled(b_keys, Position::from_key);
+    let (small, large) = if a.count() <= b.count() { (&a, &b) } else { (&b, &a) };
+    // sparse-soa's own entry is `join::intersection`; this loop over its slices is the other way.
+    let name = if M::NAME == "sparse-soa" { "sparse-soa-slices" } else { M::NAME };
+    group.bench_function(name, |bench| {
+        bench.iter(|| {
+            let mut acc = 0.0_f32;
+            small.visit(|key, p| {
+                if let Some(q) = large.x_of(key) {
+                    acc += p.x + q;
+                }
+            });
+            acc
+        });
+    });
+}
+
+fn intersection(c: &mut Criterion) {
+    let shuffled = random_permutation(2 * N, SEED);
+    let cases: [(&str, Vec<u32>, Vec<u32>); 3] = [
+        // Two sets of N keys sharing N/2.
+        (
+            "intersection_50pct",
+            shuffled[..N as usize].to_vec(),
+            shuffled[N as usize / 2..N as usize * 3 / 2].to_vec(),
+        ),
+        // Two sets of N keys sharing N/100.
+        (
+            "intersection_1pct",
+            shuffled[..N as usize].to_vec(),
+            shuffled[N as usize * 99 / 100..N as usize * 199 / 100].to_vec(),
+        ),
+        // N/10 keys against N keys holding all of them.
+        (
+            "intersection_1to10",
+            shuffled[..N as usize / 10].to_vec(),
+            shuffled[..N as usize].to_vec(),
+        ),
+    ];
+    for (workload, a, b) in &cases {
+        let ops = u32::try_from(a.len().min(b.len())).expect("small");
+        let mut g = group(c, workload, N, ops);
+        let sa: SparseMap<u32, Position> = filled(a, Position::from_key);
+        let sb: SparseMap<u32, Position> = filled(b, Position::from_key);
+        g.bench_function("sparse-soa", |bench| {
+            bench.iter(|| {
+                sparse_soa::join::intersection(black_box(&sa), black_box(&sb))
+                    .fold(0.0_f32, |acc, (_, p, q)| acc + p.x + q.y)
+            });
+        });
+        intersect::<SparseMap<u32, Position>, Position>(&mut g, a, b);
+        intersect::<Bevy<Position>, Position>(&mut g, a, b);
+        intersect::<HashMap<u32, Position>, Position>(&mut g, a, b);
+        intersect::<Fx<Position>, Position>(&mut g, a, b);
+        intersect::<BTreeMap<u32, Position>, Position>(&mut g, a, b);
+        intersect::<VecOption<Position>, Position>(&mut g, a, b);
+        intersect::<SecondaryMap<DefaultKey, Position>, Position>(&mut g, a, b);
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. mixed
+
+#[derive(Clone, Copy)]
+enum Op {
+    Insert(u32),
+    Remove(u32),
+    Get(u32),
+    Contains(u32),
+}
+
+/// `size` operations, each uniformly one of insert, remove, get, contains, on a key below `size`.
+fn op_stream(size: u32) -> Vec<Op> {
+    let mut rng = Rng::new(SEED ^ 0x004D_4958_4544);
+    (0..size)
+        .map(|_| {
+            let key = rng.below(size);
+            match rng.below(4) {
+                0 => Op::Insert(key),
+                1 => Op::Remove(key),
+                2 => Op::Get(key),
+                _ => Op::Contains(key),
+            }
+        })
+        .collect()
+}
+
+fn mixed_ops<M: BenchMap<Position>, V>(group: &mut BenchmarkGroup<'_, WallTime>, size: u32) {
+    // Starts half full: every other key of a random permutation.
+    let initial: Vec<u32> = random_permutation(size, SEED).into_iter().step_by(2).collect();
+    let ops = op_stream(size);
+    group.bench_function(M::NAME, |b| {
+        b.iter_batched(
+            || filled::<M, Position>(&initial, Position::from_key),
+            |mut map| {
+                let mut acc = 0.0_f32;
+                for &op in &ops {
+                    match op {
+                        Op::Insert(key) => map.put(key, Position::from_key(key)),
+                        Op::Remove(key) => acc += map.take(key).map_or(0.0, |p| p.x),
+                        Op::Get(key) => acc += map.x_of(key).unwrap_or(0.0),
+                        Op::Contains(key) => acc += f32::from(u8::from(map.has(key))),
+                    }
+                }
+                (map, acc)
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
+fn mixed(c: &mut Criterion) {
+    let mut g = group(c, "mixed", N, N);
+    for_each_map!(mixed_ops, Position, &mut g, N);
+    g.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. clear and refill
+
+fn clear_refill_in<M: BenchMap<Position>>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    key_space: u32,
+) {
+    let mut rng = Rng::new(SEED);
+    let keys: Vec<u32> = (0..1_000).map(|_| rng.below(key_space)).collect();
+    let mut map = M::empty();
+    for &key in &keys {
+        map.put(key, Position::from_key(key));
+    }
+    group.bench_function(M::NAME, |b| {
+        b.iter(|| {
+            map.wipe();
+            for &key in &keys {
+                map.put(key, Position::from_key(key));
+            }
+        });
+    });
+}
+
+fn clear_refill(c: &mut Criterion) {
+    let spaces: &[u32] = if quick() { &[1_000, 100_000] } else { &[1_000, 100_000, 10_000_000] };
+    for &space in spaces {
+        let mut g = group(c, "clear_refill_1000_keys", space, 1_000);
+        clear_refill_in::<PositionSoa>(&mut g, space);
+        clear_refill_in::<SparseMap<u32, Position>>(&mut g, space);
+        clear_refill_in::<Bevy<Position>>(&mut g, space);
+        clear_refill_in::<HashMap<u32, Position>>(&mut g, space);
+        clear_refill_in::<Fx<Position>>(&mut g, space);
+        clear_refill_in::<BTreeMap<u32, Position>>(&mut g, space);
+        clear_refill_in::<VecOption<Position>>(&mut g, space);
+        clear_refill_in::<SecondaryMap<DefaultKey, Position>>(&mut g, space);
+        clear_refill_in::<SparseSecondaryMap<DefaultKey, Position>>(&mut g, space);
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. churn
+
+const LIVE: usize = 100_000;
+const CHURN: usize = 10_000;
+
+/// `Position` as a shipyard component.
+#[expect(dead_code, reason = "stored and dropped, never read: the workload is spawn and despawn")]
+struct ShipyardPosition(Position);
+
+impl shipyard::Component for ShipyardPosition {
+    type Tracking = shipyard::track::Untracked;
+}
+
+/// One frame: despawn `CHURN` random live entities, then spawn `CHURN` new ones. `live` lists the
+/// live handles; `despawn` and `spawn` are the contender's.
+fn frame<S, H: Copy>(
+    state: &mut S,
+    rng: &mut Rng,
+    live: &mut Vec<H>,
+    despawn: impl Fn(&mut S, H),
+    spawn: impl Fn(&mut S, u32) -> H,
+) {
+    for _ in 0..CHURN {
+        let index = rng.below(u32::try_from(live.len()).expect("small")) as usize;
+        despawn(state, live.swap_remove(index));
+    }
+    for i in 0..CHURN {
+        live.push(spawn(state, i as u32));
+    }
+}
+
+fn churn(c: &mut Criterion) {
+    let mut g = group(
+        c,
+        "churn_frame",
+        u32::try_from(LIVE).expect("small"),
+        u32::try_from(2 * CHURN).expect("small"),
+    );
+
+    let mut state: (Entities, SparseMap<Entity, Position>) = (Entities::new(), SparseMap::new());
+    let mut live: Vec<Entity> = (0..LIVE)
+        .map(|i| {
+            let entity = state.0.spawn();
+            state.1.insert(entity, Position::from_key(i as u32));
+            entity
+        })
+        .collect();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("sparse-soa", |b| {
+        b.iter(|| {
+            frame(
+                &mut state,
+                &mut rng,
+                &mut live,
+                |(entities, positions), entity| {
+                    entities.despawn(entity);
+                    positions.remove(entity);
+                },
+                |(entities, positions), i| {
+                    let entity = entities.spawn();
+                    positions.insert(entity, Position::from_key(i));
+                    entity
+                },
+            );
+        });
+    });
+
+    let mut slots: DenseSlotMap<DefaultKey, Position> = DenseSlotMap::new();
+    let mut live: Vec<DefaultKey> =
+        (0..LIVE).map(|i| slots.insert(Position::from_key(i as u32))).collect();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("slotmap-dense", |b| {
+        b.iter(|| {
+            frame(
+                &mut slots,
+                &mut rng,
+                &mut live,
+                |slots, key| {
+                    slots.remove(key);
+                },
+                |slots, i| slots.insert(Position::from_key(i)),
+            );
+        });
+    });
+
+    let mut world = shipyard::World::new();
+    let mut live: Vec<shipyard::EntityId> = (0..LIVE)
+        .map(|i| world.add_entity(ShipyardPosition(Position::from_key(i as u32))))
+        .collect();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("shipyard", |b| {
+        b.iter(|| {
+            frame(
+                &mut world,
+                &mut rng,
+                &mut live,
+                |world, id| {
+                    world.delete_entity(id);
+                },
+                |world, i| world.add_entity(ShipyardPosition(Position::from_key(i))),
+            );
+        });
+    });
+    g.finish();
+}
+
+criterion::criterion_group!(
+    benches,
+    insert,
+    lookups,
+    update,
+    remove,
+    insert_named,
+    iterate,
+    intersection,
+    mixed,
+    clear_refill,
+    churn
+);
 criterion::criterion_main!(benches);

@@ -4,11 +4,20 @@
 //! Every key stream comes from a fixed seed, so every contender sees the same keys in the same
 //! order, run after run.
 
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "benchmark values are made from keys and counts; their exact value does not matter"
+)]
+#![allow(
+    clippy::implicit_hasher,
+    reason = "the contender is std's HashMap with its default hasher, on purpose"
+)]
+
 use std::collections::{BTreeMap, HashMap};
 
 use rustc_hash::FxHashMap;
-use slotmap::{DefaultKey, KeyData, SecondaryMap, SparseSecondaryMap};
-use sparse_soa::SparseMap;
+use slotmap::{DefaultKey, Key as _, KeyData, SecondaryMap, SparseSecondaryMap};
+use sparse_soa::{SparseMap, SparseSet, SparseSoa};
 
 /// The seed of every key stream.
 pub const SEED: u64 = 0x5EED_50A5_1234_5678;
@@ -36,10 +45,14 @@ impl Rng {
 
     /// A number below `bound` (`bound > 0`), by multiply-shift.
     pub fn below(&mut self, bound: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(bound) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(bound)) >> 32) as u32
     }
 
     /// Shuffles `items` in place (Fisher–Yates).
+    ///
+    /// # Panics
+    ///
+    /// If `items` holds more than `u32::MAX` elements.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(u32::try_from(i + 1).expect("fewer than 2^32 items")) as usize;
@@ -76,8 +89,17 @@ pub fn step_descending(n: u32, step: u32) -> Vec<u32> {
     keys
 }
 
-/// The 12-byte component of most workloads.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// A value with an `f32` field `x`, which the lookup and update workloads read and write.
+pub trait HasX {
+    /// The field.
+    fn x(&self) -> f32;
+    /// The field, mutably.
+    fn x_mut(&mut self) -> &mut f32;
+}
+
+/// The 12-byte component of most workloads. The derive makes `PositionSoa`, the sparse-soa
+/// struct-of-arrays storage.
+#[derive(SparseSoa, Clone, Copy, Debug, Default, PartialEq)]
 pub struct Position {
     /// x.
     pub x: f32,
@@ -96,8 +118,19 @@ impl Position {
     }
 }
 
+impl HasX for Position {
+    #[inline]
+    fn x(&self) -> f32 {
+        self.x
+    }
+    #[inline]
+    fn x_mut(&mut self) -> &mut f32 {
+        &mut self.x
+    }
+}
+
 /// A 64-byte component: where array-of-structs iteration of one field pays for the other 60 bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(SparseSoa, Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Big {
     /// The field the iteration workloads read.
@@ -115,7 +148,7 @@ impl Big {
 }
 
 /// A component that owns heap memory, so insert and remove pay for moving and dropping it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(SparseSoa, Clone, Debug, Default, PartialEq)]
 pub struct Named {
     /// The owned part.
     pub name: String,
@@ -146,6 +179,22 @@ pub trait BenchMap<V>: Sized {
     fn lookup(&self, key: u32) -> Option<&V>;
     /// The value under `key`, mutably.
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V>;
+    /// Field `x` of the value under `key`: what the lookup workloads read.
+    #[inline]
+    fn x_of(&self, key: u32) -> Option<f32>
+    where
+        V: HasX,
+    {
+        self.lookup(key).map(HasX::x)
+    }
+    /// Adds `dx` to field `x` of the value under `key`; returns whether it was there.
+    #[inline]
+    fn add_x(&mut self, key: u32, dx: f32) -> bool
+    where
+        V: HasX,
+    {
+        self.lookup_mut(key).map(|value| *value.x_mut() += dx).is_some()
+    }
     /// Whether `key` is stored.
     fn has(&self, key: u32) -> bool;
     /// Removes `key`.
@@ -176,7 +225,7 @@ impl<V> BenchMap<V> for SparseMap<u32, V> {
     }
     #[inline]
     fn has(&self, key: u32) -> bool {
-        sparse_soa::Storage::contains_key(self, key)
+        self.contains_key(key)
     }
     #[inline]
     fn take(&mut self, key: u32) -> Option<V> {
@@ -184,9 +233,7 @@ impl<V> BenchMap<V> for SparseMap<u32, V> {
     }
     #[inline]
     fn wipe(&mut self) {
-        while let Some(&key) = self.keys().last() {
-            self.remove(key);
-        }
+        self.clear();
     }
     #[inline]
     fn count(&self) -> usize {
@@ -417,3 +464,241 @@ macro_rules! impl_slotmap_secondary {
 
 impl_slotmap_secondary!(SecondaryMap, "slotmap-secondary");
 impl_slotmap_secondary!(SparseSecondaryMap, "slotmap-sparse-secondary");
+
+/// The layout `#[derive(SparseSoa)]` generates for a one-field struct: a [`SparseSet`] index and
+/// one column beside it, kept in lockstep through [`SparseSet::remove_with_info`].
+pub struct SetAndColumn<V> {
+    /// The key index.
+    pub set: SparseSet<u32>,
+    /// The values, in the set's dense order.
+    pub column: Vec<V>,
+}
+
+impl<V> BenchMap<V> for SetAndColumn<V> {
+    const NAME: &'static str = "sparse-soa-set-column";
+    #[inline]
+    fn empty() -> Self {
+        Self { set: SparseSet::new(), column: Vec::new() }
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: V) {
+        let (index, _) = self.set.insert_full(key);
+        if index == self.column.len() {
+            self.column.push(value);
+        } else {
+            self.column[index] = value;
+        }
+    }
+    #[inline]
+    fn lookup(&self, key: u32) -> Option<&V> {
+        self.column.get(self.set.get_index_of(key)?)
+    }
+    #[inline]
+    fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
+        self.column.get_mut(self.set.get_index_of(key)?)
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.set.contains(key)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<V> {
+        let removed = self.set.remove_with_info(key)?;
+        Some(self.column.swap_remove(removed.index))
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        self.set.clear();
+        self.column.clear();
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.set.len()
+    }
+}
+
+/// Visits every stored entry in the contender's own iteration order.
+pub trait Visit<V> {
+    /// Calls `f` with every key and value.
+    fn visit(&self, f: impl FnMut(u32, &V));
+}
+
+impl<V> Visit<V> for SparseMap<u32, V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in self.keys().iter().zip(self.values()) {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for SetAndColumn<V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in self.set.as_slice().iter().zip(&self.column) {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for Bevy<V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in self.0.iter() {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for HashMap<u32, V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in self {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for Fx<V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in &self.0 {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for BTreeMap<u32, V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (&key, value) in self {
+            f(key, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for VecOption<V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (key, slot) in self.slots.iter().enumerate() {
+            if let Some(value) = slot {
+                f(key as u32, value);
+            }
+        }
+    }
+}
+
+impl<V> Visit<V> for SecondaryMap<DefaultKey, V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (key, value) in self {
+            f(key.data().as_ffi() as u32, value);
+        }
+    }
+}
+
+impl<V> Visit<V> for SparseSecondaryMap<DefaultKey, V> {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &V)) {
+        for (key, value) in self {
+            f(key.data().as_ffi() as u32, value);
+        }
+    }
+}
+
+/// `#[derive(SparseSoa)]` storages as contenders: `insert`, `get`, `get_mut`, `remove`, `clear`.
+macro_rules! impl_derived {
+    ($storage:ident, $value:ty) => {
+        impl BenchMap<$value> for $storage {
+            const NAME: &'static str = "sparse-soa-derive";
+            #[inline]
+            fn empty() -> Self {
+                $storage::new()
+            }
+            #[inline]
+            fn put(&mut self, key: u32, value: $value) {
+                self.insert(key, value);
+            }
+            /// A derived storage hands out a struct of field references, never `&$value`: the
+            /// workloads read through [`BenchMap::x_of`], which this storage overrides.
+            fn lookup(&self, _key: u32) -> Option<&$value> {
+                unreachable!("derived storages are read through x_of")
+            }
+            fn lookup_mut(&mut self, _key: u32) -> Option<&mut $value> {
+                unreachable!("derived storages are written through add_x")
+            }
+            #[inline]
+            fn has(&self, key: u32) -> bool {
+                self.contains_key(key)
+            }
+            #[inline]
+            fn take(&mut self, key: u32) -> Option<$value> {
+                self.remove(key)
+            }
+            #[inline]
+            fn wipe(&mut self) {
+                self.clear();
+            }
+            #[inline]
+            fn count(&self) -> usize {
+                self.len()
+            }
+        }
+    };
+}
+
+impl_derived!(NamedSoa, Named);
+
+impl BenchMap<Position> for PositionSoa {
+    const NAME: &'static str = "sparse-soa-derive";
+    #[inline]
+    fn empty() -> Self {
+        PositionSoa::new()
+    }
+    #[inline]
+    fn put(&mut self, key: u32, value: Position) {
+        self.insert(key, value);
+    }
+    /// A derived storage hands out a struct of field references, never `&Position`: the
+    /// workloads read through [`BenchMap::x_of`], which this storage overrides.
+    fn lookup(&self, _key: u32) -> Option<&Position> {
+        unreachable!("derived storages are read through x_of")
+    }
+    fn lookup_mut(&mut self, _key: u32) -> Option<&mut Position> {
+        unreachable!("derived storages are written through add_x")
+    }
+    #[inline]
+    fn x_of(&self, key: u32) -> Option<f32> {
+        self.get(key).map(|position| *position.x)
+    }
+    #[inline]
+    fn add_x(&mut self, key: u32, dx: f32) -> bool {
+        self.get_mut(key).map(|position| *position.x += dx).is_some()
+    }
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.contains_key(key)
+    }
+    #[inline]
+    fn take(&mut self, key: u32) -> Option<Position> {
+        self.remove(key)
+    }
+    #[inline]
+    fn wipe(&mut self) {
+        self.clear();
+    }
+    #[inline]
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Visit<Position> for PositionSoa {
+    #[inline]
+    fn visit(&self, mut f: impl FnMut(u32, &Position)) {
+        let columns = self.columns();
+        for (i, &key) in columns.keys.iter().enumerate() {
+            f(key, &Position { x: columns.x[i], y: columns.y[i], z: columns.z[i] });
+        }
+    }
+}

@@ -1,0 +1,529 @@
+//! Turns a benchmark run into the results page: reads criterion's `estimates.json` files, the
+//! memory and compile-time reports and the run's notes, writes `BENCHMARKS.md` and an SVG chart.
+//!
+//! ```text
+//! cargo run --release -p sparse-soa-bench --bin report -- [CRITERION_DIR] [BENCHMARKS_MD] [CHART_SVG]
+//! ```
+//!
+//! Defaults: `target/criterion`, `BENCHMARKS.md`, `benches/results/chart.svg`. The memory report,
+//! compile-time report and run notes are read from `CRITERION_DIR/sparse-soa/` (`memory.tsv`,
+//! `compile.tsv`, `run.txt`), where `benches/run.sh` puts them.
+
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "benchmark values are made from keys and counts; their exact value does not matter"
+)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use serde_json::Value;
+
+/// ns per operation, by group then function.
+type Results = BTreeMap<String, BTreeMap<String, f64>>;
+
+fn collect(dir: &Path, results: &mut Results) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|name| name == "new") {
+                read_one(&path, results);
+            } else {
+                collect(&path, results);
+            }
+        }
+    }
+}
+
+fn read_json(path: &Path) -> Option<Value> {
+    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
+}
+
+fn read_one(dir: &Path, results: &mut Results) {
+    let (Some(benchmark), Some(estimates)) =
+        (read_json(&dir.join("benchmark.json")), read_json(&dir.join("estimates.json")))
+    else {
+        return;
+    };
+    let (Some(group), Some(function), Some(mean)) = (
+        benchmark["group_id"].as_str(),
+        benchmark["function_id"].as_str(),
+        estimates["mean"]["point_estimate"].as_f64(),
+    ) else {
+        return;
+    };
+    let elements = benchmark["throughput"]["Elements"].as_f64().unwrap_or(1.0);
+    results.entry(group.to_owned()).or_default().insert(function.to_owned(), mean / elements);
+}
+
+/// A target of the benchmark issue: `numerator` time / `denominator` time at most `max`.
+struct Target {
+    what: &'static str,
+    group: &'static str,
+    numerator: &'static str,
+    denominator: &'static str,
+    max: f64,
+}
+
+const TARGETS: &[Target] = &[
+    Target {
+        what: "get existing vs bevy",
+        group: "get_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy",
+        max: 1.0,
+    },
+    Target {
+        what: "get existing vs FxHashMap",
+        group: "get_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "fxhashmap",
+        max: 0.5,
+    },
+    Target {
+        what: "get existing vs BTreeMap",
+        group: "get_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 0.04,
+    },
+    Target {
+        what: "contains existing vs bevy",
+        group: "contains_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy",
+        max: 1.0,
+    },
+    Target {
+        what: "contains existing vs FxHashMap",
+        group: "contains_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "fxhashmap",
+        max: 0.5,
+    },
+    Target {
+        what: "contains existing vs BTreeMap",
+        group: "contains_existing/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 0.04,
+    },
+    Target {
+        what: "update vs BTreeMap",
+        group: "update/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 0.015,
+    },
+    Target {
+        what: "insert dense ascending vs bevy",
+        group: "insert_dense_asc/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy",
+        max: 1.0,
+    },
+    Target {
+        what: "insert step-100 ascending vs BTreeMap",
+        group: "insert_step100_asc/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 1.0,
+    },
+    Target {
+        what: "insert step-100 descending vs BTreeMap",
+        group: "insert_step100_desc/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 1.0,
+    },
+    Target {
+        what: "remove vs std HashMap",
+        group: "remove/100000",
+        numerator: "sparse-soa",
+        denominator: "std-hashmap",
+        max: 0.5,
+    },
+    Target {
+        what: "remove_with_info: 8 fields vs 1 field",
+        group: "remove_with_info/100000",
+        numerator: "sparse-soa-8-fields",
+        denominator: "sparse-soa-1-field",
+        max: 8.0,
+    },
+    Target {
+        what: "sum one column vs plain Vec<f32>",
+        group: "iter_sum_f32/100000",
+        numerator: "sparse-soa",
+        denominator: "vec-f32",
+        max: 1.05,
+    },
+    Target {
+        what: "one field of a 64-byte component vs array of structs",
+        group: "iter_sum_64b_field/100000",
+        numerator: "sparse-soa",
+        denominator: "aos-vec",
+        max: 0.3,
+    },
+    Target {
+        what: "intersection 50% vs BTreeMap",
+        group: "intersection_50pct/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 0.13,
+    },
+    Target {
+        what: "mixed vs BTreeMap",
+        group: "mixed/100000",
+        numerator: "sparse-soa",
+        denominator: "btreemap",
+        max: 0.08,
+    },
+    Target {
+        what: "clear + refill: key space 10,000,000 vs 1,000",
+        group: "clear_refill_1000_keys",
+        numerator: "10000000",
+        denominator: "1000",
+        max: 1.25,
+    },
+];
+
+/// The workloads in the order of the issue, with a sentence each.
+const WORKLOADS: &[(&str, &str)] = &[
+    (
+        "insert_dense_asc",
+        "Insert keys `0..n` in ascending order into an empty storage (value: `Position`, 12 bytes).",
+    ),
+    ("insert_random", "Insert a random permutation of `0..n`."),
+    ("insert_step100_asc", "Insert `0, 100, 200, …` (n keys) ascending: a key space of 100·n."),
+    ("insert_step100_desc", "The same keys, descending."),
+    ("insert_string", "Insert a random permutation of `0..n` with a value that owns a `String`."),
+    ("get_existing", "Look up every stored key (`0..n`) in random order, reading one field."),
+    ("get_missing", "The even keys below 2n are stored; look up the odd ones in random order."),
+    ("contains_existing", "`contains` for every stored key, random order."),
+    ("contains_missing", "`contains` for absent keys between stored ones, random order."),
+    ("update", "`get_mut` every stored key in random order and write one field."),
+    ("remove", "Remove every key of a full storage (`0..n`) in random order."),
+    ("remove_string", "The same with a value that owns a `String`."),
+    (
+        "remove_with_info",
+        "Remove every key in random order from an index with 1, 4 or 8 `f32` columns kept in lockstep.",
+    ),
+    ("iter_sum_f32", "Sum one `f32` column of n elements."),
+    ("iter_sum_64b_field", "Sum the `x` field of n 64-byte components."),
+    ("iter_x_plus_vx", "`x += vx` over n elements: one column into another."),
+    ("iter_keys_and_column", "Visit every key with its `f32` value."),
+    (
+        "intersection_50pct",
+        "Two storages of n keys sharing half of them: walk the common keys, reading both values.",
+    ),
+    ("intersection_1pct", "Two storages of n keys sharing 1% of them."),
+    ("intersection_1to10", "n/10 keys against n keys that include them."),
+    (
+        "mixed",
+        "n operations on a half-full storage, each uniformly insert, remove, get or contains of a key below n.",
+    ),
+    (
+        "clear_refill_1000_keys",
+        "Clear a storage, then insert the same 1,000 random keys again; the size in the group name is the key space.",
+    ),
+    (
+        "churn_frame",
+        "One frame over 100,000 live entities: despawn 10,000 at random, spawn 10,000 (per operation = per spawn or despawn).",
+    ),
+];
+
+fn format_ns(ns: f64) -> String {
+    if ns >= 100.0 {
+        format!("{ns:.0}")
+    } else if ns >= 10.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.2}")
+    }
+}
+
+fn size_of_group(group: &str) -> u64 {
+    group.rsplit('/').next().and_then(|size| size.parse().ok()).unwrap_or(0)
+}
+
+fn workload_tables(results: &Results, out: &mut String) {
+    for &(workload, description) in WORKLOADS {
+        let mut groups: Vec<(&String, &BTreeMap<String, f64>)> =
+            results.iter().filter(|(group, _)| group.split('/').next() == Some(workload)).collect();
+        if groups.is_empty() {
+            continue;
+        }
+        groups.sort_by_key(|(group, _)| size_of_group(group));
+        let _ = writeln!(out, "### `{workload}`\n\n{description}\n");
+        for (group, functions) in groups {
+            let reference = functions
+                .get("sparse-soa")
+                .or_else(|| functions.get("sparse-soa-1-field"))
+                .copied();
+            let _ = writeln!(out, "`{group}`\n");
+            let _ = writeln!(
+                out,
+                "| contender | ns/op | contender time / sparse-soa time |\n|---|---:|---:|"
+            );
+            let mut rows: Vec<(&String, &f64)> = functions.iter().collect();
+            rows.sort_by(|a, b| a.1.total_cmp(b.1));
+            for (function, &ns) in rows {
+                let ratio =
+                    reference.map_or_else(|| "–".to_owned(), |base| format!("{:.2}", ns / base));
+                let name = if function.starts_with("sparse-soa") {
+                    format!("**{function}**")
+                } else {
+                    function.clone()
+                };
+                let _ = writeln!(out, "| {name} | {} | {ratio} |", format_ns(ns));
+            }
+            out.push('\n');
+        }
+    }
+}
+
+fn target_table(results: &Results, out: &mut String) -> (usize, usize) {
+    let _ = writeln!(out, "| target | measured | limit | |\n|---|---:|---:|---|");
+    let (mut met, mut total) = (0, 0);
+    for target in TARGETS {
+        let ratio = if target.group == "clear_refill_1000_keys" {
+            let of = |space: &str| {
+                results.get(&format!("{}/{space}", target.group))?.get("sparse-soa").copied()
+            };
+            of(target.numerator).zip(of(target.denominator)).map(|(a, b)| a / b)
+        } else {
+            results.get(target.group).and_then(|functions| {
+                Some(functions.get(target.numerator)? / functions.get(target.denominator)?)
+            })
+        };
+        let (measured, verdict) = match ratio {
+            Some(ratio) => {
+                total += 1;
+                if ratio <= target.max {
+                    met += 1;
+                    (format!("{ratio:.3}"), "met")
+                } else {
+                    (format!("{ratio:.3}"), "**missed**")
+                }
+            }
+            None => ("not run".to_owned(), "–"),
+        };
+        let _ = writeln!(out, "| {} | {measured} | {} | {verdict} |", target.what, target.max);
+    }
+    out.push('\n');
+    (met, total)
+}
+
+/// Contender, live elements, bytes (`None`: not measurable).
+type MemoryRow = (String, usize, Option<usize>);
+
+fn memory_table(dir: &Path, out: &mut String) {
+    let Ok(text) = fs::read_to_string(dir.join("memory.tsv")) else {
+        out.push_str("Not measured in this run.\n\n");
+        return;
+    };
+    let mut by_pattern: BTreeMap<usize, (String, Vec<MemoryRow>)> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [pattern, contender, elements, bytes] = fields.as_slice() else { continue };
+        let index = order.iter().position(|p| p == pattern).unwrap_or_else(|| {
+            order.push((*pattern).to_owned());
+            order.len() - 1
+        });
+        by_pattern.entry(index).or_insert_with(|| ((*pattern).to_owned(), Vec::new())).1.push((
+            (*contender).to_owned(),
+            elements.parse().unwrap_or(0),
+            bytes.parse().ok(),
+        ));
+    }
+    for (pattern, rows) in by_pattern.values() {
+        let _ = writeln!(
+            out,
+            "**{pattern}**\n\n| contender | live elements | bytes | bytes per element |\n|---|---:|---:|---:|"
+        );
+        for (contender, elements, bytes) in rows {
+            let (bytes, per) = match bytes {
+                Some(bytes) => {
+                    (bytes.to_string(), format!("{:.1}", *bytes as f64 / (*elements).max(1) as f64))
+                }
+                None => ("n/a".to_owned(), "n/a".to_owned()),
+            };
+            let name = if contender.starts_with("sparse-soa") {
+                format!("**{contender}**")
+            } else {
+                contender.clone()
+            };
+            let _ = writeln!(out, "| {name} | {elements} | {bytes} | {per} |");
+        }
+        out.push('\n');
+    }
+}
+
+fn compile_table(dir: &Path, out: &mut String) {
+    let Ok(text) = fs::read_to_string(dir.join("compile.tsv")) else {
+        out.push_str("Not measured in this run (`benches/run.sh full` measures it).\n\n");
+        return;
+    };
+    out.push_str("| crate (50 derived structs) | clean build, s | rebuild after touching the file, s |\n|---|---:|---:|\n");
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if let [name, clean, touched] = fields.as_slice() {
+            let _ = writeln!(out, "| {name} | {clean} | {touched} |");
+        }
+    }
+    out.push('\n');
+}
+
+/// The workloads and contenders the chart shows.
+const CHART_GROUPS: &[(&str, &str)] = &[
+    ("get_existing/100000", "get"),
+    ("contains_existing/100000", "contains"),
+    ("update/100000", "update"),
+    ("insert_dense_asc/100000", "insert dense"),
+    ("insert_step100_asc/100000", "insert step 100"),
+    ("remove/100000", "remove"),
+    ("intersection_50pct/100000", "intersect 50%"),
+    ("mixed/100000", "mixed"),
+];
+const CHART_CONTENDERS: &[(&str, RGBColor)] = &[
+    ("sparse-soa", RGBColor(214, 39, 40)),
+    ("bevy", RGBColor(31, 119, 180)),
+    ("fxhashmap", RGBColor(44, 160, 44)),
+    ("std-hashmap", RGBColor(148, 103, 189)),
+    ("btreemap", RGBColor(255, 127, 14)),
+];
+
+fn chart(results: &Results, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let root = SVGBackend::new(path, (960, 420)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let groups = CHART_GROUPS.len();
+    let bars = CHART_CONTENDERS.len();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "ns per operation, 100,000 elements (log scale, lower is better)",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..groups as f64, (0.3_f64..300.0).log_scale())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(groups * 2 + 1)
+        .x_label_formatter(&|x| {
+            let index = (x - 0.5).round();
+            let at_centre = (x - 0.5 - index).abs() < 1e-6;
+            match CHART_GROUPS
+                .iter()
+                .enumerate()
+                .find(|&(i, _)| at_centre && (i as f64 - index).abs() < 0.5)
+            {
+                Some((_, (_, label))) => (*label).to_owned(),
+                None => String::new(),
+            }
+        })
+        .y_desc("ns/op")
+        .draw()?;
+    let width = 0.8 / bars as f64;
+    for (bar, &(contender, color)) in CHART_CONTENDERS.iter().enumerate() {
+        let rects: Vec<Rectangle<(f64, f64)>> = CHART_GROUPS
+            .iter()
+            .enumerate()
+            .filter_map(|(index, (group, _))| {
+                let ns = *results.get(*group)?.get(contender)?;
+                let left = index as f64 + 0.1 + bar as f64 * width;
+                Some(Rectangle::new(
+                    [(left, 0.3), (left + width * 0.9, ns.clamp(0.3, 300.0))],
+                    color.filled(),
+                ))
+            })
+            .collect();
+        chart
+            .draw_series(rects)?
+            .label(contender)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let criterion = PathBuf::from(args.first().map_or("target/criterion", String::as_str));
+    let page = PathBuf::from(args.get(1).map_or("BENCHMARKS.md", String::as_str));
+    let chart_path = PathBuf::from(args.get(2).map_or("benches/results/chart.svg", String::as_str));
+    let extra = criterion.join("sparse-soa");
+
+    let mut results = Results::new();
+    collect(&criterion, &mut results);
+    assert!(!results.is_empty(), "no criterion results under {}", criterion.display());
+
+    if let Err(error) = chart(&results, &chart_path) {
+        panic!("cannot draw {}: {error}", chart_path.display());
+    }
+    let notes = fs::read_to_string(extra.join("run.txt")).unwrap_or_default();
+    let chart_link = pathdiff(&chart_path, page.parent().unwrap_or(Path::new(".")));
+    let mut out = String::new();
+    out.push_str("# Benchmarks\n\n");
+    out.push_str(
+        "Generated by `benches/run.sh` from one run of the criterion suite in `benches/`: every\n",
+    );
+    out.push_str(
+        "contender measured side by side in the same process, same keys, same seed. Smaller is\n",
+    );
+    out.push_str("better; a ratio above 1 means the contender is slower than sparse-soa.\n\n");
+    let _ = writeln!(out, "![ns per operation]({chart_link})\n");
+    out.push_str("## The run\n\n");
+    if notes.is_empty() {
+        out.push_str("No run notes found.\n\n");
+    } else {
+        let _ = writeln!(out, "```text\n{}\n```\n", notes.trim_end());
+    }
+    out.push_str("## How to run\n\n");
+    out.push_str("```sh\nbenches/run.sh quick   # 100,000 elements only, short measurements: under 5 minutes on 2 cores\n");
+    out.push_str("benches/run.sh full    # adds the 1,000,000-element sizes and the compile-time report\n```\n\n");
+    out.push_str(
+        "Both regenerate this page and the chart. `benches/README.md` names every group and\n",
+    );
+    out.push_str("contender, for scripts that read `target/criterion/` directly.\n\n");
+    out.push_str("## Targets\n\nRatio = sparse-soa time / peer time, from the run above.\n\n");
+    let (met, total) = target_table(&results, &mut out);
+    let _ = writeln!(out, "{met} of {total} measured targets met.\n");
+    out.push_str("## Time per operation\n\n");
+    workload_tables(&results, &mut out);
+    out.push_str("## Memory\n\nHeap bytes held after building the storage (`Position` values, 12 bytes), counted by a\n");
+    out.push_str("global allocator in the `memory` bench. `n/a`: the contender cannot hold the keys (slotmap\n");
+    out.push_str("reserves slot `u32::MAX`; flat arrays would need tens of GiB) or has no `shrink_to_fit`.\n\n");
+    memory_table(&extra, &mut out);
+    out.push_str("## Compile time\n\n");
+    compile_table(&extra, &mut out);
+    fs::write(&page, out)
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", page.display()));
+    println!("wrote {} and {} ({met}/{total} targets met)", page.display(), chart_path.display());
+}
+
+/// `path` relative to `base` when it lies under it; otherwise `path` unchanged.
+fn pathdiff(path: &Path, base: &Path) -> String {
+    let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    match (path.canonicalize(), base.canonicalize()) {
+        (Ok(path), Ok(base)) => path
+            .strip_prefix(&base)
+            .map_or_else(|_| path.display().to_string(), |relative| relative.display().to_string()),
+        _ => path.display().to_string(),
+    }
+}
