@@ -84,7 +84,10 @@ fn get_mut_and_lookups() {
     }
     assert_eq!(storage.y()[2], 1.5);
     assert_eq!(storage.get_key_value(5).map(|(key, value)| (key, *value.x)), Some((5, 5.0)));
-    assert_eq!(storage.get_full(7).map(|(index, key, value)| (index, key, *value.y)), Some((2, 7, 1.5)));
+    assert_eq!(
+        storage.get_full(7).map(|(index, key, value)| (index, key, *value.y)),
+        Some((2, 7, 1.5))
+    );
     assert_eq!(storage.as_sparse_set().as_slice(), &[5, 6, 7]);
 
     let view = storage.get_mut(5).unwrap();
@@ -276,7 +279,10 @@ fn bounded_storage_refuses_past_its_limits() {
     storage.insert(1, pos(1.0));
     storage.insert(2, pos(2.0));
     assert_eq!(storage.try_insert(3, pos(3.0)), Err(Error::Full { capacity: 2 }));
-    assert_eq!(storage.try_insert(99, pos(3.0)), Err(Error::KeyOutOfRange { index: 99, limit: 16 }));
+    assert_eq!(
+        storage.try_insert(99, pos(3.0)),
+        Err(Error::KeyOutOfRange { index: 99, limit: 16 })
+    );
     // Replacing still works when full.
     assert_eq!(storage.try_insert(2, pos(5.0)), Ok(Some(pos(2.0))));
     assert_eq!(storage.keys(), &[1, 2]);
@@ -388,7 +394,8 @@ fn storage_trait_and_joins() {
     assert_eq!(Storage::len(&positions), 3);
     assert_eq!(Storage::get_index(&positions, 1).map(|(key, _)| key), Some(2));
 
-    let velocities: PositionSoa = [(2, pos(0.5)), (3, pos(0.25)), (7, pos(1.0))].into_iter().collect();
+    let velocities: PositionSoa =
+        [(2, pos(0.5)), (3, pos(0.25)), (7, pos(1.0))].into_iter().collect();
     let mut joined: Vec<(u32, f32)> =
         join::intersection(&positions, &velocities).map(|(key, p, v)| (key, p.x + v.x)).collect();
     joined.sort_by_key(|&(key, _)| key);

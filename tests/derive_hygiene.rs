@@ -39,7 +39,9 @@ pub mod no_prelude {
     pub mod sparse_soa {}
 
     /// A component in a module without a prelude.
-    #[derive(::sparse_soa::SparseSoa, ::core::clone::Clone, ::core::fmt::Debug, ::core::cmp::PartialEq)]
+    #[derive(
+        ::sparse_soa::SparseSoa, ::core::clone::Clone, ::core::fmt::Debug, ::core::cmp::PartialEq,
+    )]
     pub struct Position {
         /// Horizontal.
         pub x: f32,
@@ -185,7 +187,10 @@ fn shapes() {
 
     let mut triples = TripleSoa::new();
     triples.insert(9, Triple(1, 2, 3));
-    assert_eq!((triples.column_0(), triples.column_1(), triples.third()), (&[1][..], &[2][..], &[3][..]));
+    assert_eq!(
+        (triples.column_0(), triples.column_1(), triples.third()),
+        (&[1][..], &[2][..], &[3][..])
+    );
     let columns = triples.columns_mut();
     columns.column_0[0] += 1;
     columns.third[0] += u32::from(columns.column_1[0]);

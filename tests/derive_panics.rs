@@ -223,7 +223,9 @@ fn panicking_comparator_moves_nothing() {
     assert_eq!(rows.keys(), &[0, 1, 2, 3, 4, 5]);
     assert_rows_match_keys(&rows);
 
-    let result = catch_unwind(AssertUnwindSafe(|| rows.sort_by_key(|&key, _| -> u32 { panic!("key {key}") })));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        rows.sort_by_key(|&key, _| -> u32 { panic!("key {key}") })
+    }));
     assert!(result.is_err());
     assert_rows_match_keys(&rows);
     drop(rows);

@@ -4,7 +4,9 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Fields, GenericParam, Generics, Ident, Member, Type, Visibility};
+use syn::{
+    Attribute, Data, DeriveInput, Fields, GenericParam, Generics, Ident, Member, Type, Visibility,
+};
 
 use crate::attr;
 use crate::check::Errors;
@@ -91,7 +93,8 @@ impl<'a> Input<'a> {
             .enumerate()
             .map(|(index, field)| Field::from_syn(field, index, errors))
             .collect();
-        let names = Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
+        let names =
+            Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
         let private = attrs.krate.as_ref().map_or_else(
             || quote!(::sparse_soa::__private),
             |krate| {
@@ -170,8 +173,11 @@ impl<'a> Field<'a> {
             Some(ident) => Member::Named(ident.clone()),
             None => Member::Unnamed(syn::Index { index: index as u32, span: field.ty.span() }),
         };
-        let accessor =
-            names::accessor(field.ident.as_ref(), index, attrs.rename.as_ref().map(|rename| &rename.value));
+        let accessor = names::accessor(
+            field.ident.as_ref(),
+            index,
+            attrs.rename.as_ref().map(|rename| &rename.value),
+        );
         let accessor_mut = names::accessor_mut(&accessor);
         Field {
             original: field,

@@ -69,7 +69,9 @@ impl Container {
                     _ if FIELD_KEYS.contains(&key.as_str()) => {
                         errors.push(syn::Error::new(
                             span,
-                            format!("`{key}` is a field attribute: put it on a field, not on the struct"),
+                            format!(
+                                "`{key}` is a field attribute: put it on a field, not on the struct"
+                            ),
                         ));
                         skip_value(&meta)?;
                     }
@@ -141,7 +143,13 @@ fn unknown(key: &str, span: Span) -> syn::Error {
     syn::Error::new(span, format!("unknown sparse_soa attribute `{key}`"))
 }
 
-fn set_once<T>(slot: &mut Option<Spanned<T>>, value: T, span: Span, key: &str, errors: &mut Errors) {
+fn set_once<T>(
+    slot: &mut Option<Spanned<T>>,
+    value: T,
+    span: Span,
+    key: &str,
+    errors: &mut Errors,
+) {
     if slot.is_some() {
         errors.push(syn::Error::new(span, format!("duplicate sparse_soa attribute `{key}`")));
     } else {
@@ -160,11 +168,7 @@ fn key_span(path: &Path) -> Span {
 
 /// Checks for `=` after the key, with a message that shows the expected form.
 fn expect_eq(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        Ok(())
-    } else {
-        Err(meta.error(format!("expected `{form}`")))
-    }
+    if meta.input.peek(Token![=]) { Ok(()) } else { Err(meta.error(format!("expected `{form}`"))) }
 }
 
 /// `key = "ident"`.
@@ -204,7 +208,10 @@ fn parse_type_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
 }
 
 /// `dense = u16`: `None` (after reporting it) when the width is not one of [`DENSE_WIDTHS`].
-fn parse_dense_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<Ident>> {
+fn parse_dense_value(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<Option<Ident>> {
     expect_eq(meta, "dense = u32")?;
     let value = meta.value()?;
     let expected = "`dense` must be one of `u8`, `u16`, `u32`, `usize`";
@@ -231,7 +238,10 @@ fn parse_path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
     if value.peek(LitStr) {
         let lit: LitStr = value.parse()?;
         return lit.parse_with(Path::parse_mod_style).map_err(|_| {
-            syn::Error::new(lit.span(), format!("`{}` is not a path", lit.value()))
+            syn::Error::new(
+                lit.span(),
+                format!("`crate` must be a path, and `{}` is not one", lit.value()),
+            )
         });
     }
     Path::parse_mod_style(value).map_err(|error| {
@@ -272,5 +282,11 @@ fn take_value(input: ParseStream<'_>) -> syn::Result<TokenStream> {
 
 /// Prints a type for messages and docs.
 pub(crate) fn type_text(ty: &impl ToTokens) -> String {
-    ty.to_token_stream().to_string().replace(" :: ", "::").replace(":: ", "::").replace(" <", "<").replace("< ", "<").replace(" >", ">")
+    ty.to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
 }

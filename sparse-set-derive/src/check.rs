@@ -115,14 +115,6 @@ fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
 }
 
 fn check_field(field: &Field<'_>, errors: &mut Errors) {
-    for attr in &field.original.attrs {
-        if attr.path().is_ident("cfg") {
-            errors.push(syn::Error::new_spanned(
-                attr,
-                "`#[cfg]` on a field is not supported by `SparseSoa`: every field is a column",
-            ));
-        }
-    }
     if mentions_self(field.ty.to_token_stream()) {
         errors.push(syn::Error::new_spanned(
             field.ty,
@@ -155,7 +147,9 @@ fn unsized_kind(ty: &Type) -> Option<&'static str> {
     match ty {
         Type::Slice(_) => Some("a slice"),
         Type::TraitObject(_) => Some("a trait object"),
-        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => Some("a string slice"),
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => {
+            Some("a string slice")
+        }
         Type::Paren(inner) => unsized_kind(&inner.elem),
         Type::Group(inner) => unsized_kind(&inner.elem),
         _ => None,

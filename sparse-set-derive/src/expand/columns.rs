@@ -53,7 +53,11 @@ fn definition(input: &Input<'_>, mutable: bool) -> TokenStream {
     let params = &generics.params;
     let where_clause = &input.generics.where_clause;
     let fields = input.fields.iter().map(|field| {
-        let text = format!("The `{}` column: field `{}` of every element.", field.accessor, field.display_name());
+        let text = format!(
+            "The `{}` column: field `{}` of every element.",
+            field.accessor,
+            field.display_name()
+        );
         let vis = field.vis;
         let accessor = &field.accessor;
         let ty = field.ty;

@@ -136,8 +136,12 @@ fn iterator(input: &Input<'_>, kind: &Kind<'_>) -> TokenStream {
     let params = &definition_generics.params;
     let (impl_generics, _, where_clause) = definition_generics.split_for_impl();
     let name = kind.name;
-    let ty = if kind.borrows { input.borrowing(name, &quote!(#lifetime)) } else { input.owning(name) };
-    let inner = zip_type(kind.keys_iter.clone(), input.fields.iter().map(|field| (kind.column_iter)(field.ty)));
+    let ty =
+        if kind.borrows { input.borrowing(name, &quote!(#lifetime)) } else { input.owning(name) };
+    let inner = zip_type(
+        kind.keys_iter.clone(),
+        input.fields.iter().map(|field| (kind.column_iter)(field.ty)),
+    );
     let pattern = zip_pattern(input);
     let key_expr = &kind.key_expr;
     let value_name = kind.value_name;
@@ -222,10 +226,18 @@ fn methods(input: &Input<'_>) -> TokenStream {
     let into_iter_name = &names.into_iter;
     let drain_name = &names.drain;
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
-    let iter = zip_expr(quote!(self.#keys.as_slice().iter()), columns.iter().map(|column| quote!(self.#column.iter())));
-    let iter_mut =
-        zip_expr(quote!(self.#keys.as_slice().iter()), columns.iter().map(|column| quote!(self.#column.iter_mut())));
-    let drain = zip_expr(quote!(self.#keys.drain()), columns.iter().map(|column| quote!(self.#column.drain(..))));
+    let iter = zip_expr(
+        quote!(self.#keys.as_slice().iter()),
+        columns.iter().map(|column| quote!(self.#column.iter())),
+    );
+    let iter_mut = zip_expr(
+        quote!(self.#keys.as_slice().iter()),
+        columns.iter().map(|column| quote!(self.#column.iter_mut())),
+    );
+    let drain = zip_expr(
+        quote!(self.#keys.drain()),
+        columns.iter().map(|column| quote!(self.#column.drain(..))),
+    );
     let into_iter = zip_expr(
         quote!(::core::iter::IntoIterator::into_iter(self.#keys)),
         columns.iter().map(|column| quote!(::core::iter::IntoIterator::into_iter(self.#column))),

@@ -95,7 +95,10 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
     });
     let value = input.owning(ident);
     let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
-    let clone_where = where_with(generics.where_clause.as_ref(), &field_bounds(input, &quote!(::core::clone::Clone)));
+    let clone_where = where_with(
+        generics.where_clause.as_ref(),
+        &field_bounds(input, &quote!(::core::clone::Clone)),
+    );
     let eq_where = where_with(
         with_lifetime.where_clause.as_ref(),
         &field_bounds(input, &quote!(::core::cmp::PartialEq)),
@@ -180,8 +183,10 @@ fn debug(input: &Input<'_>, name: &syn::Ident) -> TokenStream {
     let (impl_generics, _, _) = with_lifetime.split_for_impl();
     let lifetime = &input.names.lifetime;
     let ty = input.borrowing(name, &quote!(#lifetime));
-    let where_clause =
-        where_with(input.generics.where_clause.as_ref(), &field_bounds(input, &quote!(::core::fmt::Debug)));
+    let where_clause = where_with(
+        input.generics.where_clause.as_ref(),
+        &field_bounds(input, &quote!(::core::fmt::Debug)),
+    );
     let struct_name = syn::ext::IdentExt::unraw(input.ident).to_string();
     let body = match input.style {
         Style::Named => {

@@ -64,7 +64,9 @@ fn methods(input: &Input<'_>) -> TokenStream {
     let messages: Vec<String> = input
         .fields
         .iter()
-        .map(|field| format!("column `{}` has a different length than the keys", field.display_name()))
+        .map(|field| {
+            format!("column `{}` has a different length than the keys", field.display_name())
+        })
         .collect();
     let first = columns[0];
     let option = quote!(::core::option::Option);

@@ -1,0 +1,15 @@
+use sparse_soa::SparseSoa;
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = "u32")]
+struct Position {
+    x: f32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = 42)]
+struct Velocity {
+    x: f32,
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use sparse_soa::SparseSoa;
+
+#[derive(SparseSoa)]
+#[sparse_soa(name = "Position Storage")]
+struct Position {
+    x: f32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(name = Velocities)]
+struct Velocity {
+    x: f32,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use sparse_soa::SparseSoa;
+
+#[derive(SparseSoa)]
+struct Node {
+    parent: Option<Box<Self>>,
+}
+
+fn main() {}

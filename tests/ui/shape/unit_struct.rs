@@ -1,0 +1,6 @@
+use sparse_soa::SparseSoa;
+
+#[derive(SparseSoa)]
+struct Marker;
+
+fn main() {}
