@@ -224,7 +224,7 @@ fn panicking_comparator_moves_nothing() {
     assert_rows_match_keys(&rows);
 
     let result = catch_unwind(AssertUnwindSafe(|| {
-        rows.sort_by_key(|&key, _| -> u32 { panic!("key {key}") })
+        rows.sort_by_key(|&key, _| -> u32 { panic!("key {key}") });
     }));
     assert!(result.is_err());
     assert_rows_match_keys(&rows);
