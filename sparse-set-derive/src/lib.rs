@@ -4,10 +4,10 @@
 //!
 //! The derive is a pipeline, one module per stage:
 //!
-//! 1. [`ast`]: the input model, read from syn, with the attributes ([`attr`]) and the generated
-//!    names ([`names`]);
-//! 2. [`check`]: the checks that span several parts, and the one place user errors leave from;
-//! 3. [`expand`]: one module per generated artifact, each a pure function of the model.
+//! 1. `ast`: the input model, read from syn, with the attributes (`attr`) and the generated
+//!    names (`names`);
+//! 2. `check`: the checks that span several parts, and the one place user errors leave from;
+//! 3. `expand`: one module per generated artifact, each a pure function of the model.
 
 #![forbid(unsafe_code)]
 
