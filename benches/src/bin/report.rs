@@ -183,7 +183,7 @@ const TARGETS: &[Target] = &[
         max: 0.08,
     },
     Target {
-        what: "clear + refill: key space 10,000,000 vs 1,000",
+        what: "clear + refill: key space 10,000,000 (full) or 100,000 (quick) vs 1,000",
         group: "clear_refill_1000_keys",
         numerator: "10000000",
         denominator: "1000",
@@ -294,7 +294,10 @@ fn target_table(results: &Results, out: &mut String) -> (usize, usize) {
             let of = |space: &str| {
                 results.get(&format!("{}/{space}", target.group))?.get("sparse-soa").copied()
             };
-            of(target.numerator).zip(of(target.denominator)).map(|(a, b)| a / b)
+            of(target.numerator)
+                .or_else(|| of("100000"))
+                .zip(of(target.denominator))
+                .map(|(a, b)| a / b)
         } else {
             results.get(target.group).and_then(|functions| {
                 Some(functions.get(target.numerator)? / functions.get(target.denominator)?)
@@ -493,6 +496,22 @@ fn main() {
         out.push_str("No run notes found.\n\n");
     } else {
         let _ = writeln!(out, "```text\n{}\n```\n", notes.trim_end());
+        let busy = notes
+            .lines()
+            .filter(|line| line.starts_with("load"))
+            .filter_map(|line| {
+                line.split(':').nth(1)?.split_whitespace().next()?.parse::<f64>().ok()
+            })
+            .fold(0.0_f64, f64::max);
+        if busy >= 0.5 {
+            let _ = writeln!(
+                out,
+                "The machine was not quiet during this run (1-minute load up to {busy:.2} on 2 cores, \
+                 other builds running): single numbers can be off by tens of percent; ratios within \
+                 one group were measured seconds apart and are more robust. Rerun on a quiet machine \
+                 before quoting a number.\n"
+            );
+        }
     }
     out.push_str("## How to run\n\n");
     out.push_str("```sh\nbenches/run.sh quick   # 100,000 elements only, short measurements: under 5 minutes on 2 cores\n");
