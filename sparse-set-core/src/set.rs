@@ -158,7 +158,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// Everything is allocated here: `capacity` dense positions and the sparse pages covering
     /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
-    /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing.
+    /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing. Only the
+    /// stable sorts (`sort_by`, `sort_by_key`) allocate, as `slice::sort_by` does; the unstable
+    /// ones do not.
     ///
     /// Computes in **O(`capacity + key_limit`)** time.
     ///

@@ -102,7 +102,8 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// `capacity` elements, each with a key whose sparse index is below `key_limit`.
             ///
             /// Past either bound the `try_` calls return an error and the plain calls panic,
-            /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing.
+            /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing. Only
+            /// sorting allocates (a permutation of `len` positions).
             ///
             /// Computes in **O(`capacity + key_limit`)** time.
             ///

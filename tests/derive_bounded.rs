@@ -1,0 +1,110 @@
+//! A bounded derived storage never allocates after construction: inserts, removals, column
+//! loops, retain and clear all run within the memory reserved up front. Sorting is the one
+//! documented exception: it allocates its permutation.
+//!
+//! Only allocations made by the test's own thread are counted.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use sparse_soa::{Entities, Entity, SparseSoa};
+
+struct Counting;
+
+thread_local! {
+    static TRACKING: Cell<bool> = const { Cell::new(false) };
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn record() {
+    // `try_with`: the allocator may run while thread-locals are being torn down.
+    let _ = TRACKING.try_with(|tracking| {
+        if tracking.get() {
+            CALLS.with(|calls| calls.set(calls.get() + 1));
+        }
+    });
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
+// are thread-locals with const initialisers, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record();
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record();
+        // SAFETY: forwarded contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    CALLS.with(|calls| calls.set(0));
+    TRACKING.with(|tracking| tracking.set(true));
+    f();
+    TRACKING.with(|tracking| tracking.set(false));
+    CALLS.with(Cell::get)
+}
+
+#[derive(SparseSoa, Clone, Debug, PartialEq)]
+#[sparse_soa(key = Entity, dense = u16)]
+struct Body {
+    x: f32,
+    y: f32,
+    mass: f64,
+    tag: u8,
+}
+
+#[test]
+fn a_bounded_storage_never_allocates_after_construction() {
+    let mut entities = Entities::with_capacity(2000);
+    let handles: Vec<Entity> = (0..2000).map(|_| entities.spawn()).collect();
+    let outsider = entities.spawn();
+    let mut bodies = BodySoa::bounded(1000, 4096);
+
+    let calls = allocations_during(|| {
+        for round in 0..3 {
+            for (x, &entity) in (0_u16..).zip(&handles[round * 500..round * 500 + 1000]) {
+                bodies.insert(entity, Body { x: f32::from(x), y: 0.0, mass: 1.0, tag: 0 });
+            }
+            assert!(
+                bodies.try_insert(outsider, Body { x: 0.0, y: 0.0, mass: 0.0, tag: 1 }).is_err(),
+                "full"
+            );
+            for x in bodies.x_mut() {
+                *x += 1.0;
+            }
+            let columns = bodies.columns_mut();
+            for (y, x) in columns.y.iter_mut().zip(columns.x.iter()) {
+                *y += *x;
+            }
+            for &entity in handles.iter().step_by(7) {
+                bodies.remove(entity);
+            }
+            bodies.retain(|_, body| *body.x > 10.0);
+            bodies.clear();
+            bodies.shrink_to_fit();
+        }
+    });
+    assert_eq!(calls, 0);
+    bodies.debug_assert_invariants();
+
+    for (x, &entity) in (0_u16..).zip(&handles[..100]) {
+        bodies.insert(entity, Body { x: -f32::from(x), y: 0.0, mass: 1.0, tag: 0 });
+    }
+    let calls = allocations_during(|| bodies.sort_by(|_, a, _, b| a.x.total_cmp(b.x)));
+    assert!(calls > 0, "sorting allocates its permutation, as documented");
+    assert_eq!(bodies.x().first(), Some(&-99.0));
+    bodies.debug_assert_invariants();
+}
