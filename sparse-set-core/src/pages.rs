@@ -232,23 +232,28 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     /// The value stored in `slot`: zero if it is empty or its page is missing.
+    ///
+    /// Full and compact pages of the flat region are handled inline; only slots past the flat
+    /// directories take a call, marked cold so that callers' loops keep their registers.
     #[inline]
     pub(crate) fn get(&self, slot: usize) -> D {
-        match self.flat.get(slot >> PAGE_BITS) {
-            Some(Some(page)) => page[offset_of(slot)],
-            _ => self.get_slow(slot),
+        let number = slot >> PAGE_BITS;
+        if let Some(Some(page)) = self.flat.get(number) {
+            return page[offset_of(slot)];
+        }
+        match self.flat_compact.get(number) {
+            Some(Some(compact)) => compact[0].get(offset_of(slot)),
+            Some(None) => D::ZERO,
+            None => self.get_beyond_flat(slot),
         }
     }
 
-    /// `get` for compact pages, missing pages and slots beyond the flat directories.
+    /// `get` for slots past the flat directories: pages never allocated, or chunked pages.
+    #[cold]
     #[inline(never)]
-    fn get_slow(&self, slot: usize) -> D {
-        let offset = offset_of(slot);
+    fn get_beyond_flat(&self, slot: usize) -> D {
         if slot < FLAT_LIMIT {
-            return match self.flat_compact.get(slot >> PAGE_BITS) {
-                Some(Some(compact)) => compact[0].get(offset),
-                _ => D::ZERO,
-            };
+            return D::ZERO;
         }
         let (chunk, page) =
             (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
@@ -257,12 +262,13 @@ impl<D: DenseIndex> Pages<D> {
         } else {
             self.far.get(&chunk)
         };
-        chunk.and_then(|chunk| chunk[page].as_ref()).map_or(D::ZERO, |page| page.get(offset))
+        chunk
+            .and_then(|chunk| chunk[page].as_ref())
+            .map_or(D::ZERO, |page| page.get(offset_of(slot)))
     }
 
     /// Applies `f` to the page holding `slot`, which must be allocated (it holds, or held, a
     /// key).
-    #[inline]
     fn with_page<R>(&mut self, slot: usize, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
         let number = slot >> PAGE_BITS;
         if slot < FLAT_LIMIT {
@@ -299,6 +305,16 @@ impl<D: DenseIndex> Pages<D> {
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: usize, value: D) {
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            page[offset_of(slot)] = value;
+            return;
+        }
+        self.set_slow(slot, value);
+    }
+
+    /// `set` for compact pages and chunked pages.
+    #[inline(never)]
+    fn set_slow(&mut self, slot: usize, value: D) {
         self.with_page(slot, |page| match page {
             PageMut::Full(values) => values[offset_of(slot)] = value,
             PageMut::Compact(compact) => match compact.position(offset_of(slot)) {
@@ -308,9 +324,39 @@ impl<D: DenseIndex> Pages<D> {
         });
     }
 
+    /// Reads `slot` and zeroes it, in one lookup; zero if it was empty or its page is missing.
+    /// Never allocates.
+    #[inline]
+    pub(crate) fn take(&mut self, slot: usize) -> D {
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            return core::mem::replace(&mut page[offset_of(slot)], D::ZERO);
+        }
+        self.take_slow(slot)
+    }
+
+    /// `take` for compact pages, missing pages and chunked pages.
+    #[inline(never)]
+    fn take_slow(&mut self, slot: usize) -> D {
+        let value = self.get(slot);
+        if value != D::ZERO {
+            self.clear(slot);
+        }
+        value
+    }
+
     /// Zeroes `slot`, whose page must exist. Never allocates.
     #[inline]
     pub(crate) fn clear(&mut self, slot: usize) {
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            page[offset_of(slot)] = D::ZERO;
+            return;
+        }
+        self.clear_slow(slot);
+    }
+
+    /// `clear` for compact pages and chunked pages.
+    #[inline(never)]
+    fn clear_slow(&mut self, slot: usize) {
         self.with_page(slot, |page| match page {
             PageMut::Full(values) => values[offset_of(slot)] = D::ZERO,
             PageMut::Compact(compact) => {

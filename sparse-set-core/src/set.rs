@@ -514,8 +514,17 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
-        let index = self.get_index_of(key)?;
-        Some(self.remove_index(index))
+        let slot = key.sparse_index();
+        let index = if K::SLOT_IS_KEY {
+            // The slot alone identifies the key: read and zero it in one lookup.
+            self.sparse.take(slot).to_usize().checked_sub(1)?
+        } else {
+            let index = self.get_index_of(key)?;
+            self.sparse.clear(slot);
+            index
+        };
+        self.dense.swap_remove(index);
+        Some(self.fill_gap(index))
     }
 
     /// Swap-removes the key at `index` (which must be in bounds) and fixes the moved key's slot.
@@ -523,6 +532,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let removed = self.dense.swap_remove(index);
         self.sparse.clear(removed.sparse_index());
+        self.fill_gap(index)
+    }
+
+    /// After a swap-remove at `index` (slot already cleared): re-points the key that moved in.
+    #[inline]
+    fn fill_gap(&mut self, index: usize) -> Removed<K> {
         let moved = self.dense.get(index).map(|&key| {
             self.sparse.set(key.sparse_index(), D::from_usize(index + 1));
             Moved { key, from: self.dense.len() }
