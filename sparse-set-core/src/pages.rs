@@ -69,16 +69,16 @@ impl<D: DenseIndex> Compact<D> {
         Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] }
     }
 
-    /// Branch-free so the scan vectorises: at most one entry matches.
+    /// Branch-free (masks, not jumps) so the scan vectorises and never mispredicts: at most one
+    /// entry matches, so OR-ing the masked values yields it.
     #[inline]
     fn get(&self, offset: usize) -> D {
-        let mut found = D::ZERO;
+        let mut found = 0;
         for (&at, &value) in self.offsets.iter().zip(&self.values) {
-            if usize::from(at) == offset {
-                found = value;
-            }
+            let mask = usize::from(usize::from(at) == offset).wrapping_neg();
+            found |= value.to_usize() & mask;
         }
-        found
+        D::from_usize(found)
     }
 
     fn position(&self, offset: usize) -> Option<usize> {
