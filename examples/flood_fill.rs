@@ -36,7 +36,8 @@ fn neighbours(cell: u32) -> impl Iterator<Item = u32> {
 
 fn main() {
     let start = (HEIGHT / 2) * WIDTH + WIDTH / 2;
-    let start = (start..WIDTH * HEIGHT).find(|&cell| !is_wall(cell)).expect("the grid has an open cell");
+    let start =
+        (start..WIDTH * HEIGHT).find(|&cell| !is_wall(cell)).expect("the grid has an open cell");
 
     let clock = Instant::now();
     let mut visited = SparseSet::<u32>::with_capacity((WIDTH * HEIGHT) as usize);
