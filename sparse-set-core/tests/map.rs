@@ -817,7 +817,6 @@ fn clone_is_independent() {
 }
 
 #[test]
-#[ignore = "SparseSet::clone does not keep a bounded set's reserved dense capacity"]
 fn clone_of_a_bounded_map_stays_bounded() {
     let mut original = SparseMap::<u32, char>::bounded(4, 64);
     original.insert(1, 'a');
