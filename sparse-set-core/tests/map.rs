@@ -616,8 +616,9 @@ fn entries_format_for_debugging() {
 
 #[test]
 fn retain_visits_every_element_exactly_once() {
-    let mut map: SparseMap<u32, u32> =
-        (0..1000_u32).map(|key| (key.wrapping_mul(2_654_435_761), 0)).collect();
+    let mut map: SparseMap<u32, u32> = (0..if cfg!(miri) { 40 } else { 1000_u32 })
+        .map(|key| (key.wrapping_mul(2_654_435_761), 0))
+        .collect();
     let expected: Vec<u32> = map.keys().to_vec();
     let mut visited = Vec::new();
     map.retain(|key, value| {
