@@ -302,20 +302,21 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.try_insert_full(16, 'b'), Err(Error::KeyOutOfRange { index: 16, limit: 16 }));
     /// ```
     pub fn try_insert_full(&mut self, key: K, value: V) -> Result<(usize, Option<V>), Error> {
-        // Room for the value comes first: once the set has taken the key nothing may fail. A
-        // bounded map reserved its values up front, and its set refuses keys beyond them.
-        if self.values.len() == self.values.capacity() && !self.is_bounded() {
-            self.values.try_reserve(1)?;
-        }
         let (index, _) = self.set.try_insert(key)?;
         if index < self.values.len() {
-            // `key` was present, or replaced the different key that held its slot.
-            Ok((index, Some(core::mem::replace(&mut self.values[index], value))))
-        } else {
-            debug_assert_eq!(index, self.values.len());
-            self.values.push(value);
-            Ok((index, None))
+            // `key` was present, or replaced the different key that held its slot: an overwrite
+            // never allocates.
+            return Ok((index, Some(core::mem::replace(&mut self.values[index], value))));
         }
+        debug_assert_eq!(index, self.values.len());
+        // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
+        // reserved its values up front, so this never allocates there.
+        if let Err(error) = self.values.try_reserve(1) {
+            self.set.pop();
+            return Err(error.into());
+        }
+        self.values.push(value);
+        Ok((index, None))
     }
 
     /// Removes `key` and returns its value, by **swap-remove**: the last element moves into the

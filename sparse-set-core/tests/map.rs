@@ -1044,3 +1044,19 @@ fn sort_by_with_a_panicking_comparator_changes_nothing() {
     drop(map);
     assert_eq!(log.dropped(), (0..50).collect::<Vec<_>>());
 }
+
+#[test]
+fn overwriting_a_key_never_allocates_even_at_full_capacity() {
+    let mut map = SparseMap::<u32, u64>::new();
+    map.insert(0, 0);
+    let mut key = 1;
+    while map.len() < map.capacity() {
+        map.insert(key, 0);
+        key += 1;
+    }
+    let ((), allocations) = allocations_during(|| {
+        assert_eq!(map.insert(0, 7), Some(0));
+    });
+    assert_eq!(allocations, 0);
+    map.debug_assert_invariants();
+}

@@ -523,6 +523,11 @@ fn main() {
     out.push_str("## Targets\n\nRatio = sparse-soa time / peer time, from the run above.\n\n");
     let (met, total) = target_table(&results, &mut out);
     let _ = writeln!(out, "{met} of {total} measured targets met.\n");
+    // The hand-written explanation of missed targets, kept beside the benches.
+    let analysis = page.parent().unwrap_or(Path::new(".")).join("benches/ANALYSIS.md");
+    if let Ok(text) = fs::read_to_string(&analysis) {
+        let _ = writeln!(out, "{}\n", text.trim_end());
+    }
     out.push_str("## Time per operation\n\n");
     workload_tables(&results, &mut out);
     out.push_str("## Memory\n\nHeap bytes held after building the storage (`Position` values, 12 bytes), counted by a\n");
