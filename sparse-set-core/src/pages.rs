@@ -57,6 +57,31 @@ const fn offset_of(slot: usize) -> usize {
     slot & (PAGE_LEN - 1)
 }
 
+/// The chunk number of a slot past the flat region, and its page's index within the chunk.
+#[inline]
+const fn chunk_of(slot: usize) -> (usize, usize) {
+    (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1))
+}
+
+/// What a full page becomes when the set shrinks.
+enum Shrunk<D> {
+    /// No slot in use: release the page.
+    Empty,
+    /// Few enough slots to fit a compact page.
+    Compact(Compact<D>),
+    /// Stays full.
+    Full,
+}
+
+/// Decides (and builds) what a full page shrinks to: the one rule for every directory.
+fn shrink<D: DenseIndex>(values: &[D; PAGE_LEN]) -> Shrunk<D> {
+    match values.iter().filter(|&&value| value != D::ZERO).count() {
+        0 => Shrunk::Empty,
+        occupied if occupied <= COMPACT_LEN => Shrunk::Compact(Compact::from_full(values)),
+        _ => Shrunk::Full,
+    }
+}
+
 /// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`.
 #[derive(Clone, Debug)]
 struct Compact<D> {
@@ -119,6 +144,14 @@ impl<D: DenseIndex> Compact<D> {
         }
     }
 
+    /// The same slots plus `offset` = `value`, as a full page: what a compact page with no
+    /// vacancy left becomes.
+    fn to_full_with(&self, offset: usize, value: D) -> Result<Box<[D; PAGE_LEN]>, Error> {
+        let mut values = self.to_full()?;
+        values[offset] = value;
+        Ok(values)
+    }
+
     /// The same slots as a full page.
     fn to_full(&self) -> Result<Box<[D; PAGE_LEN]>, Error> {
         let mut values = new_full::<D>()?;
@@ -159,9 +192,7 @@ impl<D: DenseIndex> Page<D> {
             Page::Full(values) => values[offset] = value,
             Page::Compact(compact) => {
                 if !compact[0].try_insert(offset, value) {
-                    let mut full = compact[0].to_full()?;
-                    full[offset] = value;
-                    *self = Page::Full(full);
+                    *self = Page::Full(compact[0].to_full_with(offset, value)?);
                 }
             }
         }
@@ -185,15 +216,15 @@ impl<D: DenseIndex> Page<D> {
     /// Shrinks a full page with few slots in use to a compact one. Returns `false` if the page
     /// holds nothing (the caller releases it).
     fn compact(&mut self) -> bool {
-        let occupied = self.occupied();
-        let Page::Full(values) = self else { return occupied > 0 };
-        if occupied == 0 {
-            return false;
+        let Page::Full(values) = self else { return self.occupied() > 0 };
+        match shrink(values) {
+            Shrunk::Empty => false,
+            Shrunk::Compact(compact) => {
+                *self = Page::Compact(Box::new([compact]));
+                true
+            }
+            Shrunk::Full => true,
         }
-        if occupied <= COMPACT_LEN {
-            *self = Page::Compact(Box::new([Compact::from_full(values)]));
-        }
-        true
     }
 }
 
@@ -255,8 +286,7 @@ impl<D: DenseIndex> Pages<D> {
         if slot < FLAT_LIMIT {
             return D::ZERO;
         }
-        let (chunk, page) =
-            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let (chunk, page) = chunk_of(slot);
         let chunk = if chunk < NEAR_CHUNKS {
             self.near.get(chunk).and_then(Option::as_ref)
         } else {
@@ -289,8 +319,7 @@ impl<D: DenseIndex> Pages<D> {
     #[cold]
     #[inline(never)]
     fn page_beyond_flat(&mut self, slot: usize) -> &mut Page<D> {
-        let (chunk, page) =
-            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let (chunk, page) = chunk_of(slot);
         let chunk = if chunk < NEAR_CHUNKS {
             self.near.get_mut(chunk).and_then(Option::as_mut)
         } else {
@@ -391,9 +420,7 @@ impl<D: DenseIndex> Pages<D> {
         match &mut self.flat_compact[number] {
             Some(compact) => {
                 if !compact[0].try_insert(offset, value) {
-                    let mut full = compact[0].to_full()?;
-                    full[offset] = value;
-                    self.flat[number] = Some(full);
+                    self.flat[number] = Some(compact[0].to_full_with(offset, value)?);
                     self.flat_compact[number] = None;
                 }
             }
@@ -408,8 +435,7 @@ impl<D: DenseIndex> Pages<D> {
     #[cold]
     #[inline(never)]
     fn insert_beyond_flat(&mut self, slot: usize, value: D) -> Result<(), Error> {
-        let (chunk, page) =
-            (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1));
+        let (chunk, page) = chunk_of(slot);
         match &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page] {
             Some(page) => page.insert(offset_of(slot), value),
             missing @ None => {
@@ -425,10 +451,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn allocate_full_below(&mut self, limit: usize) -> Result<(), Error> {
         for page_start in (0..limit).step_by(PAGE_LEN) {
             if page_start >= FLAT_LIMIT {
-                let (chunk, page) = (
-                    page_start >> (PAGE_BITS + CHUNK_BITS),
-                    (page_start >> PAGE_BITS) & (CHUNK_LEN - 1),
-                );
+                let (chunk, page) = chunk_of(page_start);
                 let holder = &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page];
                 match holder {
                     Some(Page::Full(_)) => {}
@@ -481,16 +504,16 @@ impl<D: DenseIndex> Pages<D> {
         let mut released = 0;
         for (full, compact) in self.flat.iter_mut().zip(&mut self.flat_compact) {
             if let Some(values) = full {
-                match values.iter().filter(|&&value| value != D::ZERO).count() {
-                    0 => {
+                match shrink(values) {
+                    Shrunk::Empty => {
                         *full = None;
                         released += 1;
                     }
-                    occupied if occupied <= COMPACT_LEN => {
-                        *compact = Some(Box::new([Compact::from_full(values)]));
+                    Shrunk::Compact(shrunk) => {
+                        *compact = Some(Box::new([shrunk]));
                         *full = None;
                     }
-                    _ => {}
+                    Shrunk::Full => {}
                 }
             } else if compact.as_ref().is_some_and(|page| page[0].len() == 0) {
                 *compact = None;

@@ -315,7 +315,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     #[must_use]
     pub fn get_index_of(&self, key: K) -> Option<usize> {
-        let position = self.sparse.get(key.sparse_index()).to_usize().checked_sub(1)?;
+        let position = self.position_of_slot(key.sparse_index())?;
         if K::SLOT_IS_KEY {
             debug_assert!(self.dense[position] == key);
             return Some(position);
