@@ -266,7 +266,12 @@ impl<D: DenseIndex> Pages<D> {
     ///
     /// Full and compact pages of the flat region are handled inline; only slots past the flat
     /// directories take a call, marked cold so that callers' loops keep their registers.
-    #[inline]
+    /// `always`: see `SparseSet::get_index_of`.
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
+    )]
     pub(crate) fn get(&self, slot: usize) -> D {
         let number = slot >> PAGE_BITS;
         if let Some(Some(page)) = self.flat.get(number) {
