@@ -9,10 +9,9 @@
 //! removed before values are dropped, since `Vec::truncate` and `Vec::clear` shorten the vector
 //! before they drop anything; and room for a value is made before its key is added.
 //!
-//! [`SparseMap::debug_assert_invariants`] checks the set's invariant and this one.
+//! [`SparseMap::assert_invariants`] checks the set's invariant and this one.
 
 use alloc::vec::{self, Vec};
-use core::cell::RefCell;
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::{FusedIterator, Zip};
@@ -719,15 +718,13 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.values(), &[1, 21, 41]);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
-        // The set calls `keep` and mirrors its swaps through the second closure, never both at
-        // once: the cell hands the values to one of them at a time.
-        let values = RefCell::new(&mut self.values);
-        let kept = self.set.retain_positions(
-            |index, &key| keep(key, &mut values.borrow_mut()[index]),
-            |a, b| values.borrow_mut().swap(a, b),
+        let kept = self.set.retain_with(
+            &mut self.values,
+            |values, index, key| keep(key, &mut values[index]),
+            |values, a, b| values.swap(a, b),
         );
         // The set is already truncated, and `Vec::truncate` shortens before it drops.
-        values.into_inner().truncate(kept);
+        self.values.truncate(kept);
     }
 
     /// Removes every element, yielding the keys and values in dense order.
@@ -840,11 +837,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
         let (keys, values) = (self.set.as_slice(), &self.values);
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_unstable_by(|&a, &b| compare(&keys[a], &values[a], &keys[b], &values[b]));
-        let Some(permutation) = Permutation::from_vec(order) else {
-            unreachable!("a sorted list of positions is a permutation")
-        };
+        let permutation = Permutation::sorted_unstable_by(keys.len(), |a, b| {
+            compare(&keys[a], &values[a], &keys[b], &values[b])
+        });
         self.apply_permutation(&permutation);
     }
 
@@ -958,16 +953,17 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// Checks the set's invariants and that every key has exactly one value; panics describing
     /// the first one broken.
     ///
-    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation. It checks in release builds
+    /// too (the checks are `assert!`, not `debug_assert!`).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
     /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
-    /// map.debug_assert_invariants();
+    /// map.assert_invariants();
     /// ```
     #[doc(hidden)]
-    pub fn debug_assert_invariants(&self) {
-        self.set.debug_assert_invariants();
+    pub fn assert_invariants(&self) {
+        self.set.assert_invariants();
         assert_eq!(
             self.values.len(),
             self.set.len(),
@@ -1759,6 +1755,10 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
 
     fn get_mut(&mut self, key: K) -> Option<&mut V> {
         SparseMap::get_mut(self, key)
+    }
+
+    fn assert_invariants(&self) {
+        SparseMap::assert_invariants(self);
     }
 }
 
