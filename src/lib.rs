@@ -59,6 +59,7 @@ pub mod derive_reference {}
 #[doc(hidden)]
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
+    pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{Error, Permutation, Removed, SparseSet, Storage};
 
     /// A column that can be truncated through a trait object, so that one call can truncate

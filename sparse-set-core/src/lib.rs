@@ -68,6 +68,9 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[macro_use]
+mod macros;
+
 mod dense;
 mod entity;
 mod error;
@@ -76,7 +79,7 @@ mod key;
 pub mod map;
 mod pages;
 mod permutation;
-mod set;
+pub mod set;
 mod storage;
 
 pub use dense::DenseIndex;

@@ -345,3 +345,78 @@ fn the_error_type_is_a_std_error() {
     takes(&Error::Full { capacity: 1 });
     assert_eq!(Error::AllocFailed.to_string(), "memory allocation failed");
 }
+
+#[test]
+fn retain_with_moves_parallel_columns_and_reports_the_new_length() {
+    let mut set = set_of(&[5, 6, 7, 8, 9]);
+    let mut columns = (vec!['a', 'b', 'c', 'd', 'e'], vec![50, 60, 70, 80, 90]);
+    let mut visited = Vec::new();
+    let len = set.retain_with(
+        &mut columns,
+        |(letters, values), index, key| {
+            visited.push((index, key, letters[index]));
+            values[index] += 1;
+            key % 2 == 1
+        },
+        |(letters, values), a, b| {
+            letters.swap(a, b);
+            values.swap(a, b);
+        },
+    );
+    set.assert_invariants();
+    columns.0.truncate(len);
+    columns.1.truncate(len);
+    assert_eq!(visited, [(0, 5, 'a'), (1, 6, 'b'), (2, 7, 'c'), (3, 8, 'd'), (4, 9, 'e')]);
+    assert_eq!(set.as_slice(), &[5, 7, 9]);
+    assert_eq!(columns, (vec!['a', 'c', 'e'], vec![51, 71, 91]));
+}
+
+#[test]
+fn a_panicking_retain_with_leaves_set_and_columns_in_lockstep() {
+    let mut set = set_of(&[1, 2, 3, 4, 5, 6]);
+    let mut column: Vec<u32> = set.iter().map(|key| key * 10).collect();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        set.retain_with(
+            &mut column,
+            |_, _, key| {
+                assert!(key != 5, "refuse 5");
+                key % 2 == 0
+            },
+            |column, a, b| column.swap(a, b),
+        )
+    }));
+    assert!(result.is_err());
+    set.assert_invariants();
+    // Nothing was removed yet, and every key still sits beside its own value.
+    assert_eq!(set.len(), 6);
+    for (position, key) in set.iter().enumerate() {
+        assert_eq!(column[position], key * 10);
+    }
+}
+
+#[test]
+fn set_iterators_forward_every_method() {
+    let set = set_of(&[4, 5, 6, 7]);
+    assert_eq!(set.iter().count(), 4);
+    assert_eq!(set.iter().nth(2), Some(6));
+    assert_eq!(set.iter().last(), Some(7));
+    assert_eq!(set.iter().rev().collect::<Vec<_>>(), [7, 6, 5, 4]);
+    assert_eq!(set.iter().nth_back(1), Some(6));
+    assert_eq!(set.iter().fold(0, |sum, key| sum + key), 22);
+    assert_eq!(set.iter().len(), 4);
+    assert_eq!(format!("{:?}", set.iter()), "Iter([4, 5, 6, 7])");
+
+    let mut into_iter = set.clone().into_iter();
+    assert_eq!(into_iter.next(), Some(4));
+    assert_eq!(into_iter.as_slice(), &[5, 6, 7]);
+    assert_eq!(into_iter.next_back(), Some(7));
+    assert_eq!(into_iter.len(), 2);
+
+    let mut drained = set.clone();
+    let mut drain = drained.drain();
+    assert_eq!(drain.nth(1), Some(5));
+    assert_eq!(drain.as_slice(), &[6, 7]);
+    drop(drain);
+    assert!(drained.is_empty());
+    drained.assert_invariants();
+}

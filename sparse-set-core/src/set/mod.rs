@@ -23,14 +23,16 @@
 //!
 //! [`SparseSet::assert_invariants`] checks all of it; the tests call it after every step.
 
+mod iter;
+
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
-use core::iter::Copied;
-use core::slice;
 
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
+
+pub use iter::{Drain, IntoIter, Iter};
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.
@@ -374,7 +376,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.iter().sum::<u32>(), 17);
     /// ```
     pub fn iter(&self) -> Iter<'_, K> {
-        self.dense.iter().copied()
+        Iter::new(&self.dense)
     }
 
     /// Adds `key`; returns whether it was not already present.
@@ -620,9 +622,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.drain().collect::<Vec<_>>(), [1, 2]);
     /// assert!(set.is_empty());
     /// ```
-    pub fn drain(&mut self) -> alloc::vec::Drain<'_, K> {
+    pub fn drain(&mut self) -> Drain<'_, K> {
         self.reset_slots();
-        self.dense.drain(..)
+        Drain::new(self.dense.drain(..))
     }
 
     /// Zeroes the slot of every key: the sparse half of emptying the set.
@@ -991,9 +993,6 @@ impl<K: Key, D: DenseIndex> Drop for Repoint<'_, K, D> {
     }
 }
 
-/// Iterator over a set's keys in dense order: [`SparseSet::iter`].
-pub type Iter<'a, K> = Copied<slice::Iter<'a, K>>;
-
 impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
     fn default() -> Self {
         Self::new()
@@ -1065,10 +1064,10 @@ impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
 
 impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
     type Item = K;
-    type IntoIter = alloc::vec::IntoIter<K>;
+    type IntoIter = IntoIter<K>;
 
     /// Yields the keys in dense order.
     fn into_iter(self) -> Self::IntoIter {
-        self.dense.into_iter()
+        IntoIter::new(self.dense)
     }
 }
