@@ -402,7 +402,7 @@ fn set_iterators_forward_every_method() {
     assert_eq!(set.iter().last(), Some(7));
     assert_eq!(set.iter().rev().collect::<Vec<_>>(), [7, 6, 5, 4]);
     assert_eq!(set.iter().nth_back(1), Some(6));
-    assert_eq!(set.iter().fold(0, |sum, key| sum + key), 22);
+    assert_eq!(set.iter().fold(0, |acc, key| acc * 10 + key), 4567);
     assert_eq!(set.iter().len(), 4);
     assert_eq!(format!("{:?}", set.iter()), "Iter([4, 5, 6, 7])");
 
