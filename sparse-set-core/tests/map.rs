@@ -2,8 +2,7 @@
 //! swap-remove map, bounded and narrow maps refusing cleanly, and drop counting with values whose
 //! `Drop` panics.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -11,61 +10,10 @@ use std::rc::Rc;
 
 use sparse_set_core::map::Entry;
 use sparse_set_core::{Entity, Error, Moved, Removed, SparseMap, Storage};
-
-// ---------------------------------------------------------------------------------------------
-// An allocator that counts this thread's allocations and can be told to fail them.
-
-struct CountingAlloc;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-    static FAIL_ALLOCATIONS: Cell<bool> = const { Cell::new(false) };
-}
-
-// SAFETY: every call is forwarded to `System` unchanged, or refused with a null pointer, which
-// the `GlobalAlloc` contract allows.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if FAIL_ALLOCATIONS.with(Cell::get) {
-            return std::ptr::null_mut();
-        }
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if FAIL_ALLOCATIONS.with(Cell::get) {
-            return std::ptr::null_mut();
-        }
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use sparse_soa_test_support::{CountingAlloc, allocations_during, failing_allocations};
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
-
-/// How many allocations this thread makes while running `f`.
-fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let result = f();
-    (result, ALLOCATIONS.with(Cell::get) - before)
-}
-
-/// Runs `f` with every allocation of this thread refused.
-fn with_failing_allocations<R>(f: impl FnOnce() -> R) -> R {
-    FAIL_ALLOCATIONS.with(|fail| fail.set(true));
-    let result = f();
-    FAIL_ALLOCATIONS.with(|fail| fail.set(false));
-    result
-}
 
 // ---------------------------------------------------------------------------------------------
 // Drop counting.
@@ -291,26 +239,26 @@ fn failed_allocations_are_refused_and_leave_the_map_unchanged() {
     map.insert(0, 0);
     map.shrink_to_fit();
     assert_eq!(map.capacity(), 1);
-    let result = with_failing_allocations(|| map.try_insert(1, 1));
+    let result = failing_allocations(|| map.try_insert(1, 1));
     assert_eq!(result, Err(Error::AllocFailed));
     assert_eq!(map.keys(), &[0]);
     map.assert_invariants();
     // Overwriting an existing key while the values are full: allocation failure may be
     // reported, but the map never changes half-way.
-    let result = with_failing_allocations(|| map.try_insert(0, 5));
+    let result = failing_allocations(|| map.try_insert(0, 5));
     assert!(matches!(result, Ok(Some(0)) | Err(Error::AllocFailed)));
     map.assert_invariants();
 
     // Room for the value, but the key needs a new sparse page.
     map.reserve(10);
     let before = map.values().to_vec();
-    let result = with_failing_allocations(|| map.try_insert(1 << 20, 7));
+    let result = failing_allocations(|| map.try_insert(1 << 20, 7));
     assert_eq!(result, Err(Error::AllocFailed));
     assert_eq!(map.values(), before.as_slice());
     assert!(!map.contains_key(1 << 20));
     map.assert_invariants();
 
-    let result = with_failing_allocations(|| map.try_reserve(1 << 20));
+    let result = failing_allocations(|| map.try_reserve(1 << 20));
     assert_eq!(result, Err(Error::AllocFailed));
     map.assert_invariants();
     assert_eq!(map.insert(1 << 20, 7), None);
