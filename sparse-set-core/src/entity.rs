@@ -130,8 +130,13 @@ impl fmt::Display for Entity {
 impl Key for Entity {
     /// The index alone: the generation never addresses the sparse array.
     #[inline]
-    fn sparse_index(self) -> usize {
-        self.index as usize
+    fn sparse_index(self) -> u64 {
+        u64::from(self.index)
+    }
+
+    #[inline]
+    fn version(self) -> u32 {
+        self.generation.get()
     }
 }
 

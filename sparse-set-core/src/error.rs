@@ -1,5 +1,6 @@
 //! The error type of every fallible call.
 
+use alloc::vec::Vec;
 use core::fmt;
 
 /// Why a `try_` call refused to change a set or map.
@@ -21,9 +22,9 @@ pub enum Error {
     /// A bounded set was given a key whose sparse index is not below its key limit.
     KeyOutOfRange {
         /// The key's sparse index ([`Key::sparse_index`](crate::Key::sparse_index)).
-        index: usize,
+        index: u64,
         /// The exclusive upper bound of sparse indices the set accepts.
-        limit: usize,
+        limit: u64,
     },
     /// A bounded set already holds as many elements as its fixed capacity.
     Full {
@@ -39,6 +40,19 @@ pub enum Error {
     },
     /// The allocator could not provide memory the call needed.
     AllocFailed,
+    /// The memory a call needed is more than the address space allows (more than `isize::MAX`
+    /// bytes, or more pages than a sparse array addresses): no allocation was even tried.
+    CapacityOverflow,
+    /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
+    /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
+    StaleKey {
+        /// The slot both keys address ([`Key::sparse_index`](crate::Key::sparse_index)).
+        index: u64,
+        /// The version of the refused key ([`Key::version`](crate::Key::version)).
+        version: u32,
+        /// The version of the key that holds the slot.
+        held: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -53,14 +67,44 @@ impl fmt::Display for Error {
                 "set is full: dense index type `{width}` addresses at most {max_len} elements"
             ),
             Error::AllocFailed => f.write_str("memory allocation failed"),
+            Error::CapacityOverflow => {
+                f.write_str("capacity overflow: the memory needed exceeds the address space")
+            }
+            Error::StaleKey { index, version, held } => {
+                write!(f, "entity {index}v{version} is stale: slot {index} holds {index}v{held}")
+            }
         }
     }
 }
 
 impl core::error::Error for Error {}
 
+/// A failed reservation, as [`Error::AllocFailed`]. The conversion cannot tell a capacity
+/// overflow apart; the crate's own calls check the capacity first and report
+/// [`Error::CapacityOverflow`] for it.
 impl From<alloc::collections::TryReserveError> for Error {
     fn from(_: alloc::collections::TryReserveError) -> Self {
         Error::AllocFailed
     }
+}
+
+/// `Vec::try_reserve` that tells a capacity overflow from a failed allocation.
+pub(crate) fn try_reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
+    check_capacity::<T>(vec.len(), additional)?;
+    vec.try_reserve(additional).map_err(|_| Error::AllocFailed)
+}
+
+/// `Vec::try_reserve_exact` that tells a capacity overflow from a failed allocation.
+pub(crate) fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
+    check_capacity::<T>(vec.len(), additional)?;
+    vec.try_reserve_exact(additional).map_err(|_| Error::AllocFailed)
+}
+
+/// `Err(CapacityOverflow)` if `len + additional` elements of `T` exceed `isize::MAX` bytes.
+fn check_capacity<T>(len: usize, additional: usize) -> Result<(), Error> {
+    len.checked_add(additional)
+        .and_then(|total| total.checked_mul(size_of::<T>()))
+        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .map(|_| ())
+        .ok_or(Error::CapacityOverflow)
 }

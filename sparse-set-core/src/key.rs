@@ -21,8 +21,8 @@ use core::hash::Hash;
 /// struct TileId(u16);
 ///
 /// impl Key for TileId {
-///     fn sparse_index(self) -> usize {
-///         usize::from(self.0)
+///     fn sparse_index(self) -> u64 {
+///         u64::from(self.0)
 ///     }
 /// }
 ///
@@ -31,8 +31,10 @@ use core::hash::Hash;
 /// assert!(tiles.contains(TileId(7)));
 /// ```
 ///
-/// Memory follows the slots actually used, so keys should be small, dense-ish integers: the sparse
-/// array is allocated in pages of 512 slots around the slots in use.
+/// Memory follows the slots actually used: the sparse array is allocated in pages of 512 slots
+/// around the slots in use, whatever the keys' spread, up to `u64::MAX`. Keys that are small,
+/// dense-ish integers are the fastest (their pages are found through a flat directory); random
+/// or hashed keys cost one small page each (about 50 bytes) and a hashed directory lookup.
 pub trait Key: Copy + Eq + Hash + Debug {
     /// Whether the slot alone identifies the key: `true` only if no two different keys return
     /// the same [`sparse_index`](Key::sparse_index).
@@ -43,11 +45,24 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// behaviour, but lookups may then find a different key that shares the slot.
     const SLOT_IS_KEY: bool = false;
 
-    /// The slot of the sparse array this key occupies.
+    /// The slot of the sparse array this key occupies: any `u64`, on every target (so `u64`
+    /// keys never share a slot, also where `usize` has 32 bits).
     ///
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);
     /// equal keys must always return the same slot.
-    fn sparse_index(self) -> usize;
+    fn sparse_index(self) -> u64;
+
+    /// The version of a key that carries one: an [`Entity`](crate::Entity)'s generation; `0`
+    /// for keys that do not (the default).
+    ///
+    /// When a key is inserted into a slot held by a different key, the versions decide: a newer
+    /// version replaces the held key (which is dead by construction: its entity was despawned),
+    /// an older one is refused as stale ([`Error::StaleKey`](crate::Error::StaleKey)), so a
+    /// handle kept past a despawn can never overwrite a live, newer entity's data.
+    #[inline]
+    fn version(self) -> u32 {
+        0
+    }
 }
 
 macro_rules! impl_key_lossless {
@@ -56,35 +71,24 @@ macro_rules! impl_key_lossless {
             const SLOT_IS_KEY: bool = true;
 
             #[inline]
-            fn sparse_index(self) -> usize {
-                usize::from(self)
+            fn sparse_index(self) -> u64 {
+                u64::from(self)
             }
         }
     )*};
 }
 
-impl_key_lossless!(u8, u16, usize);
+impl_key_lossless!(u8, u16, u32, u64);
 
-impl Key for u32 {
+impl Key for usize {
     const SLOT_IS_KEY: bool = true;
 
     #[inline]
-    fn sparse_index(self) -> usize {
-        // Lossless on every target this crate supports (`usize` is at least 32 bits).
-        self as usize
-    }
-}
-
-impl Key for u64 {
-    const SLOT_IS_KEY: bool = size_of::<u64>() <= size_of::<usize>();
-
-    /// On 64-bit targets the whole value; on 32-bit targets keys above `usize::MAX` share slots
-    /// with smaller keys (they are still told apart by the full comparison).
-    #[inline]
-    fn sparse_index(self) -> usize {
-        self as usize
+    fn sparse_index(self) -> u64 {
+        // Lossless on every target this crate supports (`usize` is at most 64 bits).
+        self as u64
     }
 }
 
 #[cfg(not(any(target_pointer_width = "32", target_pointer_width = "64")))]
-compile_error!("sparse-set-core needs a target whose usize is at least 32 bits wide");
+compile_error!("sparse-set-core needs a target whose usize is 32 or 64 bits wide");

@@ -152,7 +152,7 @@ fn bounded_map_refuses_an_out_of_range_key_and_stays_unchanged() {
     assert_eq!(map.try_insert(100, 'b'), Err(Error::KeyOutOfRange { index: 100, limit: 100 }));
     assert_eq!(
         map.try_insert(u32::MAX, 'b'),
-        Err(Error::KeyOutOfRange { index: u32::MAX as usize, limit: 100 })
+        Err(Error::KeyOutOfRange { index: u64::from(u32::MAX), limit: 100 })
     );
     assert_eq!(map.keys(), &[99]);
     assert_eq!(map.values(), &['a']);

@@ -158,13 +158,25 @@ impl<K: Key + Ord> Model<K> {
 
     /// Whether inserting `key` succeeds, and with which error if not.
     fn check_insert(&self, key: K) -> Result<(), Error> {
-        if self.slot_holder(key).is_some() {
+        if let Some(position) = self.slot_holder(key) {
+            // A different key in the slot is replaced only by a newer one; an older one is stale.
+            let held = self.order[position];
+            if held != key && key.version() < held.version() {
+                return Err(Error::StaleKey {
+                    index: key.sparse_index(),
+                    version: key.version(),
+                    held: held.version(),
+                });
+            }
             return Ok(());
         }
         let len = self.order.len();
         if let Some((capacity, key_limit)) = self.bounds {
-            if key.sparse_index() >= key_limit {
-                return Err(Error::KeyOutOfRange { index: key.sparse_index(), limit: key_limit });
+            if key.sparse_index() >= key_limit as u64 {
+                return Err(Error::KeyOutOfRange {
+                    index: key.sparse_index(),
+                    limit: key_limit as u64,
+                });
             }
             if len >= capacity {
                 return Err(Error::Full { capacity });

@@ -20,6 +20,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Index, IndexMut};
 
+use crate::error::{try_reserve, try_reserve_exact};
 use crate::set::fail;
 use crate::{DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
 
@@ -84,9 +85,15 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     }
 
     /// An empty map with room for `capacity` elements before the dense side reallocates. Sparse
-    /// pages are still allocated as keys arrive.
+    /// pages are still allocated as keys arrive. A capacity past what the dense width addresses
+    /// ([`DenseIndex::MAX_LEN`]) is capped to it.
     ///
     /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the capacity needs more than `isize::MAX` bytes, or the allocation fails; see
+    /// [`try_with_capacity`](Self::try_with_capacity).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -94,8 +101,32 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert!(map.capacity() >= 100);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { set: SparseSet::with_capacity(capacity), values: Vec::with_capacity(capacity) }
+        Self::try_with_capacity(capacity).unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`with_capacity`](Self::with_capacity).
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] if the capacity needs more than `isize::MAX` bytes (nothing
+    /// is allocated); [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let map = SparseMap::<u32, u8, u8>::try_with_capacity(10_000).unwrap();
+    /// assert_eq!(map.capacity(), 255); // a `u8` width holds at most 255 elements
+    /// let err = SparseMap::<u64, u64, usize>::try_with_capacity(usize::MAX).unwrap_err();
+    /// assert_eq!(err, Error::CapacityOverflow);
+    /// ```
+    pub fn try_with_capacity(capacity: usize) -> Result<Self, Error> {
+        let mut map = Self::new();
+        map.try_reserve(capacity)?;
+        Ok(map)
     }
 
     /// A map of fixed size that never allocates after this call: it holds at most `capacity`
@@ -136,7 +167,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// # Errors
     ///
     /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
-    /// [`Error::AllocFailed`] if the memory cannot be had.
+    /// [`Error::CapacityOverflow`] if the memory `capacity` and `key_limit` imply exceeds the
+    /// address space (checked before anything is allocated); [`Error::AllocFailed`] if the
+    /// memory cannot be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
@@ -146,9 +179,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert!(SparseMap::<u32, f32, u8>::try_bounded(200, 1000).is_ok());
     /// ```
     pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
-        let set = SparseSet::try_bounded(capacity, key_limit)?;
         let mut values = Vec::new();
-        values.try_reserve_exact(capacity)?;
+        try_reserve_exact(&mut values, capacity.min(D::MAX_LEN))?;
+        let set = SparseSet::try_bounded(capacity, key_limit)?;
         Ok(Self { set, values })
     }
 
@@ -315,9 +348,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         debug_assert_eq!(index, self.values.len());
         // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
         // reserved its values up front, so this never allocates there.
-        if let Err(error) = self.values.try_reserve(1) {
+        if let Err(error) = try_reserve(&mut self.values, 1) {
             self.set.pop();
-            return Err(error.into());
+            return Err(error);
         }
         self.values.push(value);
         Ok((index, None))
@@ -898,14 +931,21 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// If the new capacity overflows `isize::MAX` bytes, or the allocation fails.
     ///
+    /// `additional` is capped to the elements the dense width still has room for, so a narrow
+    /// width never reserves room it cannot use.
+    ///
     /// ```
     /// # use sparse_set_core::SparseMap;
     /// let mut map = SparseMap::<u32, char>::new();
     /// map.reserve(10);
     /// assert!(map.capacity() >= 10);
+    /// let mut small = SparseMap::<u32, [u8; 64], u8>::new();
+    /// small.reserve(10_000);
+    /// assert_eq!(small.capacity(), 255);
     /// ```
     pub fn reserve(&mut self, additional: usize) {
         if !self.is_bounded() {
+            let additional = self.set.cap_additional(additional);
             self.set.reserve(additional);
             self.values.reserve(additional);
         }
@@ -917,20 +957,22 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// # Errors
     ///
-    /// [`Error::AllocFailed`] if the memory cannot be had; the elements are unchanged (the
-    /// capacity of one side may have grown).
+    /// [`Error::CapacityOverflow`] if the new capacity needs more than `isize::MAX` bytes
+    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The
+    /// elements are unchanged either way (the capacity of one side may have grown).
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
     ///
-    /// let mut map = SparseMap::<u32, char>::new();
+    /// let mut map = SparseMap::<u64, char, usize>::new();
     /// assert!(map.try_reserve(10).is_ok());
-    /// assert_eq!(map.try_reserve(usize::MAX), Err(Error::AllocFailed));
+    /// assert_eq!(map.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         if !self.is_bounded() {
+            let additional = self.set.cap_additional(additional);
             self.set.try_reserve(additional)?;
-            self.values.try_reserve(additional)?;
+            try_reserve(&mut self.values, additional)?;
         }
         Ok(())
     }

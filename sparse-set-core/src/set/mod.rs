@@ -29,6 +29,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
+use crate::error::{try_reserve, try_reserve_exact};
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
 
@@ -141,9 +142,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
-    /// pages are still allocated as keys arrive.
+    /// pages are still allocated as keys arrive. A capacity past what the dense width addresses
+    /// ([`DenseIndex::MAX_LEN`]) is capped to it.
     ///
     /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the capacity needs more than `isize::MAX` bytes, or the allocation fails; see
+    /// [`try_with_capacity`](Self::try_with_capacity).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -151,8 +158,31 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert!(set.capacity() >= 100);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { sparse: Pages::new(), dense: Vec::with_capacity(capacity), bounds: None }
+        Self::try_with_capacity(capacity).unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`with_capacity`](Self::with_capacity).
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] if the capacity needs more than `isize::MAX` bytes (nothing
+    /// is allocated); [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseSet};
+    ///
+    /// assert!(SparseSet::<u64, usize>::try_with_capacity(100).is_ok());
+    /// let err = SparseSet::<u64, usize>::try_with_capacity(usize::MAX).unwrap_err();
+    /// assert_eq!(err, Error::CapacityOverflow);
+    /// ```
+    pub fn try_with_capacity(capacity: usize) -> Result<Self, Error> {
+        let mut set = Self::new();
+        try_reserve_exact(&mut set.dense, capacity.min(D::MAX_LEN))?;
+        Ok(set)
     }
 
     /// A set of fixed size that never allocates after this call: it holds at most `capacity`
@@ -193,22 +223,28 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// # Errors
     ///
     /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
-    /// [`Error::AllocFailed`] if the memory cannot be had.
+    /// [`Error::CapacityOverflow`] if the sparse pages covering `0..key_limit` would need more
+    /// than `isize::MAX` bytes (checked before anything is allocated, so a huge `key_limit`
+    /// fails at once); [`Error::AllocFailed`] if the memory cannot be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseSet};
     ///
     /// let err = SparseSet::<u32, u8>::try_bounded(300, 1000).unwrap_err();
     /// assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
+    /// let err = SparseSet::<u32>::try_bounded(8, usize::MAX).unwrap_err();
+    /// assert_eq!(err, Error::CapacityOverflow);
     /// ```
     pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
-        let mut dense = Vec::new();
-        dense.try_reserve_exact(capacity)?;
+        // Checked before anything is allocated: the pages `key_limit` implies, then the keys.
+        Pages::<D>::check_full_below(key_limit as u64)?;
         let mut sparse = Pages::new();
-        sparse.allocate_full_below(key_limit)?;
+        let mut dense = Vec::new();
+        try_reserve_exact(&mut dense, capacity)?;
+        sparse.allocate_full_below(key_limit as u64)?;
         Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
@@ -456,12 +492,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             if *held == key {
                 return Ok((position, false));
             }
+            check_not_stale(key, *held)?;
             *held = key;
             return Ok((position, true));
         }
         let position = self.dense.len();
         self.check_room(slot)?;
-        self.dense.try_reserve(1)?;
+        try_reserve(&mut self.dense, 1)?;
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
         Ok((position, true))
@@ -469,11 +506,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
     /// Checks that one more key with sparse index `slot` fits.
     #[inline]
-    fn check_room(&self, slot: usize) -> Result<(), Error> {
+    fn check_room(&self, slot: u64) -> Result<(), Error> {
         let len = self.dense.len();
         if let Some(bounds) = self.bounds {
-            if slot >= bounds.key_limit {
-                return Err(Error::KeyOutOfRange { index: slot, limit: bounds.key_limit });
+            if slot >= bounds.key_limit as u64 {
+                return Err(Error::KeyOutOfRange { index: slot, limit: bounds.key_limit as u64 });
             }
             if len >= bounds.capacity {
                 return Err(Error::Full { capacity: bounds.capacity });
@@ -491,7 +528,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         clippy::inline_always,
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
-    fn position_of_slot(&self, slot: usize) -> Option<usize> {
+    fn position_of_slot(&self, slot: u64) -> Option<usize> {
         self.sparse.get(slot).to_usize().checked_sub(1)
     }
 
@@ -855,6 +892,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn reserve(&mut self, additional: usize) {
         if self.bounds.is_none() {
+            let additional = self.cap_additional(additional);
             self.dense.reserve(additional);
         }
     }
@@ -874,9 +912,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         if self.bounds.is_none() {
-            self.dense.try_reserve(additional)?;
+            let additional = self.cap_additional(additional);
+            try_reserve(&mut self.dense, additional)?;
         }
         Ok(())
+    }
+
+    /// `additional`, capped to the keys the dense width still has room for: a narrow width
+    /// never reserves room it cannot use.
+    pub(crate) fn cap_additional(&self, additional: usize) -> usize {
+        additional.min(D::MAX_LEN - self.dense.len())
     }
 
     /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
@@ -900,7 +945,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
-    /// 16 keys is compact (about 100 bytes), a fuller one is a plain array (2 KiB with `u32`).
+    /// 8 keys is compact (48 bytes with `u32`), a fuller one is a plain array (2 KiB with `u32`).
     ///
     /// Computes in **O(1)** time.
     ///
@@ -917,13 +962,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Bytes of heap memory the set holds: its dense capacity plus every sparse page and page
     /// directory.
     ///
-    /// Computes in **O(directory size)** time.
+    /// Computes in **O(1)** time.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
-    /// let few: SparseSet<u32> = (0..10).collect();
+    /// let few: SparseSet<u32> = (0..5).collect();
     /// let many: SparseSet<u32> = (0..10_000).collect();
-    /// assert!(few.allocated_bytes() < 1024); // one compact page
+    /// assert!(few.allocated_bytes() < 512); // one compact page
     /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
     /// ```
     #[must_use]
@@ -967,7 +1012,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             let slot = key.sparse_index();
             if let Some(bounds) = self.bounds {
                 assert!(
-                    slot < bounds.key_limit,
+                    slot < bounds.key_limit as u64,
                     "key {key:?} is past the key limit {}",
                     bounds.key_limit
                 );
@@ -979,8 +1024,21 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 "slot of key {key:?} does not point at its position {position}"
             );
         }
-        assert_eq!(self.sparse.occupied(), len, "slots that no key holds are not all zero");
+        assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
     }
+}
+
+/// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
+#[inline]
+fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
+    if key.version() < held.version() {
+        return Err(Error::StaleKey {
+            index: key.sparse_index(),
+            version: key.version(),
+            held: held.version(),
+        });
+    }
+    Ok(())
 }
 
 /// Re-points every slot when dropped, so a sort whose comparator panics leaves the set
