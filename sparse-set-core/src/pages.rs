@@ -701,3 +701,128 @@ enum PageValues<'a, D> {
     Full(&'a [D; PAGE_LEN]),
     Compact(&'a Compact<D>),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn insert_all(pages: &mut Pages<u32>, slots: &[u64]) {
+        for (value, &slot) in (1..).zip(slots) {
+            pages.insert(slot, value).unwrap();
+        }
+        pages.check();
+    }
+
+    #[test]
+    fn a_page_starts_compact_and_turns_full_on_its_ninth_slot() {
+        let mut pages = Pages::<u32>::new();
+        let slots: Vec<u64> = (0..COMPACT_LEN as u64).map(|i| i * 7).collect();
+        insert_all(&mut pages, &slots);
+        assert_eq!((pages.full.len(), pages.compact.len()), (0, 2), "sentinel and one page");
+        pages.insert(500, 99).unwrap();
+        assert_eq!((pages.full.len(), pages.compact_holes), (1, 1));
+        for (value, &slot) in (1..).zip(&slots) {
+            assert_eq!(pages.get(slot), value);
+        }
+        assert_eq!((pages.get(500), pages.get(1)), (99, 0));
+        assert_eq!(pages.check(), COMPACT_LEN + 1);
+        assert_eq!(pages.page_count(), 1);
+    }
+
+    #[test]
+    fn releasing_turns_sparse_full_pages_compact_and_drops_empty_ones() {
+        let mut pages = Pages::<u32>::new();
+        let slots: Vec<u64> = (0..100).collect();
+        insert_all(&mut pages, &slots);
+        pages.insert(5_000_000, 1).unwrap();
+        pages.insert(1 << 50, 1).unwrap();
+        for slot in 3..100 {
+            pages.clear(slot);
+        }
+        pages.clear(5_000_000);
+        pages.clear(1 << 50);
+        pages.release_empty_pages();
+        assert_eq!(pages.check(), 3);
+        assert_eq!((pages.full.len(), pages.compact.len(), pages.hash.len), (0, 2, 0));
+        assert_eq!(pages.page_count(), 1);
+        assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
+    }
+
+    #[test]
+    fn slots_far_apart_share_nothing_but_the_directory() {
+        let mut pages = Pages::<u32>::new();
+        insert_all(&mut pages, &[0, u64::from(u32::MAX), u64::MAX, 1 << 40]);
+        assert_eq!(pages.get(0), 1);
+        assert_eq!(pages.get(u64::from(u32::MAX)), 2);
+        assert_eq!(pages.get(u64::MAX), 3);
+        assert_eq!(pages.get(1 << 40), 4);
+        for missing in [PAGE_LEN as u64, (1 << 40) + 1, u64::MAX - 1, u64::MAX - PAGE_LEN as u64] {
+            assert_eq!(pages.get(missing), 0, "slot {missing}");
+        }
+        assert_eq!(pages.page_count(), 4);
+        assert_eq!(pages.hash.len, 3, "only page 0 is in the flat lane");
+        assert!(pages.allocated_bytes() < 1024, "{}", pages.allocated_bytes());
+    }
+
+    #[test]
+    fn slots_that_differ_in_their_high_bits_never_share_a_page() {
+        // On a 32-bit target these would share a page if slots were `usize`.
+        let mut pages = Pages::<u32>::new();
+        insert_all(&mut pages, &[5, (1 << 32) + 5, (2 << 32) + 5]);
+        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 2, 3));
+        assert_eq!(pages.take((1 << 32) + 5), 2);
+        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 0, 3));
+        assert_eq!(pages.check(), 2);
+    }
+
+    #[test]
+    fn the_flat_lane_grows_over_dense_pages_and_takes_their_entries_from_the_hash_lane() {
+        let mut pages = Pages::<u32>::new();
+        // Page numbers past the free flat size first: they land in the hash lane.
+        let far = (FLAT_MIN as u64 + 10) << PAGE_BITS;
+        insert_all(&mut pages, &[far]);
+        assert_eq!((pages.flat.len(), pages.hash.len), (0, 1));
+        // Then pages from 0 up, dense enough for the flat lane to grow past `far`'s page.
+        let dense: Vec<u64> =
+            (0..(FLAT_MIN as u64 + 100)).map(|page| (page << PAGE_BITS) + 1).collect();
+        for &slot in &dense {
+            pages.insert(slot, 7).unwrap();
+        }
+        pages.check();
+        assert!(pages.flat.len() > FLAT_MIN + 10, "{}", pages.flat.len());
+        assert_eq!(pages.hash.len, 0, "the far page moved to the flat lane");
+        assert_eq!(pages.get(far), 1);
+    }
+
+    #[test]
+    fn thinly_spread_pages_keep_the_flat_lane_small() {
+        let mut pages = Pages::<u32>::new();
+        // One page in every 64 page numbers: too thin for the flat lane past its free size.
+        let slots: Vec<u64> = (0..10_000).map(|i| (i * 64) << PAGE_BITS).collect();
+        insert_all(&mut pages, &slots);
+        assert!(pages.flat.len() <= FLAT_MIN, "{}", pages.flat.len());
+        assert_eq!(pages.flat_pages + pages.hash.len, 10_000);
+        for (value, &slot) in (1..).zip(&slots) {
+            assert_eq!(pages.get(slot), value);
+            assert_eq!(pages.get(slot + 1), 0);
+        }
+    }
+
+    #[test]
+    fn bounded_pages_are_full_from_the_start() {
+        let mut pages = Pages::<u8>::new();
+        pages.insert(3, 1).unwrap();
+        pages.allocate_full_below(3 * PAGE_LEN as u64 - 1).unwrap();
+        assert_eq!(pages.page_count(), 3);
+        assert_eq!((pages.full.len(), pages.compact.len()), (3, 0));
+        assert_eq!(pages.get(3), 1, "values survive the conversion");
+        assert_eq!(pages.check(), 1);
+    }
+
+    #[test]
+    fn huge_bounds_fail_before_allocating() {
+        assert_eq!(Pages::<u32>::check_full_below(u64::MAX), Err(Error::CapacityOverflow));
+        assert_eq!(Pages::<u32>::check_full_below(1 << 62), Err(Error::CapacityOverflow));
+        assert_eq!(Pages::<u32>::check_full_below(PAGE_LEN as u64 + 1), Ok(2));
+    }
+}

@@ -425,6 +425,25 @@ fn entity_keys_with_a_stale_generation_are_not_found() {
     assert_eq!(map.keys(), &[entity(1, 1), newest]);
     assert_eq!(map.values(), &[10, 42]);
     map.assert_invariants();
+
+    // An older generation is stale: refused by every way in, and nothing changes.
+    let stale = Error::StaleKey { index: 4, version: 2, held: 3 };
+    assert_eq!(map.try_insert(new, 0), Err(stale));
+    assert_eq!(map.try_insert_full(old, 0), Err(Error::StaleKey { index: 4, version: 1, held: 3 }));
+    let Entry::Vacant(vacant) = map.entry(new) else { panic!("a stale handle is not found") };
+    assert_eq!(vacant.try_insert(0), Err(stale));
+    let panic = catch_unwind(AssertUnwindSafe(|| {
+        map.entry(new).or_insert(0);
+    }))
+    .unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some(stale.to_string().as_str())
+    );
+    assert!(catch_unwind(AssertUnwindSafe(|| map.insert(new, 0))).is_err());
+    assert_eq!(map.keys(), &[entity(1, 1), newest]);
+    assert_eq!(map.values(), &[10, 42]);
+    map.assert_invariants();
 }
 
 #[test]

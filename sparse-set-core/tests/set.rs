@@ -420,3 +420,59 @@ fn set_iterators_forward_every_method() {
     assert!(drained.is_empty());
     drained.assert_invariants();
 }
+
+#[test]
+fn inserting_a_stale_handle_over_a_newer_entity_is_refused_and_changes_nothing() {
+    let mut entities = Entities::new();
+    let mut set = SparseSet::<Entity>::new();
+    let stale = entities.spawn();
+    entities.despawn(stale);
+    let live = entities.spawn();
+    assert_eq!(live.index(), stale.index());
+    set.insert(live);
+    let error = Error::StaleKey {
+        index: u64::from(stale.index()),
+        version: stale.generation().get(),
+        held: live.generation().get(),
+    };
+    assert_eq!(set.try_insert(stale), Err(error));
+    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds 0v2");
+    assert_eq!(set.as_slice(), &[live]);
+    let panic = catch_unwind(AssertUnwindSafe(|| set.insert(stale))).unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some(error.to_string().as_str())
+    );
+    assert_eq!(set.as_slice(), &[live]);
+    set.assert_invariants();
+}
+
+#[test]
+fn keys_differing_only_above_32_bits_never_share_a_slot() {
+    let mut set = SparseSet::<u64>::new();
+    assert!(set.insert(5));
+    assert!(set.insert((1 << 32) + 5));
+    assert!(set.insert(u64::MAX));
+    assert_eq!(set.as_slice(), &[5, (1 << 32) + 5, u64::MAX]);
+    assert!(set.remove((1 << 32) + 5));
+    assert!(set.contains(5) && set.contains(u64::MAX) && !set.contains((1 << 32) + 5));
+    set.assert_invariants();
+}
+
+#[test]
+fn huge_arguments_fail_fast_and_say_why() {
+    assert_eq!(SparseSet::<u32>::try_bounded(8, usize::MAX).unwrap_err(), Error::CapacityOverflow);
+    assert_eq!(
+        SparseSet::<u64, usize>::try_with_capacity(usize::MAX).unwrap_err(),
+        Error::CapacityOverflow
+    );
+    let mut set = SparseSet::<u64, usize>::new();
+    assert_eq!(set.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
+    let mut narrow = SparseSet::<u32, u8>::new();
+    narrow.reserve(10_000);
+    assert_eq!(narrow.capacity(), 255, "a u8 width never holds more than 255 keys");
+    assert_eq!(
+        Error::CapacityOverflow.to_string(),
+        "capacity overflow: the memory needed exceeds the address space"
+    );
+}
