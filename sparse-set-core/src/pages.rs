@@ -14,9 +14,9 @@
 //!   full pages with few slots back into compact ones and drops empty pages.
 //!
 //! One **directory** maps a page number to an [`Entry`]: a full page's arena index, a compact
-//! page's arena index tagged with [`COMPACT`], or [`EMPTY`] (which is the tagged index 0: compact
-//! page 0 is a sentinel that is always empty, so a missing page reads as zero through the same
-//! code as a compact one, with no extra branch). The directory has two lanes for one mapping:
+//! page's arena index tagged with [`COMPACT`], or [`EMPTY`] (an index past every full page, so a
+//! missing page reads as zero through the full-page path's bounds check, with no extra branch
+//! and no scan). The directory has two lanes for one mapping:
 //!
 //! - a **flat lane**, `flat[page]`, for page numbers below `flat.len()`; it grows only while it
 //!   costs at most [`FLAT_PER_PAGE`] entries per page in use (or [`FLAT_MIN`] entries), so keys
@@ -36,15 +36,15 @@
 //! 1. Every page number appears at most once in the directory: in the flat lane if it is below
 //!    `flat.len()`, else in the hash lane.
 //! 2. Every entry other than [`EMPTY`] names an arena page that no other entry names. Full pages
-//!    are all named (`full` has no holes); compact pages other than the sentinel are named, or
-//!    are one of the `compact_holes` left behind when a compact page turned full.
-//! 3. The sentinel (compact index 0) and the holes hold no slot; every compact page's used
-//!    offsets are distinct and below `PAGE_LEN`, with a non-zero value; unused entries have the
-//!    offset [`VACANT`] and the value zero.
+//!    are all named (`full` has no holes, and fewer than `EMPTY` pages); compact pages are named,
+//!    or are one of the `compact_holes` left behind when a compact page turned full.
+//! 3. The holes hold no slot; every compact page's used offsets are distinct and below
+//!    `PAGE_LEN`, with a non-zero value; unused entries have the offset [`VACANT`] and the value
+//!    zero. `flat_pages` counts the flat lane's entries other than `EMPTY`.
 //! 4. The hash lane holds `hash.len` entries, fewer than 3/4 of its buckets, each reachable from
 //!    its home bucket without crossing a vacant one.
 //!
-//! The number of pages in use is derived (`full.len() + compact.len() - 1 - compact_holes`), not
+//! The number of pages in use is derived (`full.len() + compact.len() - compact_holes`), not
 //! counted at each site that changes it.
 
 use alloc::vec::Vec;
@@ -65,8 +65,8 @@ const VACANT: u16 = u16::MAX;
 type Entry = u32;
 /// The tag bit of a compact page's entry.
 const COMPACT: Entry = 1 << 31;
-/// No page: the compact sentinel, which holds no slot.
-const EMPTY: Entry = COMPACT;
+/// No page: a full-page index past the end of the full arena, which never grows this far.
+const EMPTY: Entry = COMPACT - 1;
 /// The flat lane may always cover this many pages (16 KiB of entries).
 const FLAT_MIN: usize = 4096;
 /// Beyond `FLAT_MIN`, the flat lane covers at most this many page numbers per page in use.
@@ -272,7 +272,7 @@ pub(crate) struct Pages<D: DenseIndex> {
     hash: HashLane,
     /// The full-page arena.
     full: Vec<[D; PAGE_LEN]>,
-    /// The compact-page arena; index 0 is the empty sentinel once any compact page exists.
+    /// The compact-page arena.
     compact: Vec<Compact<D>>,
     /// Compact pages that turned full and are named by no entry (all empty).
     compact_holes: usize,
@@ -320,12 +320,10 @@ impl<D: DenseIndex> Pages<D> {
         let (page, offset) = split(slot);
         let entry = self.entry(page);
         if entry < COMPACT {
-            return self.full[entry as usize][offset];
+            // `EMPTY` fails this bounds check: a missing page costs no branch of its own.
+            return self.full.get(entry as usize).map_or(D::ZERO, |full| full[offset]);
         }
-        match self.compact.get((entry & !COMPACT) as usize) {
-            Some(compact) => compact.get(offset),
-            None => D::ZERO,
-        }
+        self.compact[(entry & !COMPACT) as usize].get(offset)
     }
 
     /// Where the page of `page` number lives.
@@ -414,7 +412,7 @@ impl<D: DenseIndex> Pages<D> {
         value: D,
     ) -> Result<(), Error> {
         let full = self.full.len();
-        let entry = Entry::try_from(full).ok().filter(|&entry| entry < COMPACT);
+        let entry = Entry::try_from(full).ok().filter(|&entry| entry < EMPTY);
         let entry = entry.ok_or(Error::CapacityOverflow)?;
         try_reserve(&mut self.full, 1)?;
         let mut values = self.compact[index].to_full();
@@ -429,17 +427,12 @@ impl<D: DenseIndex> Pages<D> {
     /// Adds a compact page for page number `page` holding `offset` = `value`.
     #[cold]
     fn add_compact(&mut self, page: u64, offset: usize, value: D) -> Result<(), Error> {
-        let sentinel = usize::from(self.compact.is_empty());
-        let index = self.compact.len() + sentinel;
-        let entry = Entry::try_from(index).ok().filter(|&index| index < COMPACT);
+        let entry = Entry::try_from(self.compact.len()).ok().filter(|&index| index < COMPACT);
         let entry = entry.ok_or(Error::CapacityOverflow)? | COMPACT;
-        try_reserve(&mut self.compact, 1 + sentinel)?;
+        try_reserve(&mut self.compact, 1)?;
         self.reserve_entry(page, 1)?;
         let mut compact = Compact::EMPTY;
         compact.try_insert(offset, value);
-        if sentinel == 1 {
-            self.compact.push(Compact::EMPTY);
-        }
         self.compact.push(compact);
         self.add_entry(page, entry);
         Ok(())
@@ -573,12 +566,8 @@ impl<D: DenseIndex> Pages<D> {
         match compact {
             Some(compact) if compact.len() == 0 => Ok(()),
             Some(compact) => {
-                let sentinel = usize::from(self.compact.is_empty());
-                try_reserve(&mut self.compact, 1 + sentinel)?;
+                try_reserve(&mut self.compact, 1)?;
                 self.reserve_entry(page, 1)?;
-                if sentinel == 1 {
-                    self.compact.push(Compact::EMPTY);
-                }
                 let entry = self.compact.len() as Entry | COMPACT;
                 self.compact.push(compact);
                 self.add_entry(page, entry);
@@ -620,7 +609,7 @@ impl<D: DenseIndex> Pages<D> {
 
     /// The number of pages in use.
     pub(crate) fn page_count(&self) -> usize {
-        self.full.len() + self.compact.len().saturating_sub(1) - self.compact_holes
+        self.full.len() + self.compact.len() - self.compact_holes
     }
 
     /// Bytes held by the sparse side: both arenas and both directory lanes.
@@ -669,9 +658,10 @@ impl<D: DenseIndex> Pages<D> {
             named[index] = true;
         }
         assert!(full_named.iter().all(|&named| named), "a full page is named by no entry");
-        let unnamed = compact_named.iter().skip(1).filter(|&&named| !named).count();
+        assert!(self.full.len() < EMPTY as usize, "the full arena reaches `EMPTY`");
+        let unnamed = compact_named.iter().filter(|&&named| !named).count();
         assert_eq!(unnamed, self.compact_holes, "compact holes miscounted");
-        // 3. Compact pages well formed; the sentinel and holes empty.
+        // 3. Compact pages well formed; the holes empty.
         for (index, compact) in self.compact.iter().enumerate() {
             let mut seen = [false; PAGE_LEN];
             for (&at, &value) in compact.offsets.iter().zip(&compact.values) {
@@ -686,7 +676,7 @@ impl<D: DenseIndex> Pages<D> {
                 assert_ne!(value, D::ZERO, "a used compact entry holds zero");
             }
             if !compact_named[index] {
-                assert_eq!(compact.len(), 0, "the sentinel or a hole holds a slot");
+                assert_eq!(compact.len(), 0, "a hole holds a slot");
             }
         }
         // The count of non-zero slots.
@@ -718,7 +708,7 @@ mod tests {
         let mut pages = Pages::<u32>::new();
         let slots: Vec<u64> = (0..COMPACT_LEN as u64).map(|i| i * 7).collect();
         insert_all(&mut pages, &slots);
-        assert_eq!((pages.full.len(), pages.compact.len()), (0, 2), "sentinel and one page");
+        assert_eq!((pages.full.len(), pages.compact.len()), (0, 1));
         pages.insert(500, 99).unwrap();
         assert_eq!((pages.full.len(), pages.compact_holes), (1, 1));
         for (value, &slot) in (1..).zip(&slots) {
@@ -743,7 +733,7 @@ mod tests {
         pages.clear(1 << 50);
         pages.release_empty_pages();
         assert_eq!(pages.check(), 3);
-        assert_eq!((pages.full.len(), pages.compact.len(), pages.hash.len), (0, 2, 0));
+        assert_eq!((pages.full.len(), pages.compact.len(), pages.hash.len), (0, 1, 0));
         assert_eq!(pages.page_count(), 1);
         assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
     }
