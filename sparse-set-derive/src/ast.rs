@@ -9,7 +9,7 @@ use syn::{
 };
 
 use crate::attr;
-use crate::check::Errors;
+use crate::errors::Errors;
 use crate::names::{self, Names};
 
 /// Named (`struct P { x: f32 }`) or tuple (`struct P(f32)`) fields.

@@ -1,5 +1,5 @@
-//! Checks that span several parts of the input (shape, names, collisions), and the one exit for
-//! user errors: every problem is collected in [`Errors`] and reported together.
+//! Checks that span several parts of the input (shape, names, collisions). Their problems join
+//! those found while reading the input in the one error collector, [`Errors`].
 
 use std::collections::BTreeMap;
 
@@ -8,28 +8,8 @@ use quote::ToTokens;
 use syn::Type;
 
 use crate::ast::{Field, Input, Style};
-use crate::attr::type_text;
-use crate::names::STORAGE_METHODS;
-
-/// Every error found so far; reported together, each at its own span.
-#[derive(Default)]
-pub(crate) struct Errors(Vec<syn::Error>);
-
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        self.0.push(error);
-    }
-
-    /// `Err` with every error combined, if there is any.
-    pub(crate) fn finish(self) -> syn::Result<()> {
-        let mut errors = self.0.into_iter();
-        let Some(mut first) = errors.next() else { return Ok(()) };
-        for error in errors {
-            first.combine(error);
-        }
-        Err(first)
-    }
-}
+use crate::errors::Errors;
+use crate::names::{STORAGE_METHODS, type_text};
 
 /// Checks `input` as a whole; problems go to `errors`.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {

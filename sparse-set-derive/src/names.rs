@@ -1,7 +1,8 @@
-//! Every identifier the derive generates is made here, and nowhere else.
+//! Every identifier the derive generates is made here, and nowhere else; so is the text of types
+//! shown in messages and docs.
 
 use proc_macro2::Span;
-use quote::format_ident;
+use quote::{ToTokens, format_ident};
 use syn::ext::IdentExt;
 use syn::{GenericParam, Generics, Ident, Lifetime};
 
@@ -164,4 +165,15 @@ pub(crate) fn binding(index: usize) -> Ident {
 /// The storage's private field holding a column.
 pub(crate) fn column_field(index: usize) -> Ident {
     format_ident!("__column_{index}")
+}
+
+/// Prints a type for messages and docs.
+pub(crate) fn type_text(ty: &impl ToTokens) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
 }

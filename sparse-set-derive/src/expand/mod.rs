@@ -12,7 +12,7 @@ use quote::{ToTokens, quote};
 use syn::{GenericParam, Type, WhereClause};
 
 use crate::ast::Input;
-use crate::attr::type_text;
+use crate::names::type_text;
 
 /// Everything `#[derive(SparseSoa)]` generates for `input`.
 pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
