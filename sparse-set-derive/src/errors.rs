@@ -10,13 +10,20 @@ impl Errors {
         self.0.push(error);
     }
 
-    /// `Err` with every error combined, if there is any.
-    pub(crate) fn finish(self) -> syn::Result<()> {
-        let mut errors = self.0.into_iter();
-        let Some(mut first) = errors.next() else { return Ok(()) };
-        for error in errors {
-            first.combine(error);
-        }
-        Err(first)
+    /// The model, if it was read (`Ok`) and nothing was reported; otherwise `Err` with every
+    /// error in the order found, followed by the one that stopped the reading, if any.
+    pub(crate) fn finish<T>(mut self, model: syn::Result<T>) -> syn::Result<T> {
+        let last = match model {
+            Err(stop) => stop,
+            Ok(model) => match self.0.pop() {
+                None => return Ok(model),
+                Some(last) => last,
+            },
+        };
+        // Combined back to front, so that the messages keep the order they were found in.
+        Err(self.0.into_iter().rev().fold(last, |later, mut earlier| {
+            earlier.combine(later);
+            earlier
+        }))
     }
 }

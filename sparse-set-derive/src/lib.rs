@@ -39,9 +39,9 @@ pub fn derive_sparse_soa(input: TokenStream) -> TokenStream {
 fn derive(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     let mut errors = errors::Errors::default();
     let model = ast::Input::from_syn(input, &mut errors);
-    if let Some(model) = &model {
+    if let Ok(model) = &model {
         check::check(model, &mut errors);
     }
-    errors.finish()?;
-    Ok(model.map(|model| expand::expand(&model)).unwrap_or_default())
+    let model = errors.finish(model)?;
+    Ok(expand::expand(&model))
 }
