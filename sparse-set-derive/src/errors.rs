@@ -27,3 +27,50 @@ impl Errors {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::Span;
+
+    use super::Errors;
+
+    fn error(message: &str) -> syn::Error {
+        syn::Error::new(Span::call_site(), message)
+    }
+
+    fn messages<T>(result: syn::Result<T>) -> Vec<String> {
+        match result {
+            Ok(_) => Vec::new(),
+            Err(error) => error.into_iter().map(|error| error.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn nothing_reported_gives_the_model() {
+        let errors = Errors::default();
+        assert_eq!(errors.finish(Ok(7)).ok(), Some(7));
+    }
+
+    #[test]
+    fn every_error_is_reported_in_the_order_found() {
+        let mut errors = Errors::default();
+        errors.push(error("first"));
+        errors.push(error("second"));
+        errors.push(error("third"));
+        assert_eq!(messages(errors.finish(Ok(7))), ["first", "second", "third"]);
+    }
+
+    #[test]
+    fn the_error_that_stopped_the_reading_comes_last() {
+        let mut errors = Errors::default();
+        errors.push(error("first"));
+        errors.push(error("second"));
+        assert_eq!(messages(errors.finish::<()>(Err(error("stop")))), ["first", "second", "stop"]);
+    }
+
+    #[test]
+    fn the_error_that_stopped_the_reading_alone() {
+        let errors = Errors::default();
+        assert_eq!(messages(errors.finish::<()>(Err(error("stop")))), ["stop"]);
+    }
+}
