@@ -37,10 +37,17 @@
 //!
 //! # Features
 //!
-//! - `std` (default): links the standard library. Without it everything, the generated code
-//!   included, needs only `core` and `alloc`.
+//! - `std` (default): links the standard library. Nothing in the API depends on it today:
+//!   without it everything, the generated code included, needs only `core` and `alloc` and
+//!   behaves the same.
+//!
+//! # Safety
+//!
+//! Neither this crate, nor the core, nor the code the derive generates contains `unsafe`;
+//! `#![forbid(unsafe_code)]` makes that a promise.
 
 #![no_std]
+#![forbid(unsafe_code)]
 
 extern crate alloc;
 
@@ -59,6 +66,7 @@ pub mod derive_reference {}
 #[doc(hidden)]
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
+    pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{Error, Permutation, Removed, SparseSet, Storage};
 
     /// A column that can be truncated through a trait object, so that one call can truncate

@@ -4,57 +4,15 @@
 //!
 //! Only allocations made by the test's own thread are counted.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use sparse_soa::{Entities, Entity, SparseSoa};
-
-struct Counting;
-
-thread_local! {
-    static TRACKING: Cell<bool> = const { Cell::new(false) };
-    static CALLS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    // `try_with`: the allocator may run while thread-locals are being torn down.
-    let _ = TRACKING.try_with(|tracking| {
-        if tracking.get() {
-            CALLS.with(|calls| calls.set(calls.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are thread-locals with const initialisers, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        // SAFETY: forwarded contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use sparse_soa_test_support::CountingAlloc;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
+/// How many allocation calls `f` makes on this thread.
 fn allocations_during(f: impl FnOnce()) -> usize {
-    CALLS.with(|calls| calls.set(0));
-    TRACKING.with(|tracking| tracking.set(true));
-    f();
-    TRACKING.with(|tracking| tracking.set(false));
-    CALLS.with(Cell::get)
+    sparse_soa_test_support::allocations_during(f).1
 }
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]

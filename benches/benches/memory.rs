@@ -9,64 +9,20 @@
     reason = "benchmark values are made from keys and counts; their exact value does not matter"
 )]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use slotmap::{DefaultKey, SecondaryMap, SparseSecondaryMap};
 use sparse_soa::SparseMap;
 use sparse_soa_bench::{BenchMap, Bevy, Fx, Position, PositionSoa, Rng, SEED, VecOption};
-
-/// Counts the bytes currently allocated through it.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the `GlobalAlloc` contract;
-// the counter is only bookkeeping.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout, which meets `alloc`'s requirements.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as for `alloc`.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` with `layout` (every allocation goes through us).
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: the caller's guarantees for `realloc` are passed on unchanged.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
-        }
-        new
-    }
-}
+use sparse_soa_test_support::{CountingAlloc, live_bytes};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn live() -> usize {
-    LIVE.load(Ordering::Relaxed)
+    live_bytes()
 }
 
 /// One measured row.

@@ -151,7 +151,7 @@ struct Slot {
 /// handed out again, rather than wrapping round to a generation that old handles might still hold.
 /// That costs 8 bytes of memory per retired slot after about four billion reuses of one slot.
 ///
-/// Invariants, checked by `debug_assert_invariants` in tests: `len` equals the number of alive
+/// Invariants, checked by `assert_invariants` in tests: `len` equals the number of alive
 /// slots; every slot on the free list is dead and not retired, and appears there once.
 ///
 /// ```
@@ -364,9 +364,10 @@ impl Entities {
 
     /// Checks the allocator's invariants; panics with a description of the first broken one.
     ///
-    /// Computes in **O(slots)** time. Meant for tests and debugging.
+    /// Computes in **O(slots)** time. Meant for tests and debugging. It checks in release builds
+    /// too (the checks are `assert!`, not `debug_assert!`).
     #[doc(hidden)]
-    pub fn debug_assert_invariants(&self) {
+    pub fn assert_invariants(&self) {
         let alive = self.slots.iter().filter(|slot| slot.alive).count();
         assert_eq!(alive, self.len, "len does not count the alive slots");
         let mut seen = alloc::vec![false; self.slots.len()];
@@ -402,7 +403,7 @@ mod tests {
         assert_eq!(next.index(), 1, "the retired slot 0 must not be handed out again");
         assert!(!entities.is_alive(last));
         assert!(!entities.is_alive(e));
-        entities.debug_assert_invariants();
+        entities.assert_invariants();
     }
 
     #[test]
@@ -414,6 +415,6 @@ mod tests {
         assert_eq!(second.index(), first.index());
         assert!(!entities.despawn(first));
         assert!(entities.is_alive(second));
-        entities.debug_assert_invariants();
+        entities.assert_invariants();
     }
 }

@@ -59,14 +59,26 @@
 //!
 //! # Features
 //!
-//! - `std` (default): links the standard library. Without it the crate needs only `alloc`.
+//! - `std` (default): links the standard library. Nothing in the API depends on it today:
+//!   everything, the [`Error`] type included (it implements `core::error::Error`), works with
+//!   `alloc` alone, so `default-features = false` changes no behaviour and lets the crate build
+//!   for targets without `std`. The feature exists so that later `std`-only additions are not
+//!   breaking changes.
+//!
+//! # Safety
+//!
+//! The crate contains no `unsafe` code, and `#![forbid(unsafe_code)]` makes that a promise.
 
 #![no_std]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
+
+#[macro_use]
+mod macros;
 
 mod dense;
 mod entity;
@@ -76,7 +88,7 @@ mod key;
 pub mod map;
 mod pages;
 mod permutation;
-mod set;
+pub mod set;
 mod storage;
 
 pub use dense::DenseIndex;

@@ -51,6 +51,27 @@ impl Permutation {
         Self::from_order(order)
     }
 
+    /// The permutation that sorts positions `0..len` by `compare`, not necessarily stably:
+    /// positions that compare equal may end up in any order. Unlike the stable sort it needs no
+    /// scratch memory beyond the permutation itself.
+    ///
+    /// Computes in **O(n log n)** time and allocates **O(n)** memory.
+    ///
+    /// ```
+    /// # use sparse_set_core::Permutation;
+    /// let values = [3, 1, 2];
+    /// let perm = Permutation::sorted_unstable_by(3, |a, b| values[a].cmp(&values[b]));
+    /// assert_eq!(perm.order(), &[1, 2, 0]);
+    /// ```
+    pub fn sorted_unstable_by(
+        len: usize,
+        mut compare: impl FnMut(usize, usize) -> Ordering,
+    ) -> Self {
+        let mut order: Vec<usize> = (0..len).collect();
+        order.sort_unstable_by(|&a, &b| compare(a, b));
+        Self::from_order(order)
+    }
+
     /// The permutation that stably sorts positions `0..len` by the key `f` extracts.
     ///
     /// Computes in **O(n log n)** time and allocates **O(n)** memory.

@@ -208,4 +208,25 @@ pub trait Storage {
         let index = self.get_index_of(key)?;
         self.get_index_mut(index).map(|(_, value)| value)
     }
+
+    /// Checks the storage's invariants (those of its key index, and that its own arrays have
+    /// one element per key); panics describing the first one broken. It checks in release
+    /// builds too.
+    ///
+    /// The default checks the key index alone; storages with arrays of their own override it.
+    /// A trait method rather than an inherent one, so that it never takes a name a derived
+    /// storage's column accessor could want.
+    ///
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// Storage::assert_invariants(&map);
+    /// ```
+    #[doc(hidden)]
+    fn assert_invariants(&self) {
+        self.as_sparse_set().assert_invariants();
+    }
 }

@@ -229,7 +229,7 @@ fn made_from<K: Key>(key: K) -> i64 {
 
 /// The whole map against the model.
 fn check<K: Key + Ord, D: DenseIndex>(map: &SparseMap<K, Value, D>, model: &Model<K>) {
-    map.debug_assert_invariants();
+    map.assert_invariants();
     assert_eq!(map.len(), model.order.len());
     assert_eq!(map.is_empty(), model.order.is_empty());
     assert_eq!(map.keys(), model.order.as_slice(), "dense order");

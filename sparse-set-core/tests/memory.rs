@@ -4,90 +4,11 @@
 //! Only allocations made by the test's own thread are counted, so the harness cannot disturb
 //! the numbers. Run with `--nocapture` to see them.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use sparse_set_core::{SparseMap, SparseSet};
-
-struct Counting;
-
-thread_local! {
-    static TRACKING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
-    static FREED: Cell<usize> = const { Cell::new(0) };
-    static CALLS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record(allocated: usize, freed: usize) {
-    // `try_with`: the allocator may run while thread-locals are being torn down.
-    let _ = TRACKING.try_with(|tracking| {
-        if tracking.get() {
-            ALLOCATED.with(|total| total.set(total.get() + allocated));
-            FREED.with(|total| total.set(total.get() + freed));
-            CALLS.with(|calls| calls.set(calls.get() + usize::from(allocated > 0)));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are thread-locals with const initialisers, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record(layout.size(), 0);
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record(layout.size(), 0);
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        record(0, layout.size());
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record(new_size, layout.size());
-        // SAFETY: forwarded contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use sparse_soa_test_support::{CountingAlloc, measure};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// What a closure allocated: (bytes allocated in all, bytes freed, allocation calls).
-#[derive(Debug, Clone, Copy)]
-struct Usage {
-    allocated: usize,
-    freed: usize,
-    calls: usize,
-}
-
-impl Usage {
-    fn live(self) -> usize {
-        self.allocated - self.freed
-    }
-}
-
-fn measure<T>(build: impl FnOnce() -> T) -> (T, Usage) {
-    ALLOCATED.with(|total| total.set(0));
-    FREED.with(|total| total.set(0));
-    CALLS.with(|calls| calls.set(0));
-    TRACKING.with(|tracking| tracking.set(true));
-    let value = build();
-    TRACKING.with(|tracking| tracking.set(false));
-    let usage = Usage {
-        allocated: ALLOCATED.with(Cell::get),
-        freed: FREED.with(Cell::get),
-        calls: CALLS.with(Cell::get),
-    };
-    (value, usage)
-}
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 const MIB: usize = 1024 * 1024;
 

@@ -7,7 +7,7 @@ use sparse_set_core::{Entities, Entity, Error, Moved, Permutation, Removed, Spar
 
 fn set_of(keys: &[u32]) -> SparseSet<u32> {
     let set: SparseSet<u32> = keys.iter().copied().collect();
-    set.debug_assert_invariants();
+    set.assert_invariants();
     set
 }
 
@@ -20,7 +20,7 @@ fn insert_reports_position_and_novelty() {
     assert!(!set.insert(3));
     assert_eq!(set.as_slice(), &[10, 3]);
     assert_eq!(set.len(), 2);
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn removing_the_last_element_moves_nothing() {
     let mut set = set_of(&[1, 2, 3]);
     assert_eq!(set.remove_with_info(3), Some(Removed { index: 2, moved: None }));
     assert_eq!(set.as_slice(), &[1, 2]);
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn removing_from_a_one_element_set_leaves_it_empty_and_reusable() {
     assert!(!set.contains(77));
     assert_eq!(set.remove_with_info(77), None);
     assert_eq!(set.insert_full(77), (0, true));
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn the_displaced_key_is_found_at_its_new_position() {
         Some(Removed { index: 1, moved: Some(Moved { key: 7, from: 2 }) })
     );
     assert_eq!(set.as_slice(), &[5, 7]);
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -89,7 +89,7 @@ fn retain_visits_every_key_exactly_once_and_keeps_order() {
     assert!(visits.iter().all(|&count| count == 1));
     let expected: Vec<u32> = keys.iter().copied().filter(|key| key % 3 != 0).collect();
     assert_eq!(set.as_slice(), expected.as_slice());
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn a_panicking_retain_predicate_leaves_the_set_consistent() {
         });
     }));
     assert!(result.is_err());
-    set.debug_assert_invariants();
+    set.assert_invariants();
     // Nothing has been removed yet, and every key is still found.
     assert_eq!(set.len(), 100);
     assert!((0..100).all(|key| set.contains(key)));
@@ -120,7 +120,7 @@ fn a_panicking_sort_comparator_leaves_the_set_consistent() {
         });
     }));
     assert!(result.is_err());
-    set.debug_assert_invariants();
+    set.assert_invariants();
     assert_eq!(set.len(), 200);
 }
 
@@ -133,7 +133,7 @@ fn clear_then_reinserting_old_keys_gives_fresh_positions() {
     assert_eq!(set.insert_full(300), (0, true));
     assert_eq!(set.insert_full(100), (1, true));
     assert!(!set.contains(200), "a stale slot pointing at position 1 must not count");
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
     assert_eq!(set.try_insert(50), Ok((1, false)), "an existing key is still accepted");
     assert_eq!(set.as_slice(), before.as_slice());
     assert_eq!(set.remaining_capacity(), 0);
-    set.debug_assert_invariants();
+    set.assert_invariants();
 
     set.remove(1);
     let err = set.try_insert(128).unwrap_err();
@@ -189,11 +189,11 @@ fn a_u8_dense_width_refuses_the_256th_element() {
     );
     assert_eq!(set.len(), 255);
     assert!(!set.contains(9999));
-    set.debug_assert_invariants();
+    set.assert_invariants();
     // Removing one makes room again, and the positions still fit in a u8.
     assert!(set.remove(0));
     assert_eq!(set.try_insert(9999), Ok((254, true)));
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn a_generation_never_addresses_the_sparse_array() {
     assert!(set.allocated_bytes() < 64 * 1024);
     let other = Entity::from_parts(3, NonZeroU32::new(7).unwrap());
     assert!(!set.contains(other), "same index, other generation");
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn stale_entity_handles_are_rejected_after_their_slot_is_reused() {
     assert!(!set.contains(a));
     assert!(!set.remove(a), "a stale handle must not remove the live entity");
     assert!(set.contains(reused));
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn inserting_over_a_stale_generation_replaces_it_in_place() {
     assert_eq!(set.insert_full(fresh), (0, true));
     assert_eq!(set.as_slice(), &[fresh, other]);
     assert!(!set.contains(stale));
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -265,7 +265,7 @@ fn sorting_keeps_the_index_and_hands_the_permutation_to_parallel_arrays() {
     assert_eq!(set.as_slice(), &[40, 30, 20, 10]);
     set.sort_unstable();
     assert_eq!(set.as_slice(), &[10, 20, 30, 40]);
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -273,7 +273,7 @@ fn swap_indices_pop_truncate_and_drain() {
     let mut set = set_of(&[1, 2, 3, 4, 5]);
     set.swap_indices(0, 4);
     assert_eq!(set.as_slice(), &[5, 2, 3, 4, 1]);
-    set.debug_assert_invariants();
+    set.assert_invariants();
     assert_eq!(set.pop(), Some(1));
     assert!(!set.contains(1));
     set.truncate(2);
@@ -281,7 +281,7 @@ fn swap_indices_pop_truncate_and_drain() {
     assert!(!set.contains(4));
     assert_eq!(set.swap_remove_index(0), Some(5));
     assert_eq!(set.swap_remove_index(5), None);
-    set.debug_assert_invariants();
+    set.assert_invariants();
     let drained: Vec<u32> = set.drain().collect();
     assert_eq!(drained, [2]);
     assert!(set.is_empty());
@@ -296,12 +296,12 @@ fn shrink_to_fit_releases_pages_no_key_uses() {
     // One key per page survives: 0, 512, ..., 9728 (20) and 990_208, ..., 999_936 (20).
     assert_eq!(set.len(), 40);
     assert_eq!(set.sparse_pages(), 40);
-    set.debug_assert_invariants();
+    set.assert_invariants();
     assert!(set.contains(999_936));
     // Pages come back on demand.
     set.insert(500_000);
     assert!(set.contains(500_000));
-    set.debug_assert_invariants();
+    set.assert_invariants();
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn keys_across_the_whole_range_of_every_key_type() {
         small.insert(key);
     }
     assert!(small.contains(254));
-    small.debug_assert_invariants();
+    small.assert_invariants();
 
     let mut wide = SparseSet::<u64, usize>::new();
     for key in [0, 1, u64::from(u32::MAX), u64::MAX, u64::MAX - 1, 1 << 40] {
@@ -319,13 +319,13 @@ fn keys_across_the_whole_range_of_every_key_type() {
     }
     assert!(wide.contains(u64::MAX) && wide.contains(1 << 40) && !wide.contains(2));
     assert!(wide.remove(u64::MAX));
-    wide.debug_assert_invariants();
+    wide.assert_invariants();
     assert_eq!(wide.len(), 5);
 
     let mut shorts = SparseSet::<u16, u16>::new();
     shorts.extend([u16::MAX, 0, 12]);
     assert_eq!(shorts.as_slice(), &[u16::MAX, 0, 12]);
-    shorts.debug_assert_invariants();
+    shorts.assert_invariants();
 }
 
 #[test]
@@ -344,4 +344,79 @@ fn the_error_type_is_a_std_error() {
     fn takes(_: &dyn std::error::Error) {}
     takes(&Error::Full { capacity: 1 });
     assert_eq!(Error::AllocFailed.to_string(), "memory allocation failed");
+}
+
+#[test]
+fn retain_with_moves_parallel_columns_and_reports_the_new_length() {
+    let mut set = set_of(&[5, 6, 7, 8, 9]);
+    let mut columns = (vec!['a', 'b', 'c', 'd', 'e'], vec![50, 60, 70, 80, 90]);
+    let mut visited = Vec::new();
+    let len = set.retain_with(
+        &mut columns,
+        |(letters, values), index, key| {
+            visited.push((index, key, letters[index]));
+            values[index] += 1;
+            key % 2 == 1
+        },
+        |(letters, values), a, b| {
+            letters.swap(a, b);
+            values.swap(a, b);
+        },
+    );
+    set.assert_invariants();
+    columns.0.truncate(len);
+    columns.1.truncate(len);
+    assert_eq!(visited, [(0, 5, 'a'), (1, 6, 'b'), (2, 7, 'c'), (3, 8, 'd'), (4, 9, 'e')]);
+    assert_eq!(set.as_slice(), &[5, 7, 9]);
+    assert_eq!(columns, (vec!['a', 'c', 'e'], vec![51, 71, 91]));
+}
+
+#[test]
+fn a_panicking_retain_with_leaves_set_and_columns_in_lockstep() {
+    let mut set = set_of(&[1, 2, 3, 4, 5, 6]);
+    let mut column: Vec<u32> = set.iter().map(|key| key * 10).collect();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        set.retain_with(
+            &mut column,
+            |_, _, key| {
+                assert!(key != 5, "refuse 5");
+                key % 2 == 0
+            },
+            |column, a, b| column.swap(a, b),
+        )
+    }));
+    assert!(result.is_err());
+    set.assert_invariants();
+    // Nothing was removed yet, and every key still sits beside its own value.
+    assert_eq!(set.len(), 6);
+    for (position, key) in set.iter().enumerate() {
+        assert_eq!(column[position], key * 10);
+    }
+}
+
+#[test]
+fn set_iterators_forward_every_method() {
+    let set = set_of(&[4, 5, 6, 7]);
+    assert_eq!(set.iter().count(), 4);
+    assert_eq!(set.iter().nth(2), Some(6));
+    assert_eq!(set.iter().last(), Some(7));
+    assert_eq!(set.iter().rev().collect::<Vec<_>>(), [7, 6, 5, 4]);
+    assert_eq!(set.iter().nth_back(1), Some(6));
+    assert_eq!(set.iter().fold(0, |acc, key| acc * 10 + key), 4567);
+    assert_eq!(set.iter().len(), 4);
+    assert_eq!(format!("{:?}", set.iter()), "Iter([4, 5, 6, 7])");
+
+    let mut into_iter = set.clone().into_iter();
+    assert_eq!(into_iter.next(), Some(4));
+    assert_eq!(into_iter.as_slice(), &[5, 6, 7]);
+    assert_eq!(into_iter.next_back(), Some(7));
+    assert_eq!(into_iter.len(), 2);
+
+    let mut drained = set.clone();
+    let mut drain = drained.drain();
+    assert_eq!(drain.nth(1), Some(5));
+    assert_eq!(drain.as_slice(), &[6, 7]);
+    drop(drain);
+    assert!(drained.is_empty());
+    drained.assert_invariants();
 }

@@ -168,7 +168,7 @@ proptest! {
                 ever.extend(keys.iter().copied());
             }
             step(&mut set, &mut order, op);
-            set.debug_assert_invariants();
+            set.assert_invariants();
             prop_assert_eq!(set.as_slice(), order.as_slice());
             let members: BTreeSet<u32> = order.iter().copied().collect();
             for &key in &ever {
@@ -200,8 +200,8 @@ proptest! {
                 prop_assert_eq!(entities.despawn(entity), was_alive);
                 prop_assert_eq!(set.remove(entity), was_alive);
             }
-            entities.debug_assert_invariants();
-            set.debug_assert_invariants();
+            entities.assert_invariants();
+            set.assert_invariants();
             prop_assert_eq!(entities.len(), alive.len());
             prop_assert_eq!(set.len(), alive.len());
             for &entity in &issued {

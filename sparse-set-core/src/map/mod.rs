@@ -1,5 +1,5 @@
-//! [`SparseMap`]: values stored beside a [`SparseSet`] index (array of structs), and its
-//! iterators and entry types.
+//! [`SparseMap`]: values stored beside a [`SparseSet`] index (array of structs), its entry API
+//! (`entry.rs`) and its iterators (`iter.rs`).
 //!
 //! # Invariant
 //!
@@ -7,20 +7,24 @@
 //! Every method keeps it, also when it unwinds: a value's `Drop`, a comparator or a predicate
 //! that panics, or an allocation that fails. To that end keys (which are `Copy`) are always
 //! removed before values are dropped, since `Vec::truncate` and `Vec::clear` shorten the vector
-//! before they drop anything; and room for a value is made before its key is added.
+//! before they drop anything; and a new key is added to the set first, then room is reserved for
+//! its value, and if that fails the key is popped again before the call returns.
 //!
-//! [`SparseMap::debug_assert_invariants`] checks the set's invariant and this one.
+//! [`SparseMap::assert_invariants`] checks the set's invariant and this one.
 
-use alloc::vec::{self, Vec};
-use core::cell::RefCell;
+mod entry;
+mod iter;
+
+use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
-use core::iter::{FusedIterator, Zip};
 use core::ops::{Index, IndexMut};
-use core::slice;
 
 use crate::set::fail;
 use crate::{DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
+
+pub use entry::{Entry, OccupiedEntry, VacantEntry};
+pub use iter::{Drain, IntoIter, Iter, IterMut};
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.
@@ -719,15 +723,13 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.values(), &[1, 21, 41]);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
-        // The set calls `keep` and mirrors its swaps through the second closure, never both at
-        // once: the cell hands the values to one of them at a time.
-        let values = RefCell::new(&mut self.values);
-        let kept = self.set.retain_positions(
-            |index, &key| keep(key, &mut values.borrow_mut()[index]),
-            |a, b| values.borrow_mut().swap(a, b),
+        let kept = self.set.retain_with(
+            &mut self.values,
+            |values, index, key| keep(key, &mut values[index]),
+            |values, a, b| values.swap(a, b),
         );
         // The set is already truncated, and `Vec::truncate` shortens before it drops.
-        values.into_inner().truncate(kept);
+        self.values.truncate(kept);
     }
 
     /// Removes every element, yielding the keys and values in dense order.
@@ -840,11 +842,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
         let (keys, values) = (self.set.as_slice(), &self.values);
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_unstable_by(|&a, &b| compare(&keys[a], &values[a], &keys[b], &values[b]));
-        let Some(permutation) = Permutation::from_vec(order) else {
-            unreachable!("a sorted list of positions is a permutation")
-        };
+        let permutation = Permutation::sorted_unstable_by(keys.len(), |a, b| {
+            compare(&keys[a], &values[a], &keys[b], &values[b])
+        });
         self.apply_permutation(&permutation);
     }
 
@@ -958,16 +958,17 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// Checks the set's invariants and that every key has exactly one value; panics describing
     /// the first one broken.
     ///
-    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation. It checks in release builds
+    /// too (the checks are `assert!`, not `debug_assert!`).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
     /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
-    /// map.debug_assert_invariants();
+    /// map.assert_invariants();
     /// ```
     #[doc(hidden)]
-    pub fn debug_assert_invariants(&self) {
-        self.set.debug_assert_invariants();
+    pub fn assert_invariants(&self) {
+        self.set.assert_invariants();
         assert_eq!(
             self.values.len(),
             self.set.len(),
@@ -981,639 +982,6 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
                 "a bounded map lost its value capacity"
             );
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Entries
-
-/// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
-///
-/// ```
-/// use sparse_set_core::SparseMap;
-/// use sparse_set_core::map::Entry;
-///
-/// let mut map = SparseMap::<u32, u32>::new();
-/// match map.entry(4) {
-///     Entry::Occupied(_) => unreachable!(),
-///     Entry::Vacant(vacant) => {
-///         vacant.insert(40);
-///     }
-/// }
-/// assert_eq!(map[4], 40);
-/// ```
-pub enum Entry<'a, K: Key, V, D: DenseIndex = u32> {
-    /// The key is in the map.
-    Occupied(OccupiedEntry<'a, K, V, D>),
-    /// The key is not in the map.
-    Vacant(VacantEntry<'a, K, V, D>),
-}
-
-impl<'a, K: Key, V, D: DenseIndex> Entry<'a, K, V, D> {
-    /// The entry's key.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// assert_eq!(map.entry(7).key(), 7);
-    /// ```
-    #[must_use]
-    pub fn key(&self) -> K {
-        match self {
-            Entry::Occupied(entry) => entry.key(),
-            Entry::Vacant(entry) => entry.key(),
-        }
-    }
-
-    /// The value, inserting `default` first if the entry is vacant.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// *map.entry(1).or_insert(10) += 1;
-    /// *map.entry(1).or_insert(10) += 1;
-    /// assert_eq!(map[1], 12);
-    /// ```
-    #[track_caller]
-    pub fn or_insert(self, default: V) -> &'a mut V {
-        match self {
-            Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => entry.insert(default),
-        }
-    }
-
-    /// The value, inserting `make()` first if the entry is vacant. `make` is called only then.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, String>::new();
-    /// map.entry(1).or_insert_with(|| "one".to_owned()).push('!');
-    /// assert_eq!(map[1], "one!");
-    /// ```
-    #[track_caller]
-    pub fn or_insert_with(self, make: impl FnOnce() -> V) -> &'a mut V {
-        match self {
-            Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => entry.insert(make()),
-        }
-    }
-
-    /// The value, inserting `make(key)` first if the entry is vacant.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// assert_eq!(*map.entry(6).or_insert_with_key(|key| key * 2), 12);
-    /// ```
-    #[track_caller]
-    pub fn or_insert_with_key(self, make: impl FnOnce(K) -> V) -> &'a mut V {
-        match self {
-            Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => {
-                let value = make(entry.key);
-                entry.insert(value)
-            }
-        }
-    }
-
-    /// The value, inserting `V::default()` first if the entry is vacant.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, Vec<u32>>::new();
-    /// map.entry(1).or_default().push(5);
-    /// assert_eq!(map[1], [5]);
-    /// ```
-    #[track_caller]
-    pub fn or_default(self) -> &'a mut V
-    where
-        V: Default,
-    {
-        self.or_insert_with(V::default)
-    }
-
-    /// Calls `f` on the value if the entry is occupied; returns the entry either way.
-    ///
-    /// Computes in **O(1)** time (plus `f`).
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// map.entry(1).and_modify(|v| *v += 1).or_insert(0);
-    /// map.entry(1).and_modify(|v| *v += 1).or_insert(0);
-    /// assert_eq!(map[1], 1);
-    /// ```
-    #[must_use]
-    pub fn and_modify(mut self, f: impl FnOnce(&mut V)) -> Self {
-        if let Entry::Occupied(entry) = &mut self {
-            f(entry.get_mut());
-        }
-        self
-    }
-}
-
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for Entry<'_, K, V, D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Entry::Occupied(entry) => f.debug_tuple("Occupied").field(entry).finish(),
-            Entry::Vacant(entry) => f.debug_tuple("Vacant").field(entry).finish(),
-        }
-    }
-}
-
-/// An entry whose key is in the map: part of [`Entry`].
-///
-/// ```
-/// use sparse_set_core::SparseMap;
-/// use sparse_set_core::map::Entry;
-///
-/// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-/// if let Entry::Occupied(mut entry) = map.entry(1) {
-///     assert_eq!(entry.insert(11), 10);
-/// }
-/// assert_eq!(map[1], 11);
-/// ```
-pub struct OccupiedEntry<'a, K: Key, V, D: DenseIndex = u32> {
-    map: &'a mut SparseMap<K, V, D>,
-    index: usize,
-}
-
-impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
-    /// The entry's key.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
-    /// assert_eq!(entry.key(), 1);
-    /// ```
-    #[must_use]
-    pub fn key(&self) -> K {
-        self.map.set.as_slice()[self.index]
-    }
-
-    /// The entry's dense position.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(2) else { unreachable!() };
-    /// assert_eq!(entry.index(), 1);
-    /// ```
-    #[must_use]
-    pub fn index(&self) -> usize {
-        self.index
-    }
-
-    /// The value.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
-    /// assert_eq!(entry.get(), &10);
-    /// ```
-    #[must_use]
-    pub fn get(&self) -> &V {
-        &self.map.values[self.index]
-    }
-
-    /// The value, mutably, for as long as the entry lives. See
-    /// [`into_mut`](Self::into_mut) for a reference that outlives the entry.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(mut entry) = map.entry(1) else { unreachable!() };
-    /// *entry.get_mut() += 1;
-    /// assert_eq!(entry.get(), &11);
-    /// ```
-    pub fn get_mut(&mut self) -> &mut V {
-        &mut self.map.values[self.index]
-    }
-
-    /// The value, mutably, borrowed from the map for the entry's whole lifetime.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
-    /// *entry.into_mut() = 5;
-    /// assert_eq!(map[1], 5);
-    /// ```
-    #[must_use]
-    pub fn into_mut(self) -> &'a mut V {
-        &mut self.map.values[self.index]
-    }
-
-    /// Replaces the value; returns the old one.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(mut entry) = map.entry(1) else { unreachable!() };
-    /// assert_eq!(entry.insert(20), 10);
-    /// assert_eq!(map[1], 20);
-    /// ```
-    pub fn insert(&mut self, value: V) -> V {
-        core::mem::replace(self.get_mut(), value)
-    }
-
-    /// Removes the element by **swap-remove** (the last element moves into its position);
-    /// returns its value.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20), (3, 30)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
-    /// assert_eq!(entry.remove(), 10);
-    /// assert_eq!(map.keys(), &[3, 2]);
-    /// ```
-    pub fn remove(self) -> V {
-        self.remove_entry().1
-    }
-
-    /// Removes the element by **swap-remove**; returns its key and value.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map: SparseMap<u32, u32> = [(1, 10)].into_iter().collect();
-    /// let Entry::Occupied(entry) = map.entry(1) else { unreachable!() };
-    /// assert_eq!(entry.remove_entry(), (1, 10));
-    /// assert!(map.is_empty());
-    /// ```
-    pub fn remove_entry(self) -> (K, V) {
-        match self.map.swap_remove_index(self.index) {
-            Some(pair) => pair,
-            None => unreachable!("an occupied entry's position is in bounds"),
-        }
-    }
-}
-
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for OccupiedEntry<'_, K, V, D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OccupiedEntry")
-            .field("key", &self.key())
-            .field("value", self.get())
-            .field("index", &self.index)
-            .finish()
-    }
-}
-
-/// An entry whose key is not in the map: part of [`Entry`].
-///
-/// ```
-/// use sparse_set_core::SparseMap;
-/// use sparse_set_core::map::Entry;
-///
-/// let mut map = SparseMap::<u32, u32>::new();
-/// if let Entry::Vacant(entry) = map.entry(1) {
-///     *entry.insert(10) += 1;
-/// }
-/// assert_eq!(map[1], 11);
-/// ```
-pub struct VacantEntry<'a, K: Key, V, D: DenseIndex = u32> {
-    map: &'a mut SparseMap<K, V, D>,
-    key: K,
-}
-
-impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
-    /// The key the entry would insert.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
-    /// assert_eq!(entry.key(), 3);
-    /// ```
-    #[must_use]
-    pub fn key(&self) -> K {
-        self.key
-    }
-
-    /// Gives the key back without inserting.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
-    /// assert_eq!(entry.into_key(), 3);
-    /// assert!(map.is_empty());
-    /// ```
-    #[must_use]
-    pub fn into_key(self) -> K {
-        self.key
-    }
-
-    /// Inserts `value` under the entry's key; returns a reference to it.
-    ///
-    /// As with [`SparseMap::insert`], if the key's sparse slot is held by a different key (an
-    /// [`Entity`](crate::Entity) of another generation), that element is replaced in place and
-    /// its value dropped.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
-    ///
-    /// ```
-    /// # use sparse_set_core::{SparseMap, map::Entry};
-    /// let mut map = SparseMap::<u32, u32>::new();
-    /// let Entry::Vacant(entry) = map.entry(3) else { unreachable!() };
-    /// assert_eq!(*entry.insert(30), 30);
-    /// ```
-    #[track_caller]
-    pub fn insert(self, value: V) -> &'a mut V {
-        match self.try_insert(value) {
-            Ok(value) => value,
-            Err(error) => fail(error),
-        }
-    }
-
-    /// The fallible twin of [`insert`](Self::insert).
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Errors
-    ///
-    /// As [`SparseMap::try_insert`]; the map is then unchanged and `value` dropped.
-    ///
-    /// ```
-    /// use sparse_set_core::{Error, SparseMap, map::Entry};
-    ///
-    /// let mut map = SparseMap::<u32, u32>::bounded(4, 8);
-    /// let Entry::Vacant(entry) = map.entry(9) else { unreachable!() };
-    /// assert_eq!(entry.try_insert(90), Err(Error::KeyOutOfRange { index: 9, limit: 8 }));
-    /// ```
-    pub fn try_insert(self, value: V) -> Result<&'a mut V, Error> {
-        let (index, displaced) = self.map.try_insert_full(self.key, value)?;
-        drop(displaced);
-        Ok(&mut self.map.values[index])
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> fmt::Debug for VacantEntry<'_, K, V, D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("VacantEntry").field(&self.key).finish()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Iterators
-
-/// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
-///
-/// ```
-/// # use sparse_set_core::SparseMap;
-/// let map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
-/// let mut iter = map.iter();
-/// assert_eq!(iter.len(), 2);
-/// assert_eq!(iter.next_back(), Some((2, &'b')));
-/// ```
-pub struct Iter<'a, K, V> {
-    inner: Zip<slice::Iter<'a, K>, slice::Iter<'a, V>>,
-}
-
-impl<'a, K: Copy, V> Iterator for Iter<'a, K, V> {
-    type Item = (K, &'a V);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next().map(|(&key, value)| (key, value))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-}
-
-impl<K: Copy, V> DoubleEndedIterator for Iter<'_, K, V> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back().map(|(&key, value)| (key, value))
-    }
-}
-
-impl<K: Copy, V> ExactSizeIterator for Iter<'_, K, V> {}
-impl<K: Copy, V> FusedIterator for Iter<'_, K, V> {}
-
-impl<K, V> Clone for Iter<'_, K, V> {
-    fn clone(&self) -> Self {
-        Self { inner: self.inner.clone() }
-    }
-}
-
-impl<K: Copy + fmt::Debug, V: fmt::Debug> fmt::Debug for Iter<'_, K, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// Iterator over a map's keys and mutable values in dense order: [`SparseMap::iter_mut`].
-///
-/// ```
-/// # use sparse_set_core::SparseMap;
-/// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
-/// for (_, value) in map.iter_mut().rev() {
-///     *value += 1;
-/// }
-/// assert_eq!(map.values(), &[11, 21]);
-/// ```
-pub struct IterMut<'a, K, V> {
-    inner: Zip<slice::Iter<'a, K>, slice::IterMut<'a, V>>,
-}
-
-impl<'a, K: Copy, V> Iterator for IterMut<'a, K, V> {
-    type Item = (K, &'a mut V);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next().map(|(&key, value)| (key, value))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-}
-
-impl<K: Copy, V> DoubleEndedIterator for IterMut<'_, K, V> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back().map(|(&key, value)| (key, value))
-    }
-}
-
-impl<K: Copy, V> ExactSizeIterator for IterMut<'_, K, V> {}
-impl<K: Copy, V> FusedIterator for IterMut<'_, K, V> {}
-
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IterMut<'_, K, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IterMut").field("remaining", &self.inner.size_hint().0).finish()
-    }
-}
-
-/// Owning iterator over a map's keys and values in dense order: `SparseMap::into_iter`.
-///
-/// ```
-/// # use sparse_set_core::SparseMap;
-/// let map: SparseMap<u32, String> = [(1, "a".to_owned())].into_iter().collect();
-/// let pairs: Vec<(u32, String)> = map.into_iter().collect();
-/// assert_eq!(pairs, [(1, "a".to_owned())]);
-/// ```
-pub struct IntoIter<K, V> {
-    inner: Zip<vec::IntoIter<K>, vec::IntoIter<V>>,
-}
-
-impl<K, V> Iterator for IntoIter<K, V> {
-    type Item = (K, V);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next()
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-}
-
-impl<K, V> DoubleEndedIterator for IntoIter<K, V> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back()
-    }
-}
-
-impl<K, V> ExactSizeIterator for IntoIter<K, V> {}
-impl<K, V> FusedIterator for IntoIter<K, V> {}
-
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IntoIter").field("remaining", &self.inner.size_hint().0).finish()
-    }
-}
-
-/// Draining iterator over a map's keys and values in dense order: [`SparseMap::drain`].
-///
-/// The map is already empty; values not yet yielded are dropped with the iterator.
-///
-/// ```
-/// # use sparse_set_core::SparseMap;
-/// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
-/// let mut drain = map.drain();
-/// assert_eq!(drain.next(), Some((1, 'a')));
-/// drop(drain); // drops 'b'
-/// assert!(map.is_empty());
-/// ```
-pub struct Drain<'a, K, V> {
-    inner: Zip<vec::Drain<'a, K>, vec::Drain<'a, V>>,
-}
-
-impl<K, V> Iterator for Drain<'_, K, V> {
-    type Item = (K, V);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next()
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.inner.size_hint()
-    }
-}
-
-impl<K, V> DoubleEndedIterator for Drain<'_, K, V> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.inner.next_back()
-    }
-}
-
-impl<K, V> ExactSizeIterator for Drain<'_, K, V> {}
-impl<K, V> FusedIterator for Drain<'_, K, V> {}
-
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Drain<'_, K, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Drain").field("remaining", &self.inner.size_hint().0).finish()
-    }
-}
-
-impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a SparseMap<K, V, D> {
-    type Item = (K, &'a V);
-    type IntoIter = Iter<'a, K, V>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a mut SparseMap<K, V, D> {
-    type Item = (K, &'a mut V);
-    type IntoIter = IterMut<'a, K, V>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> IntoIterator for SparseMap<K, V, D> {
-    type Item = (K, V);
-    type IntoIter = IntoIter<K, V>;
-
-    /// Yields the keys and values in dense order.
-    fn into_iter(self) -> Self::IntoIter {
-        IntoIter { inner: self.set.into_iter().zip(self.values) }
     }
 }
 
@@ -1759,6 +1127,10 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
 
     fn get_mut(&mut self, key: K) -> Option<&mut V> {
         SparseMap::get_mut(self, key)
+    }
+
+    fn assert_invariants(&self) {
+        SparseMap::assert_invariants(self);
     }
 }
 

@@ -21,16 +21,18 @@
 //! resets the slots of its keys instead. That makes `clear` (and `truncate`, `drain`) cost
 //! O(keys removed), still independent of the key space and of the memory allocated.
 //!
-//! [`SparseSet::debug_assert_invariants`] checks all of it; the tests call it after every step.
+//! [`SparseSet::assert_invariants`] checks all of it; the tests call it after every step.
+
+mod iter;
 
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
-use core::iter::Copied;
-use core::slice;
 
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
+
+pub use iter::{Drain, IntoIter, Iter};
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.
@@ -374,7 +376,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.iter().sum::<u32>(), 17);
     /// ```
     pub fn iter(&self) -> Iter<'_, K> {
-        self.dense.iter().copied()
+        Iter::new(&self.dense)
     }
 
     /// Adds `key`; returns whether it was not already present.
@@ -620,9 +622,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.drain().collect::<Vec<_>>(), [1, 2]);
     /// assert!(set.is_empty());
     /// ```
-    pub fn drain(&mut self) -> alloc::vec::Drain<'_, K> {
+    pub fn drain(&mut self) -> Drain<'_, K> {
         self.reset_slots();
-        self.dense.drain(..)
+        Drain::new(self.dense.drain(..))
     }
 
     /// Zeroes the slot of every key: the sparse half of emptying the set.
@@ -665,23 +667,53 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.as_slice(), &[0, 2, 4]);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
-        self.retain_positions(|_, key| keep(key), |_, _| ());
+        self.retain_with(&mut (), |(), _, key| keep(&key), |(), _, _| ());
     }
 
-    /// The engine of every `retain`: visits each position once, moves kept keys forward by swaps
-    /// (so the set is a consistent permutation if `keep` panics), mirrors every swap through
-    /// `swap`, then truncates. Returns the new length; parallel arrays truncate to it.
-    pub(crate) fn retain_positions(
+    /// The retain engine, for a set with arrays kept beside it ("columns"): keeps only the keys
+    /// for which `keep` returns `true` and moves the columns along. Returns the new length, to
+    /// which the caller truncates its columns.
+    ///
+    /// Each dense position is visited once, in order: `keep(columns, index, key)` sees the
+    /// element at `index` of every column (and may change it). A kept key that must move forward
+    /// is swapped with the first removed one, and `swap(columns, a, b)` mirrors that swap in the
+    /// columns. Then the set is truncated; the columns are not, so the caller decides how (for
+    /// several columns, one that panics while dropping must not stop the others).
+    ///
+    /// If `keep` or `swap` panics, the set holds every key not yet removed, consistently, and
+    /// has moved them exactly as the `swap` calls made so far said.
+    ///
+    /// This is what [`retain`](Self::retain), [`SparseMap::retain`](crate::SparseMap::retain)
+    /// and the derived storages' `retain` are built on.
+    ///
+    /// Computes in **O(len)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let mut ids: SparseSet<u32> = [1, 2, 3, 4].into_iter().collect();
+    /// let mut names = vec!["one", "two", "three", "four"]; // runs parallel to `ids`
+    /// let len = ids.retain_with(
+    ///     &mut names,
+    ///     |names, index, key| key % 2 == 0 && !names[index].is_empty(),
+    ///     |names, a, b| names.swap(a, b),
+    /// );
+    /// names.truncate(len);
+    /// assert_eq!(ids.as_slice(), &[2, 4]);
+    /// assert_eq!(names, ["two", "four"]);
+    /// ```
+    pub fn retain_with<C: ?Sized>(
         &mut self,
-        mut keep: impl FnMut(usize, &K) -> bool,
-        mut swap: impl FnMut(usize, usize),
+        columns: &mut C,
+        mut keep: impl FnMut(&mut C, usize, K) -> bool,
+        mut swap: impl FnMut(&mut C, usize, usize),
     ) -> usize {
         let mut kept = 0;
         for read in 0..self.dense.len() {
-            if keep(read, &self.dense[read]) {
+            if keep(columns, read, self.dense[read]) {
                 if kept != read {
                     self.swap_indices(kept, read);
-                    swap(kept, read);
+                    swap(columns, kept, read);
                 }
                 kept += 1;
             }
@@ -901,15 +933,23 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
     /// Checks every invariant in the module docs; panics describing the first one broken.
     ///
-    /// Computes in **O(len)** time. Meant for tests: call it after each operation.
+    /// Computes in **O(len)** time. Meant for tests: call it after each operation. It checks in release builds
+    /// too (the checks are `assert!`, not `debug_assert!`).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
     /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
-    /// set.debug_assert_invariants();
+    /// set.assert_invariants();
     /// ```
+    /// The old name of [`assert_invariants`](Self::assert_invariants), kept until the derive
+    /// stops calling it.
     #[doc(hidden)]
     pub fn debug_assert_invariants(&self) {
+        self.assert_invariants();
+    }
+
+    #[doc(hidden)]
+    pub fn assert_invariants(&self) {
         let len = self.dense.len();
         assert!(len <= D::MAX_LEN, "{len} keys exceed what `{}` addresses", D::NAME);
         if let Some(bounds) = self.bounds {
@@ -952,9 +992,6 @@ impl<K: Key, D: DenseIndex> Drop for Repoint<'_, K, D> {
         self.0.repoint_all();
     }
 }
-
-/// Iterator over a set's keys in dense order: [`SparseSet::iter`].
-pub type Iter<'a, K> = Copied<slice::Iter<'a, K>>;
 
 impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
     fn default() -> Self {
@@ -1027,10 +1064,10 @@ impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
 
 impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
     type Item = K;
-    type IntoIter = alloc::vec::IntoIter<K>;
+    type IntoIter = IntoIter<K>;
 
     /// Yields the keys in dense order.
     fn into_iter(self) -> Self::IntoIter {
-        self.dense.into_iter()
+        IntoIter::new(self.dense)
     }
 }

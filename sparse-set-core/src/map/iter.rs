@@ -1,0 +1,175 @@
+//! The iterators of [`SparseMap`]: [`Iter`], [`IterMut`], [`IntoIter`], [`Drain`]. Each yields
+//! keys and values in dense order.
+
+use alloc::vec;
+use core::convert::identity;
+use core::fmt;
+use core::iter::{FusedIterator, Zip};
+use core::slice;
+
+use crate::{DenseIndex, Key, SparseMap, set};
+
+/// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+/// let mut iter = map.iter();
+/// assert_eq!(iter.len(), 2);
+/// assert_eq!(iter.next_back(), Some((2, &'b')));
+/// ```
+pub struct Iter<'a, K, V> {
+    pub(super) inner: Zip<slice::Iter<'a, K>, slice::Iter<'a, V>>,
+}
+
+impl<'a, K: Copy, V> Iterator for Iter<'a, K, V> {
+    type Item = (K, &'a V);
+
+    iterator_methods!(|(&key, value)| (key, value));
+}
+
+impl<K: Copy, V> DoubleEndedIterator for Iter<'_, K, V> {
+    double_ended_iterator_methods!(|(&key, value)| (key, value));
+}
+
+impl<K: Copy, V> ExactSizeIterator for Iter<'_, K, V> {}
+impl<K: Copy, V> FusedIterator for Iter<'_, K, V> {}
+
+impl<K, V> Clone for Iter<'_, K, V> {
+    fn clone(&self) -> Self {
+        Self { inner: self.inner.clone() }
+    }
+}
+
+impl<K: Copy + fmt::Debug, V: fmt::Debug> fmt::Debug for Iter<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Iterator over a map's keys and mutable values in dense order: [`SparseMap::iter_mut`].
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
+/// for (_, value) in map.iter_mut().rev() {
+///     *value += 1;
+/// }
+/// assert_eq!(map.values(), &[11, 21]);
+/// ```
+pub struct IterMut<'a, K, V> {
+    pub(super) inner: Zip<slice::Iter<'a, K>, slice::IterMut<'a, V>>,
+}
+
+impl<'a, K: Copy, V> Iterator for IterMut<'a, K, V> {
+    type Item = (K, &'a mut V);
+
+    iterator_methods!(|(&key, value)| (key, value));
+}
+
+impl<K: Copy, V> DoubleEndedIterator for IterMut<'_, K, V> {
+    double_ended_iterator_methods!(|(&key, value)| (key, value));
+}
+
+impl<K: Copy, V> ExactSizeIterator for IterMut<'_, K, V> {}
+impl<K: Copy, V> FusedIterator for IterMut<'_, K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IterMut<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+/// Owning iterator over a map's keys and values in dense order: `SparseMap::into_iter`.
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let map: SparseMap<u32, String> = [(1, "a".to_owned())].into_iter().collect();
+/// let pairs: Vec<(u32, String)> = map.into_iter().collect();
+/// assert_eq!(pairs, [(1, "a".to_owned())]);
+/// ```
+pub struct IntoIter<K, V> {
+    pub(super) inner: Zip<set::IntoIter<K>, vec::IntoIter<V>>,
+}
+
+impl<K, V> Iterator for IntoIter<K, V> {
+    type Item = (K, V);
+
+    iterator_methods!(identity);
+}
+
+impl<K, V> DoubleEndedIterator for IntoIter<K, V> {
+    double_ended_iterator_methods!(identity);
+}
+
+impl<K, V> ExactSizeIterator for IntoIter<K, V> {}
+impl<K, V> FusedIterator for IntoIter<K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoIter").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+/// Draining iterator over a map's keys and values in dense order: [`SparseMap::drain`].
+///
+/// The map is already empty; values not yet yielded are dropped with the iterator.
+///
+/// ```
+/// # use sparse_set_core::SparseMap;
+/// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+/// let mut drain = map.drain();
+/// assert_eq!(drain.next(), Some((1, 'a')));
+/// drop(drain); // drops 'b'
+/// assert!(map.is_empty());
+/// ```
+pub struct Drain<'a, K, V> {
+    pub(super) inner: Zip<set::Drain<'a, K>, vec::Drain<'a, V>>,
+}
+
+impl<K, V> Iterator for Drain<'_, K, V> {
+    type Item = (K, V);
+
+    iterator_methods!(identity);
+}
+
+impl<K, V> DoubleEndedIterator for Drain<'_, K, V> {
+    double_ended_iterator_methods!(identity);
+}
+
+impl<K, V> ExactSizeIterator for Drain<'_, K, V> {}
+impl<K, V> FusedIterator for Drain<'_, K, V> {}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Drain<'_, K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain").field("remaining", &self.inner.size_hint().0).finish()
+    }
+}
+
+impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a SparseMap<K, V, D> {
+    type Item = (K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a mut SparseMap<K, V, D> {
+    type Item = (K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> IntoIterator for SparseMap<K, V, D> {
+    type Item = (K, V);
+    type IntoIter = IntoIter<K, V>;
+
+    /// Yields the keys and values in dense order.
+    fn into_iter(self) -> Self::IntoIter {
+        IntoIter { inner: self.set.into_iter().zip(self.values) }
+    }
+}
