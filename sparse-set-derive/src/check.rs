@@ -220,6 +220,14 @@ mod tests {
     }
 
     #[test]
+    fn accessors_may_take_the_invariant_checkers_name() {
+        let input = parse_quote! {
+            struct Body { assert_invariants: u32, debug_assert_invariants: u32 }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+    }
+
+    #[test]
     fn accessors_may_not_take_a_trait_method_name() {
         let input = parse_quote! {
             struct Body { clone: u32 }

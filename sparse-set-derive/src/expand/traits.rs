@@ -136,13 +136,18 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// The runtime's `Storage`, forwarding to the inherent methods.
+/// The runtime's `Storage`, forwarding to the inherent methods, and its invariant checker, which
+/// also checks the columns (a trait method, so that no column accessor name is taken by it).
 fn storage(input: &Input<'_>) -> TokenStream {
     let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.owning(&names.storage);
     let value = input.owning(ident);
     let keys = &names.keys_field;
+    let columns = input.fields.iter().map(|field| &field.column);
+    let messages = input.fields.iter().map(|field| {
+        format!("column `{}` has a different length than the keys", field.display_name())
+    });
     let lifetime = &names.lifetime;
     let ref_ty = input.borrowing(&names.refs, &quote!(#lifetime));
     let mut_ty = input.borrowing(&names.muts, &quote!(#lifetime));
@@ -190,6 +195,19 @@ fn storage(input: &Input<'_>) -> TokenStream {
             #[inline]
             fn get_mut(&mut self, key: #k) -> #option<Self::Mut<'_>> {
                 Self::get_mut(self, key)
+            }
+
+            /// Checks the invariants of the key index, and that every column has the length of
+            /// the key slice. Panics describing the first one broken.
+            fn assert_invariants(&self) {
+                self.#keys.assert_invariants();
+                #(
+                    ::core::assert_eq!(
+                        self.#columns.len(),
+                        self.#keys.len(),
+                        #messages,
+                    );
+                )*
             }
         }
     }

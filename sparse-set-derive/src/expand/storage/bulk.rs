@@ -10,6 +10,8 @@ use crate::ast::Input;
 /// `retain`, `clear`, `truncate`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
     let Parts { p, k, keys, muts, mut_ty, columns, members, usize, bool, .. } = &Parts::new(input);
+    // `retain` hands the runtime's retain engine every column as one tuple of `&mut Vec`s.
+    let positions: Vec<syn::Index> = (0..columns.len()).map(syn::Index::from).collect();
     quote! {
         /// Keeps only the elements for which `keep` returns `true`, visiting each exactly once
         /// in dense order; `keep` may change the element. Kept elements keep their relative
@@ -23,19 +25,15 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         where
             __F: ::core::ops::FnMut(#k, #mut_ty) -> #bool,
         {
-            let __len = self.#keys.len();
-            let mut __kept: #usize = 0;
-            for __read in 0..__len {
-                let __key = self.#keys.as_slice()[__read];
-                if keep(__key, #muts { #(#members: &mut self.#columns[__read],)* }) {
-                    if __kept != __read {
-                        self.#keys.swap_indices(__kept, __read);
-                        #(self.#columns.swap(__kept, __read);)*
-                    }
-                    __kept += 1;
-                }
-            }
-            self.#keys.truncate(__kept);
+            let __kept = self.#keys.retain_with(
+                &mut (#(&mut self.#columns,)*),
+                |__columns, __index, __key| {
+                    keep(__key, #muts { #(#members: &mut __columns.#positions[__index],)* })
+                },
+                |__columns, __a, __b| {
+                    #(__columns.#positions.swap(__a, __b);)*
+                },
+            );
             #p::truncate_columns(__kept, &mut [#(&mut self.#columns),*]);
         }
 

@@ -68,37 +68,11 @@ fn methods(input: &Input<'_>) -> TokenStream {
         lookup::keys(input),
         bulk::methods(input),
         order::methods(input),
-        invariants(input),
     ];
     quote! {
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
             #(#themes)*
-        }
-    }
-}
-
-/// `debug_assert_invariants`.
-fn invariants(input: &Input<'_>) -> TokenStream {
-    let Parts { keys, columns, .. } = &Parts::new(input);
-    let messages = input.fields.iter().map(|field| {
-        format!("column `{}` has a different length than the keys", field.display_name())
-    });
-    quote! {
-        /// Checks the storage's invariants: those of the key index, and that every column has
-        /// the length of the key slice. Panics describing the first one broken.
-        ///
-        /// Computes in **O(len)** time. Meant for tests: call it after each operation.
-        #[doc(hidden)]
-        pub fn debug_assert_invariants(&self) {
-            self.#keys.debug_assert_invariants();
-            #(
-                ::core::assert_eq!(
-                    self.#columns.len(),
-                    self.#keys.len(),
-                    #messages,
-                );
-            )*
         }
     }
 }

@@ -9,8 +9,16 @@ use crate::ast::Input;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
-    let Parts { p, k, keys, refs, ref_ty, columns, members, option, usize, .. } =
-        &Parts::new(input);
+    let Parts { p, k, keys, ref_ty, columns, usize, .. } = &Parts::new(input);
+    let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
+    let compare = quote!(|__a, __b| compare(&__keys[__a], #at_a, &__keys[__b], #at_b));
+    let sort_by = permute(input, &quote!(#p::Permutation::sorted_by(__keys.len(), #compare)));
+    let sort_by_key = permute(
+        input,
+        &quote!(#p::Permutation::sorted_by_key(__keys.len(), |__i| f(&__keys[__i], #at_i))),
+    );
+    let sort_unstable_by =
+        permute(input, &quote!(#p::Permutation::sorted_unstable_by(__keys.len(), #compare)));
     quote! {
         /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
         ///
@@ -45,19 +53,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
-            let __permutation = {
-                let __keys = self.#keys.as_slice();
-                #p::Permutation::sorted_by(__keys.len(), |__a, __b| {
-                    compare(
-                        &__keys[__a],
-                        #refs { #(#members: &self.#columns[__a],)* },
-                        &__keys[__b],
-                        #refs { #(#members: &self.#columns[__b],)* },
-                    )
-                })
-            };
-            self.#keys.apply_permutation(&__permutation);
-            #(__permutation.apply(self.#columns.as_mut_slice());)*
+            #sort_by
         }
 
         /// Sorts the elements (stably) by the key `f` extracts from each key and element; keys
@@ -70,14 +66,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             __T: ::core::cmp::Ord,
             __F: ::core::ops::FnMut(&#k, #ref_ty) -> __T,
         {
-            let __permutation = {
-                let __keys = self.#keys.as_slice();
-                #p::Permutation::sorted_by_key(__keys.len(), |__i| {
-                    f(&__keys[__i], #refs { #(#members: &self.#columns[__i],)* })
-                })
-            };
-            self.#keys.apply_permutation(&__permutation);
-            #(__permutation.apply(self.#columns.as_mut_slice());)*
+            #sort_by_key
         }
 
         /// Sorts the elements (unstably) with a comparator of two keys and elements; keys and
@@ -89,24 +78,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
-            let __order = {
-                let __keys = self.#keys.as_slice();
-                let mut __order: #p::Vec<#usize> = #p::Vec::with_capacity(__keys.len());
-                ::core::iter::Extend::extend(&mut __order, 0..__keys.len());
-                __order.sort_unstable_by(|&__a, &__b| {
-                    compare(
-                        &__keys[__a],
-                        #refs { #(#members: &self.#columns[__a],)* },
-                        &__keys[__b],
-                        #refs { #(#members: &self.#columns[__b],)* },
-                    )
-                });
-                __order
-            };
-            if let #option::Some(__permutation) = #p::Permutation::from_vec(__order) {
-                self.#keys.apply_permutation(&__permutation);
-                #(__permutation.apply(self.#columns.as_mut_slice());)*
-            }
+            #sort_unstable_by
         }
 
         /// Sorts the elements by key, ascending; every column moves along.
@@ -120,4 +92,27 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             self.sort_unstable_by(|__a, _, __b, _| ::core::cmp::Ord::cmp(__a, __b));
         }
     }
+}
+
+/// The body of a sort: `permutation`, an expression that may read the key slice as `__keys`,
+/// computes the order, which then moves the keys and every column. The one place a permutation
+/// is applied.
+fn permute(input: &Input<'_>, permutation: &TokenStream) -> TokenStream {
+    let Parts { keys, columns, .. } = &Parts::new(input);
+    quote! {
+        let __permutation = {
+            let __keys = self.#keys.as_slice();
+            #permutation
+        };
+        self.#keys.apply_permutation(&__permutation);
+        #(__permutation.apply(self.#columns.as_mut_slice());)*
+    }
+}
+
+/// `{Name}Ref { x: &self.__column_0[index], ... }`: the element at the dense position held
+/// by the local `index`.
+fn view(input: &Input<'_>, index: &str) -> TokenStream {
+    let Parts { refs, columns, members, .. } = &Parts::new(input);
+    let index = quote::format_ident!("{index}");
+    quote!(#refs { #(#members: &self.#columns[#index],)* })
 }
