@@ -30,7 +30,7 @@ fn new_default_with_capacity() {
     assert!(storage.is_empty());
     let storage = PositionSoa::with_capacity(10);
     assert!(storage.capacity() >= 10);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn insert_get_and_replace() {
     assert_eq!(storage.insert_full(9, pos(5.0)), (2, None));
     assert_eq!(storage.try_insert(10, pos(6.0)), Ok(None));
     assert_eq!(storage.try_insert_full(10, pos(7.0)), Ok((3, Some(pos(6.0)))));
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn remove_is_a_swap_remove_in_every_column() {
     assert_eq!(info, Removed { index: 1, moved: None });
     assert!(storage.remove_with_info(3).is_none());
     assert_eq!(storage.keys(), &[4]);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 
     let mut storage = filled(&[1, 2, 3]);
     assert_eq!(storage.swap_remove_index(0), Some((1, pos(1.0))));
@@ -122,7 +122,7 @@ fn remove_is_a_swap_remove_in_every_column() {
     assert_eq!(storage.pop(), Some((2, pos(2.0))));
     assert_eq!(storage.pop(), Some((3, pos(3.0))));
     assert_eq!(storage.pop(), None);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -185,13 +185,13 @@ fn iterators() {
     let drained: Vec<u32> = storage.drain().map(|(key, _)| key).collect();
     assert_eq!(drained, [3, 1, 2]);
     assert!(storage.is_empty());
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 
     // A drain dropped half-way still empties the storage.
     let mut storage = filled(&[1, 2, 3]);
     assert_eq!(storage.drain().next().map(|(key, _)| key), Some(1));
     assert!(storage.is_empty());
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn retain_clear_truncate_swap() {
     assert_eq!(storage.x(), &[0.0, 2.0, 4.0]);
     assert_eq!(storage.y(), &[1.0, 21.0, 41.0]);
     assert_eq!(storage.get_index_of(4), Some(2));
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 
     storage.swap_indices(0, 2);
     assert_eq!(storage.keys(), &[4, 2, 0]);
@@ -222,7 +222,7 @@ fn retain_clear_truncate_swap() {
     assert!(storage.is_empty() && !storage.contains_key(4));
     storage.insert(2, pos(2.0));
     assert_eq!(storage.get_index_of(2), Some(0));
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -250,12 +250,49 @@ fn sorting_moves_keys_and_every_column_together() {
     storage.sort_keys();
     assert_eq!(storage.keys(), &[1, 3, 5, 9]);
     assert_eq!(storage.x(), &[1.0, 3.0, 5.0, 9.0]);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 
     // Stable: equal elements keep their order.
     let mut storage = filled(&[4, 2, 8, 6]);
     storage.sort_by_key(|_, _| 0);
     assert_eq!(storage.keys(), &[4, 2, 8, 6]);
+}
+
+#[test]
+fn sorting_and_retaining_empty_and_single_storages() {
+    let mut empty = PositionSoa::new();
+    empty.sort_by(|_, a, _, b| a.x.total_cmp(b.x));
+    empty.sort_unstable_by(|a, _, b, _| a.cmp(b));
+    empty.sort_keys();
+    empty.retain(|_, _| true);
+    assert!(empty.is_empty());
+    empty.assert_invariants();
+
+    let mut single = filled(&[7]);
+    single.sort_unstable_by(|a, _, b, _| b.cmp(a));
+    single.retain(|_, value| {
+        *value.z += 1.0;
+        true
+    });
+    assert_eq!(single.keys(), &[7]);
+    assert_eq!(single.z(), &[701.0]);
+    single.retain(|_, _| false);
+    assert!(single.is_empty() && single.x().is_empty() && single.z().is_empty());
+    single.assert_invariants();
+}
+
+/// A field may take the checker's name: the checker is a `Storage` method, not an inherent one.
+#[derive(SparseSoa)]
+struct Checked {
+    assert_invariants: u8,
+}
+
+#[test]
+fn the_invariant_checker_leaves_every_accessor_name_free() {
+    let mut storage = CheckedSoa::new();
+    storage.insert(1, Checked { assert_invariants: 7 });
+    assert_eq!(storage.assert_invariants(), &[7]);
+    Storage::assert_invariants(&storage);
 }
 
 #[test]
@@ -269,7 +306,7 @@ fn reserve_and_shrink() {
     storage.shrink_to_fit();
     assert!(storage.capacity() >= 1 && storage.capacity() < 200);
     assert_eq!(storage.try_reserve(usize::MAX), Err(Error::AllocFailed));
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[test]
@@ -291,9 +328,9 @@ fn bounded_storage_refuses_past_its_limits() {
     assert_eq!(storage.capacity(), 2);
 
     let copy = storage.clone();
-    copy.debug_assert_invariants();
+    copy.assert_invariants();
     assert_eq!(copy.capacity(), 2);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 
     assert!(PositionSoa::try_bounded(usize::MAX, 16).is_err());
 }
@@ -323,7 +360,7 @@ fn dense_width_bounds_the_length() {
         Err(Error::DenseIndexOverflow { width: "u8", max_len: 255 })
     );
     assert_eq!(storage.len(), 255);
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
 }
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
@@ -349,7 +386,7 @@ fn entity_keys_and_generations() {
     assert_eq!(healths.keys(), &[c, b]);
     assert!(healths.get(a).is_none());
     assert_eq!(healths.hp(), &[1, 5]);
-    healths.debug_assert_invariants();
+    healths.assert_invariants();
 }
 
 #[test]

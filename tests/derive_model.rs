@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use sparse_soa::SparseSoa;
+use sparse_soa::{SparseSoa, Storage};
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Position {
@@ -54,7 +54,7 @@ fn value(key: u32, x: i32) -> Position {
 }
 
 fn check(storage: &PositionSoa, model: &BTreeMap<u32, Position>) {
-    storage.debug_assert_invariants();
+    storage.assert_invariants();
     let len = storage.keys().len();
     assert_eq!(storage.x().len(), len);
     assert_eq!(storage.label().len(), len);

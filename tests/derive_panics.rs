@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use sparse_soa::SparseSoa;
+use sparse_soa::{SparseSoa, Storage};
 
 thread_local! {
     static LIVE: Cell<usize> = const { Cell::new(0) };
@@ -88,7 +88,7 @@ fn storage(n: u32, bomb: Option<u32>, on_clone: bool) -> RowSoa {
 
 /// Every key's row still belongs to it.
 fn assert_rows_match_keys(rows: &RowSoa) {
-    rows.debug_assert_invariants();
+    rows.assert_invariants();
     for (key, value) in rows {
         assert_eq!(value.a.label, key);
         assert_eq!(value.b.label, key + 1000);

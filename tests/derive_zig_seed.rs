@@ -3,7 +3,7 @@
 //! column, read back. There the user copies `xs[dense_old]` into `xs[dense_new]` by hand for
 //! every column; here the storage does it for all columns at once.
 
-use sparse_soa::{Moved, Removed, SparseSoa};
+use sparse_soa::{Moved, Removed, SparseSoa, Storage};
 
 #[derive(SparseSoa, Clone, Copy, Debug, Default, PartialEq)]
 #[sparse_soa(dense = u8, name = "MyPositionSystemSoa")]
@@ -40,5 +40,5 @@ fn soa_system() {
     }
     assert_eq!(system.get(ent2).map(Vec3Ref::cloned), Some(Vec3 { x: 7.0, y: 5.0, z: 6.0 }));
     assert!(system.get(ent1).is_none());
-    system.debug_assert_invariants();
+    system.assert_invariants();
 }

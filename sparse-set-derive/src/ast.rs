@@ -9,7 +9,7 @@ use syn::{
 };
 
 use crate::attr;
-use crate::check::Errors;
+use crate::errors::Errors;
 use crate::names::{self, Names};
 
 /// Named (`struct P { x: f32 }`) or tuple (`struct P(f32)`) fields.
@@ -57,35 +57,32 @@ pub(crate) struct Field<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// Reads the struct and its attributes. `None` when the shape cannot be derived for at all;
-    /// every problem found is in `errors`.
-    pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Option<Self> {
+    /// Reads the struct and its attributes; problems that do not stop the reading go to `errors`.
+    /// `Err` when the shape cannot be derived for at all (an enum, a union, a unit struct).
+    pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
         let attrs = attr::Container::from_attrs(&input.attrs, errors);
         let (style, fields) = match &input.data {
             Data::Struct(data) => match &data.fields {
                 Fields::Named(fields) => (Style::Named, &fields.named),
                 Fields::Unnamed(fields) => (Style::Tuple, &fields.unnamed),
                 Fields::Unit => {
-                    errors.push(syn::Error::new(
+                    return Err(syn::Error::new(
                         input.ident.span(),
                         "`SparseSoa` cannot be derived for unit structs: they have no fields to store in columns",
                     ));
-                    return None;
                 }
             },
             Data::Enum(data) => {
-                errors.push(syn::Error::new(
+                return Err(syn::Error::new(
                     data.enum_token.span,
                     "`SparseSoa` cannot be derived for enums",
                 ));
-                return None;
             }
             Data::Union(data) => {
-                errors.push(syn::Error::new(
+                return Err(syn::Error::new(
                     data.union_token.span,
                     "`SparseSoa` cannot be derived for unions",
                 ));
-                return None;
             }
         };
         let fields = fields
@@ -113,7 +110,7 @@ impl<'a> Input<'a> {
                 quote!(::core::primitive::#width)
             },
         );
-        Some(Input {
+        Ok(Input {
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,

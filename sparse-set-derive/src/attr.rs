@@ -4,12 +4,12 @@
 //! `crate = path`. Field: `rename = "..."`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
 use syn::{Attribute, Ident, LitStr, Path, Token, Type};
 
-use crate::check::Errors;
+use crate::errors::Errors;
 
 const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate"];
 const FIELD_KEYS: &[&str] = &["rename"];
@@ -278,15 +278,4 @@ fn take_value(input: ParseStream<'_>) -> syn::Result<TokenStream> {
         }
         Ok((tokens, rest))
     })
-}
-
-/// Prints a type for messages and docs.
-pub(crate) fn type_text(ty: &impl ToTokens) -> String {
-    ty.to_token_stream()
-        .to_string()
-        .replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" <", "<")
-        .replace("< ", "<")
-        .replace(" >", ">")
 }

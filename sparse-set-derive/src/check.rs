@@ -1,5 +1,5 @@
-//! Checks that span several parts of the input (shape, names, collisions), and the one exit for
-//! user errors: every problem is collected in [`Errors`] and reported together.
+//! Checks that span several parts of the input (shape, names, collisions). Their problems join
+//! those found while reading the input in the one error collector, [`Errors`].
 
 use std::collections::BTreeMap;
 
@@ -8,28 +8,8 @@ use quote::ToTokens;
 use syn::Type;
 
 use crate::ast::{Field, Input, Style};
-use crate::attr::type_text;
-use crate::names::STORAGE_METHODS;
-
-/// Every error found so far; reported together, each at its own span.
-#[derive(Default)]
-pub(crate) struct Errors(Vec<syn::Error>);
-
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        self.0.push(error);
-    }
-
-    /// `Err` with every error combined, if there is any.
-    pub(crate) fn finish(self) -> syn::Result<()> {
-        let mut errors = self.0.into_iter();
-        let Some(mut first) = errors.next() else { return Ok(()) };
-        for error in errors {
-            first.combine(error);
-        }
-        Err(first)
-    }
-}
+use crate::errors::Errors;
+use crate::names::{STORAGE_METHODS, STORAGE_TRAIT_METHODS, type_text};
 
 /// Checks `input` as a whole; problems go to `errors`.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
@@ -86,7 +66,9 @@ fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
         };
         for accessor in [&field.accessor, &field.accessor_mut] {
             let text = syn::ext::IdentExt::unraw(accessor).to_string();
-            if STORAGE_METHODS.contains(&text.as_str()) {
+            if STORAGE_METHODS.contains(&text.as_str())
+                || STORAGE_TRAIT_METHODS.contains(&text.as_str())
+            {
                 errors.push(syn::Error::new(
                     span,
                     format!(
@@ -153,5 +135,105 @@ fn unsized_kind(ty: &Type) -> Option<&'static str> {
         Type::Paren(inner) => unsized_kind(&inner.elem),
         Type::Group(inner) => unsized_kind(&inner.elem),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::{DeriveInput, Type, parse_quote};
+
+    use super::{check, mentions_self, unsized_kind};
+    use crate::ast::Input;
+    use crate::errors::Errors;
+
+    /// The messages `input` gets from reading and checking it.
+    fn messages(input: &DeriveInput) -> Vec<String> {
+        let mut errors = Errors::default();
+        let model = Input::from_syn(input, &mut errors);
+        if let Ok(model) = &model {
+            check(model, &mut errors);
+        }
+        match errors.finish(model) {
+            Ok(_) => Vec::new(),
+            Err(error) => error.into_iter().map(|error| error.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn mentions_self_finds_self_at_any_depth() {
+        assert!(mentions_self(quote!(Self)));
+        assert!(mentions_self(quote!(Vec<Self>)));
+        assert!(mentions_self(quote!(Box<[Option<(u8, Self)>; 3]>)));
+        assert!(mentions_self(quote!(<Self as Trait>::Output)));
+    }
+
+    #[test]
+    fn mentions_self_ignores_names_that_only_contain_self() {
+        assert!(!mentions_self(quote!(u32)));
+        assert!(!mentions_self(quote!(SelfRef)));
+        assert!(!mentions_self(quote!(Vec<Selfish>)));
+        assert!(!mentions_self(quote!(self_::Type)));
+    }
+
+    #[test]
+    fn unsized_kind_names_unsized_types() {
+        let kind = |ty: Type| unsized_kind(&ty);
+        assert_eq!(kind(parse_quote!(str)), Some("a string slice"));
+        assert_eq!(kind(parse_quote!([u8])), Some("a slice"));
+        assert_eq!(kind(parse_quote!(dyn Fn(u8) -> u8)), Some("a trait object"));
+        assert_eq!(kind(parse_quote!((str))), Some("a string slice"));
+        assert_eq!(kind(parse_quote!(([u8]))), Some("a slice"));
+    }
+
+    #[test]
+    fn unsized_kind_accepts_sized_types() {
+        let kind = |ty: Type| unsized_kind(&ty);
+        assert_eq!(kind(parse_quote!(&str)), None);
+        assert_eq!(kind(parse_quote!(Box<str>)), None);
+        assert_eq!(kind(parse_quote!([u8; 4])), None);
+        assert_eq!(kind(parse_quote!(Box<dyn Fn()>)), None);
+        // A path that merely ends in `str` may be a user's sized type.
+        assert_eq!(kind(parse_quote!(my::str)), None);
+    }
+
+    #[test]
+    fn a_sound_struct_has_no_errors() {
+        let input = parse_quote! {
+            struct Body<T> { position: [f32; 3], mass: T, name: String }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_problem_is_reported_together() {
+        let input = parse_quote! {
+            #[sparse_soa(nmae = "Bodies")]
+            struct Body { len: u32, text: str, next: Box<Self> }
+        };
+        let messages = messages(&input);
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert_eq!(messages[0], "unknown sparse_soa attribute `nmae`");
+        assert!(messages[1].starts_with("field `len` would get the column accessor `len`"));
+        assert!(messages[2].starts_with("field `text` has the unsized type `str`"));
+        assert!(messages[3].starts_with("a field's type cannot mention `Self`"));
+    }
+
+    #[test]
+    fn accessors_may_take_the_invariant_checkers_name() {
+        let input = parse_quote! {
+            struct Body { assert_invariants: u32, debug_assert_invariants: u32 }
+        };
+        assert_eq!(messages(&input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn accessors_may_not_take_a_trait_method_name() {
+        let input = parse_quote! {
+            struct Body { clone: u32 }
+        };
+        let messages = messages(&input);
+        assert_eq!(messages.len(), 1, "{messages:#?}");
+        assert!(messages[0].contains("collides with `BodySoa::clone`"));
     }
 }

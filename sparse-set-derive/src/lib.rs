@@ -5,15 +5,19 @@
 //! The derive is a pipeline, one module per stage:
 //!
 //! 1. `ast`: the input model, read from syn, with the attributes (`attr`) and the generated
-//!    names (`names`);
-//! 2. `check`: the checks that span several parts, and the one place user errors leave from;
+//!    names and type texts (`names`);
+//! 2. `check`: the checks that span several parts;
 //! 3. `expand`: one module per generated artifact, each a pure function of the model.
+//!
+//! Every user error found by the first two stages goes to the collector in `errors`, and they
+//! leave together, before anything is expanded. `errors` and `names` depend on no other stage.
 
 #![forbid(unsafe_code)]
 
 mod ast;
 mod attr;
 mod check;
+mod errors;
 mod expand;
 mod names;
 
@@ -33,11 +37,11 @@ pub fn derive_sparse_soa(input: TokenStream) -> TokenStream {
 }
 
 fn derive(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
-    let mut errors = check::Errors::default();
+    let mut errors = errors::Errors::default();
     let model = ast::Input::from_syn(input, &mut errors);
-    if let Some(model) = &model {
+    if let Ok(model) = &model {
         check::check(model, &mut errors);
     }
-    errors.finish()?;
-    Ok(model.map(|model| expand::expand(&model)).unwrap_or_default())
+    let model = errors.finish(model)?;
+    Ok(expand::expand(&model))
 }

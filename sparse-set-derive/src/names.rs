@@ -1,12 +1,14 @@
-//! Every identifier the derive generates is made here, and nowhere else.
+//! Every identifier the derive generates is made here, and nowhere else; so is the text of types
+//! shown in messages and docs.
 
 use proc_macro2::Span;
-use quote::format_ident;
+use quote::{ToTokens, format_ident};
 use syn::ext::IdentExt;
 use syn::{GenericParam, Generics, Ident, Lifetime};
 
-/// The methods the storage defines (inherent, or from a trait users call as methods). A column
-/// accessor must not take one of these names.
+/// The storage's inherent methods, its column accessors aside. A column accessor must take none
+/// of these names, nor one of [`STORAGE_TRAIT_METHODS`]. Kept by hand; a unit test compares it
+/// with the methods the expansion emits.
 pub(crate) const STORAGE_METHODS: &[&str] = &[
     "new",
     "with_capacity",
@@ -49,8 +51,11 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "sort_keys",
     "columns",
     "columns_mut",
-    "debug_assert_invariants",
-    // Trait methods that an inherent method of the same name would shadow.
+];
+
+/// Methods of the storage's traits that users call as methods (`storage.clone()`), which an
+/// inherent column accessor of the same name would shadow.
+pub(crate) const STORAGE_TRAIT_METHODS: &[&str] = &[
     "clone",
     "clone_from",
     "default",
@@ -164,4 +169,227 @@ pub(crate) fn binding(index: usize) -> Ident {
 /// The storage's private field holding a column.
 pub(crate) fn column_field(index: usize) -> Ident {
     format_ident!("__column_{index}")
+}
+
+/// Prints a type for messages and docs.
+pub(crate) fn type_text(ty: &impl ToTokens) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use syn::ext::IdentExt;
+    use syn::{DeriveInput, Generics, Ident, ImplItem, Item, Type, parse_quote};
+
+    use super::{
+        Names, STORAGE_METHODS, STORAGE_TRAIT_METHODS, accessor, accessor_mut, fresh_lifetime,
+        type_text,
+    };
+    use crate::ast::Input;
+    use crate::errors::Errors;
+
+    /// The methods the expansion of `input` gives its storage: those of the inherent impls
+    /// (column accessors aside), and per trait implemented for it, the trait's name and methods.
+    fn emitted_methods(input: &DeriveInput) -> (BTreeSet<String>, Vec<(String, String)>) {
+        let mut errors = Errors::default();
+        let model = Input::from_syn(input, &mut errors);
+        let model = errors.finish(model).expect("the sample struct derives");
+        let file: syn::File =
+            syn::parse2(crate::expand::expand(&model)).expect("the expansion is Rust");
+        let accessors: BTreeSet<String> = model
+            .fields
+            .iter()
+            .flat_map(|field| [&field.accessor, &field.accessor_mut])
+            .map(|accessor| accessor.unraw().to_string())
+            .collect();
+        let mut inherent = BTreeSet::new();
+        let mut traits = Vec::new();
+        for item in file.items {
+            let Item::Impl(item) = item else { continue };
+            if !is_storage(&item.self_ty, &model.names.storage) {
+                continue;
+            }
+            for impl_item in &item.items {
+                let ImplItem::Fn(method) = impl_item else { continue };
+                let name = method.sig.ident.unraw().to_string();
+                match &item.trait_ {
+                    None if accessors.contains(&name) => {}
+                    None => assert!(inherent.insert(name.clone()), "`{name}` emitted twice"),
+                    Some((_, path, _)) => {
+                        let name_of_trait = path.segments.last().unwrap().ident.to_string();
+                        traits.push((name_of_trait, name));
+                    }
+                }
+            }
+        }
+        (inherent, traits)
+    }
+
+    /// Whether `ty` is the storage, or a reference to it.
+    fn is_storage(ty: &Type, storage: &Ident) -> bool {
+        match ty {
+            Type::Path(path) => {
+                path.qself.is_none()
+                    && path.path.segments.last().is_some_and(|segment| segment.ident == *storage)
+            }
+            Type::Reference(reference) => is_storage(&reference.elem, storage),
+            _ => false,
+        }
+    }
+
+    fn samples() -> Vec<DeriveInput> {
+        vec![
+            parse_quote! {
+                pub struct Position { pub x: f32, pub y: f32 }
+            },
+            parse_quote! {
+                struct Pair(u8, #[sparse_soa(rename = "second")] String);
+            },
+            parse_quote! {
+                #[sparse_soa(name = "Things", key = Entity, dense = u16, crate = my::rt)]
+                pub struct Thing<'s, T: Clone, const N: usize>
+                where
+                    T: Default,
+                {
+                    pub a: &'s T,
+                    pub r#type: [u8; N],
+                }
+            },
+        ]
+    }
+
+    #[test]
+    fn storage_methods_lists_every_inherent_method_emitted() {
+        let listed: BTreeSet<String> =
+            STORAGE_METHODS.iter().map(|&name| String::from(name)).collect();
+        assert_eq!(listed.len(), STORAGE_METHODS.len(), "STORAGE_METHODS has a duplicate");
+        for input in samples() {
+            let (inherent, _) = emitted_methods(&input);
+            let unlisted: Vec<_> = inherent.difference(&listed).collect();
+            let missing: Vec<_> = listed.difference(&inherent).collect();
+            assert!(
+                unlisted.is_empty() && missing.is_empty(),
+                "for `{}`: emitted but not in STORAGE_METHODS: {unlisted:?}; \
+                 in STORAGE_METHODS but not emitted: {missing:?}",
+                input.ident,
+            );
+        }
+    }
+
+    #[test]
+    fn storage_trait_methods_lists_every_trait_method_emitted() {
+        for input in samples() {
+            let (inherent, traits) = emitted_methods(&input);
+            assert!(!traits.is_empty());
+            for (name_of_trait, method) in traits {
+                if name_of_trait == "Storage" {
+                    // The runtime's trait forwards to the inherent methods, but for its
+                    // invariant checker, which no column accessor can shadow for a caller who
+                    // writes `Storage::assert_invariants(&storage)`.
+                    assert!(
+                        inherent.contains(&method) || method == "assert_invariants",
+                        "`Storage::{method}` is not inherent",
+                    );
+                } else {
+                    assert!(
+                        STORAGE_TRAIT_METHODS.contains(&method.as_str()),
+                        "`{name_of_trait}::{method}` is not in STORAGE_TRAIT_METHODS",
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accessor_is_the_rename_the_field_name_or_the_position() {
+        let x: Ident = parse_quote!(x);
+        let mass: Ident = parse_quote!(mass);
+        assert_eq!(accessor(Some(&x), 0, None), "x");
+        assert_eq!(accessor(Some(&x), 0, Some(&mass)), "mass");
+        assert_eq!(accessor(None, 2, None), "column_2");
+        assert_eq!(accessor(None, 2, Some(&mass)), "mass");
+    }
+
+    #[test]
+    fn accessors_of_raw_identifiers() {
+        let ty: Ident = parse_quote!(r#type);
+        let shared = accessor(Some(&ty), 0, None);
+        assert_eq!(shared.to_string(), "r#type");
+        assert_eq!(accessor_mut(&shared), "type_mut");
+        assert_eq!(accessor_mut(&parse_quote!(x)), "x_mut");
+        assert_eq!(accessor_mut(&parse_quote!(column_0)), "column_0_mut");
+    }
+
+    #[test]
+    fn fresh_lifetime_skips_the_structs_lifetimes() {
+        let fresh = |generics: Generics| fresh_lifetime(&generics).to_string();
+        assert_eq!(fresh(parse_quote!()), "'a");
+        assert_eq!(fresh(parse_quote!(<T, const N: usize>)), "'a");
+        assert_eq!(fresh(parse_quote!(<'a, T>)), "'b");
+        assert_eq!(fresh(parse_quote!(<'b, 'a, 'c>)), "'d");
+        assert_eq!(fresh(parse_quote!(<'x>)), "'a");
+    }
+
+    #[test]
+    fn fresh_lifetime_when_every_letter_is_taken() {
+        let params: Vec<syn::Lifetime> = ('a'..='z')
+            .map(|letter| syn::Lifetime::new(&format!("'{letter}"), proc_macro2::Span::call_site()))
+            .collect();
+        let generics: Generics = parse_quote!(<#(#params),*>);
+        assert_eq!(fresh_lifetime(&generics).to_string(), "'__soa");
+    }
+
+    #[test]
+    fn names_derive_from_the_struct() {
+        let names = Names::new(&parse_quote!(Position), None, &parse_quote!(<'a, T>));
+        assert_eq!(names.storage, "PositionSoa");
+        assert_eq!(names.refs, "PositionRef");
+        assert_eq!(names.muts, "PositionMut");
+        assert_eq!(names.columns, "PositionColumns");
+        assert_eq!(names.columns_mut, "PositionColumnsMut");
+        assert_eq!(names.iter, "PositionIter");
+        assert_eq!(names.iter_mut, "PositionIterMut");
+        assert_eq!(names.into_iter, "PositionIntoIter");
+        assert_eq!(names.drain, "PositionDrain");
+        assert_eq!(names.lifetime.to_string(), "'b");
+        assert_eq!(names.keys_field, "__keys");
+    }
+
+    #[test]
+    fn name_sets_the_storage_only() {
+        let positions: Ident = parse_quote!(Positions);
+        let names = Names::new(&parse_quote!(Position), Some(&positions), &Generics::default());
+        assert_eq!(names.storage, "Positions");
+        assert_eq!(names.refs, "PositionRef");
+        let helpers: Vec<String> = names.helper_types().iter().map(ToString::to_string).collect();
+        assert!(!helpers.contains(&String::from("Positions")));
+        assert_eq!(helpers.len(), 8);
+    }
+
+    #[test]
+    fn names_of_a_raw_identifier() {
+        let names = Names::new(&parse_quote!(r#Match), None, &Generics::default());
+        assert_eq!(names.storage, "MatchSoa");
+        assert_eq!(names.refs, "MatchRef");
+    }
+
+    #[test]
+    fn type_text_prints_types_as_written() {
+        let text = |ty: Type| type_text(&ty);
+        assert_eq!(text(parse_quote!(u32)), "u32");
+        assert_eq!(text(parse_quote!(Vec<u8>)), "Vec<u8>");
+        assert_eq!(text(parse_quote!(::core::primitive::u32)), "::core::primitive::u32");
+        assert_eq!(text(parse_quote!(my::Entity)), "my::Entity");
+        assert_eq!(text(parse_quote!(Option<Vec<T>>)), "Option<Vec<T>>");
+        assert_eq!(text(parse_quote!(Box<str>)), "Box<str>");
+        assert_eq!(text(parse_quote!([u8])), "[u8]");
+    }
 }

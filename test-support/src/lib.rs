@@ -62,34 +62,33 @@ fn record(allocated: usize, freed: usize) {
     let _ = FREED.try_with(|total| total.set(total.get() + freed));
 }
 
+/// Runs `allocate` unless this thread's allocations are to fail; counts `size` bytes allocated
+/// and `freed` bytes freed if it returns memory.
+fn counted(size: usize, freed: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if refuse() {
+        return std::ptr::null_mut();
+    }
+    let ptr = allocate();
+    if !ptr.is_null() {
+        record(size, freed);
+        LIVE.fetch_sub(freed, Ordering::Relaxed);
+        LIVE.fetch_add(size, Ordering::Relaxed);
+    }
+    ptr
+}
+
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged, or refuses
 // with a null pointer, which the `GlobalAlloc` contract allows. The counters are thread-locals
 // with const initialisers and an atomic, none of which allocate.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if refuse() {
-            return std::ptr::null_mut();
-        }
         // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            record(layout.size(), 0);
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        ptr
+        counted(layout.size(), 0, || unsafe { System.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if refuse() {
-            return std::ptr::null_mut();
-        }
         // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            record(layout.size(), 0);
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        }
-        ptr
+        counted(layout.size(), 0, || unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -100,17 +99,8 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if refuse() {
-            return std::ptr::null_mut();
-        }
         // SAFETY: forwarded with the caller's guarantees.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            record(new_size, layout.size());
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
-        }
-        new
+        counted(new_size, layout.size(), || unsafe { System.realloc(ptr, layout, new_size) })
     }
 }
 

@@ -986,13 +986,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
     /// set.assert_invariants();
     /// ```
-    /// The old name of [`assert_invariants`](Self::assert_invariants), kept until the derive
-    /// stops calling it.
-    #[doc(hidden)]
-    pub fn debug_assert_invariants(&self) {
-        self.assert_invariants();
-    }
-
     #[doc(hidden)]
     pub fn assert_invariants(&self) {
         let len = self.dense.len();

@@ -12,7 +12,7 @@ use quote::{ToTokens, quote};
 use syn::{GenericParam, Type, WhereClause};
 
 use crate::ast::Input;
-use crate::attr::type_text;
+use crate::names::type_text;
 
 /// Everything `#[derive(SparseSoa)]` generates for `input`.
 pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
@@ -122,4 +122,70 @@ fn scan(tokens: TokenStream, idents: &[String], lifetimes: &[String]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::{DeriveInput, Type, parse_quote};
+
+    use super::{mentions_generics, scan};
+    use crate::ast::Input;
+    use crate::errors::Errors;
+
+    fn strings(names: &[&str]) -> Vec<String> {
+        names.iter().map(|&name| String::from(name)).collect()
+    }
+
+    #[test]
+    fn scan_finds_idents_at_any_depth() {
+        let idents = strings(&["T", "N"]);
+        assert!(scan(quote!(T), &idents, &[]));
+        assert!(scan(quote!(Vec<T>), &idents, &[]));
+        assert!(scan(quote!(Option<(u8, Box<[u8; N]>)>), &idents, &[]));
+        assert!(scan(quote!(<T as Trait>::Output), &idents, &[]));
+        assert!(!scan(quote!(Vec<Tee>), &idents, &[]));
+        assert!(!scan(quote!(u32), &idents, &[]));
+    }
+
+    #[test]
+    fn scan_finds_lifetimes_after_an_apostrophe_only() {
+        let lifetimes = strings(&["a"]);
+        assert!(scan(quote!(&'a str), &[], &lifetimes));
+        assert!(scan(quote!(Cow<'a, [u8]>), &[], &lifetimes));
+        assert!(scan(quote!(Box<dyn Fn(&'a u8)>), &[], &lifetimes));
+        // A type named like the lifetime, and a lifetime named like a type, are not matches.
+        assert!(!scan(quote!(a), &[], &lifetimes));
+        assert!(!scan(quote!(&'b a), &[], &lifetimes));
+        assert!(!scan(quote!(&'static str), &[], &lifetimes));
+        assert!(!scan(quote!(&'a str), &strings(&["a"]), &[]));
+    }
+
+    #[test]
+    fn mentions_generics_of_the_struct() {
+        let input: DeriveInput = parse_quote! {
+            struct Thing<'s, T, const N: usize> { a: &'s T, b: [u8; N] }
+        };
+        let mut errors = Errors::default();
+        let model = Input::from_syn(&input, &mut errors);
+        let model = errors.finish(model).expect("the sample struct derives");
+        let mentions = |ty: Type| mentions_generics(&model, &ty);
+        assert!(mentions(parse_quote!(&'s str)));
+        assert!(mentions(parse_quote!(Vec<T>)));
+        assert!(mentions(parse_quote!([u8; N])));
+        assert!(!mentions(parse_quote!(u32)));
+        assert!(!mentions(parse_quote!(&'static str)));
+        assert!(!mentions(parse_quote!(Tee)));
+    }
+
+    #[test]
+    fn a_struct_without_generics_mentions_none() {
+        let input: DeriveInput = parse_quote! {
+            struct Plain { t: T }
+        };
+        let mut errors = Errors::default();
+        let model = Input::from_syn(&input, &mut errors);
+        let model = errors.finish(model).expect("the sample struct derives");
+        assert!(!mentions_generics(&model, &parse_quote!(T)));
+    }
 }

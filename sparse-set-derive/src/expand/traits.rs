@@ -7,25 +7,23 @@ use quote::quote;
 use super::{field_bounds, where_with};
 use crate::ast::Input;
 
-#[allow(clippy::too_many_lines, reason = "one quote! block per trait, read top to bottom")]
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
-    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
+    let construct = construct(input);
+    let field_traits = field_traits(input);
+    let storage = storage(input);
+    quote! {
+        #construct
+        #field_traits
+        #storage
+    }
+}
+
+/// `Default`, `Extend` and `FromIterator`, which need nothing of the fields.
+fn construct(input: &Input<'_>) -> TokenStream {
+    let Input { ident, generics, names, key: k, .. } = input;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let user_where = generics.where_clause.as_ref();
     let self_ty = input.owning(&names.storage);
     let value = input.owning(ident);
-    let keys = &names.keys_field;
-    let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
-    let lifetime = &names.lifetime;
-    let ref_ty = input.borrowing(&names.refs, &quote!(#lifetime));
-    let mut_ty = input.borrowing(&names.muts, &quote!(#lifetime));
-    let option = quote!(::core::option::Option);
-    let usize = quote!(::core::primitive::usize);
-    let bool = quote!(::core::primitive::bool);
-    let debug_where = where_with(user_where, &field_bounds(input, &quote!(::core::fmt::Debug)));
-    let clone_where = where_with(user_where, &field_bounds(input, &quote!(::core::clone::Clone)));
-    let eq_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::PartialEq)));
-    let eq_full_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::Eq)));
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::default::Default for #self_ty #where_clause {
@@ -71,7 +69,25 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
                 __storage
             }
         }
+    }
+}
 
+/// `Debug`, `Clone`, `PartialEq` and `Eq`, each bounded on the fields having the trait.
+fn field_traits(input: &Input<'_>) -> TokenStream {
+    let Input { generics, names, private: p, .. } = input;
+    let impl_generics = generics.split_for_impl().0;
+    let user_where = generics.where_clause.as_ref();
+    let self_ty = input.owning(&names.storage);
+    let keys = &names.keys_field;
+    let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
+    let option = quote!(::core::option::Option);
+    let usize = quote!(::core::primitive::usize);
+    let bool = quote!(::core::primitive::bool);
+    let debug_where = where_with(user_where, &field_bounds(input, &quote!(::core::fmt::Debug)));
+    let clone_where = where_with(user_where, &field_bounds(input, &quote!(::core::clone::Clone)));
+    let eq_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::PartialEq)));
+    let eq_full_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::Eq)));
+    quote! {
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #self_ty #debug_where {
             /// Formats the storage as a map from keys to elements, in dense order.
@@ -117,7 +133,27 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::cmp::Eq for #self_ty #eq_full_where {}
+    }
+}
 
+/// The runtime's `Storage`, forwarding to the inherent methods, and its invariant checker, which
+/// also checks the columns (a trait method, so that no column accessor name is taken by it).
+fn storage(input: &Input<'_>) -> TokenStream {
+    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let self_ty = input.owning(&names.storage);
+    let value = input.owning(ident);
+    let keys = &names.keys_field;
+    let columns = input.fields.iter().map(|field| &field.column);
+    let messages = input.fields.iter().map(|field| {
+        format!("column `{}` has a different length than the keys", field.display_name())
+    });
+    let lifetime = &names.lifetime;
+    let ref_ty = input.borrowing(&names.refs, &quote!(#lifetime));
+    let mut_ty = input.borrowing(&names.muts, &quote!(#lifetime));
+    let option = quote!(::core::option::Option);
+    let usize = quote!(::core::primitive::usize);
+    quote! {
         #[automatically_derived]
         impl #impl_generics #p::Storage for #self_ty #where_clause {
             type Key = #k;
@@ -159,6 +195,19 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             #[inline]
             fn get_mut(&mut self, key: #k) -> #option<Self::Mut<'_>> {
                 Self::get_mut(self, key)
+            }
+
+            /// Checks the invariants of the key index, and that every column has the length of
+            /// the key slice. Panics describing the first one broken.
+            fn assert_invariants(&self) {
+                self.#keys.assert_invariants();
+                #(
+                    ::core::assert_eq!(
+                        self.#columns.len(),
+                        self.#keys.len(),
+                        #messages,
+                    );
+                )*
             }
         }
     }

@@ -1,0 +1,151 @@
+//! Construction (`new`, `with_capacity`, `bounded`) and capacity (`len`, `reserve`,
+//! `shrink_to_fit`, ...): the key index and every column sized together.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Parts;
+use crate::ast::Input;
+
+/// `new`, `with_capacity`, `bounded`, `try_bounded`.
+pub(super) fn construction(input: &Input<'_>) -> TokenStream {
+    let Parts { p, keys, columns, usize, result, .. } = &Parts::new(input);
+    quote! {
+        /// An empty storage. Does not allocate.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub const fn new() -> Self {
+            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* }
+        }
+
+        /// An empty storage with room for `capacity` elements in the key index and in every
+        /// column before any of them reallocates.
+        ///
+        /// Computes in **O(1)** time, plus the allocations.
+        #[must_use]
+        pub fn with_capacity(capacity: #usize) -> Self {
+            Self {
+                #keys: #p::SparseSet::with_capacity(capacity),
+                #(#columns: #p::Vec::with_capacity(capacity),)*
+            }
+        }
+
+        /// A storage of fixed size that never allocates after this call: it holds at most
+        /// `capacity` elements, each with a key whose sparse index is below `key_limit`.
+        ///
+        /// Past either bound the `try_` calls return an error and the plain calls panic,
+        /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing. Only
+        /// sorting allocates (a permutation of `len` positions).
+        ///
+        /// Computes in **O(`capacity + key_limit`)** time.
+        ///
+        /// # Panics
+        ///
+        /// If `capacity` exceeds what the dense index width addresses, or an allocation fails;
+        /// see [`try_bounded`](Self::try_bounded).
+        #[must_use]
+        #[track_caller]
+        pub fn bounded(capacity: #usize, key_limit: #usize) -> Self {
+            match Self::try_bounded(capacity, key_limit) {
+                #result::Ok(__storage) => __storage,
+                #result::Err(__error) => ::core::panic!("{}", __error),
+            }
+        }
+
+        /// The fallible twin of [`bounded`](Self::bounded).
+        ///
+        /// Computes in **O(`capacity + key_limit`)** time.
+        ///
+        /// # Errors
+        ///
+        /// `Error::DenseIndexOverflow` if `capacity` exceeds what the dense index width
+        /// addresses; `Error::AllocFailed` if the memory cannot be had.
+        pub fn try_bounded(capacity: #usize, key_limit: #usize) -> #result<Self, #p::Error> {
+            let #keys = #p::SparseSet::try_bounded(capacity, key_limit)?;
+            #(
+                let mut #columns = #p::Vec::new();
+                #columns.try_reserve_exact(capacity)?;
+            )*
+            #result::Ok(Self { #keys, #(#columns,)* })
+        }
+    }
+}
+
+/// `len`, `is_empty`, `capacity`, `reserve`, `try_reserve`, `shrink_to_fit`.
+pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
+    let Parts { p, keys, columns, usize, bool, result, .. } = &Parts::new(input);
+    quote! {
+        /// The number of elements.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn len(&self) -> #usize {
+            self.#keys.len()
+        }
+
+        /// Whether the storage holds no elements.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn is_empty(&self) -> #bool {
+            self.#keys.is_empty()
+        }
+
+        /// How many elements fit before the key index or a column reallocates; for a bounded
+        /// storage, its fixed capacity.
+        ///
+        /// Computes in **O(1)** time.
+        #[must_use]
+        pub fn capacity(&self) -> #usize {
+            let __capacity = self.#keys.capacity();
+            #(let __capacity = ::core::cmp::min(__capacity, self.#columns.capacity());)*
+            __capacity
+        }
+
+        /// Reserves room for `additional` more elements in the key index and every column.
+        /// Does nothing for a bounded storage.
+        ///
+        /// Computes in **O(len)** time when it reallocates.
+        ///
+        /// # Panics
+        ///
+        /// If a new capacity overflows `isize::MAX` bytes.
+        pub fn reserve(&mut self, additional: #usize) {
+            if self.#keys.key_limit().is_none() {
+                self.#keys.reserve(additional);
+                #(self.#columns.reserve(additional);)*
+            }
+        }
+
+        /// The fallible twin of [`reserve`](Self::reserve).
+        ///
+        /// Computes in **O(len)** time when it reallocates.
+        ///
+        /// # Errors
+        ///
+        /// `Error::AllocFailed` if the memory cannot be had; the contents are unchanged
+        /// (some columns may have grown their capacity).
+        pub fn try_reserve(&mut self, additional: #usize) -> #result<(), #p::Error> {
+            if self.#keys.key_limit().is_none() {
+                self.#keys.try_reserve(additional)?;
+                #(self.#columns.try_reserve(additional)?;)*
+            }
+            #result::Ok(())
+        }
+
+        /// Releases spare capacity of the key index (including unused sparse pages) and of
+        /// every column. Does nothing for a bounded storage.
+        ///
+        /// Computes in **O(len + allocated sparse slots)** time.
+        pub fn shrink_to_fit(&mut self) {
+            if self.#keys.key_limit().is_none() {
+                self.#keys.shrink_to_fit();
+                #(self.#columns.shrink_to_fit();)*
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Insert and remove: every column moves in lockstep with the key index, and a failure leaves
+//! the storage unchanged.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Parts;
+use crate::ast::Input;
+
+/// `insert`, `insert_full`, `try_insert`, `try_insert_full`.
+pub(super) fn insert(input: &Input<'_>) -> TokenStream {
+    let Parts {
+        p, k, ident, keys, value, columns, members, bindings, option, result, usize, ..
+    } = &Parts::new(input);
+    let first = columns[0];
+    quote! {
+        /// Stores `value` under `key`; returns the value it replaced.
+        ///
+        /// A new key is appended at the end of every column. If `key`'s sparse slot is held
+        /// by a different key (for an `Entity`: the same index, another generation), that
+        /// element is replaced in place and returned.
+        ///
+        /// Computes in **O(1)** amortised time.
+        ///
+        /// # Panics
+        ///
+        /// With the message of the error [`try_insert`](Self::try_insert) would return.
+        #[inline]
+        #[track_caller]
+        pub fn insert(&mut self, key: #k, value: #value) -> #option<#value> {
+            self.insert_full(key, value).1
+        }
+
+        /// Stores `value` under `key`; returns its dense position and the value it replaced.
+        ///
+        /// Computes in **O(1)** amortised time.
+        ///
+        /// # Panics
+        ///
+        /// With the message of the error [`try_insert`](Self::try_insert) would return.
+        #[inline]
+        #[track_caller]
+        pub fn insert_full(&mut self, key: #k, value: #value) -> (#usize, #option<#value>) {
+            match self.try_insert_full(key, value) {
+                #result::Ok(__inserted) => __inserted,
+                #result::Err(__error) => ::core::panic!("{}", __error),
+            }
+        }
+
+        /// The fallible twin of [`insert`](Self::insert).
+        ///
+        /// Every column reserves its room before any is written, so a failure leaves the
+        /// storage unchanged.
+        ///
+        /// Computes in **O(1)** amortised time.
+        ///
+        /// # Errors
+        ///
+        /// For a new key only: `Error::KeyOutOfRange` and `Error::Full` past a bounded
+        /// storage's limits, `Error::DenseIndexOverflow` when the dense index width is
+        /// exhausted, `Error::AllocFailed` when memory cannot be had. The storage is then
+        /// unchanged and `value` is dropped.
+        #[inline]
+        pub fn try_insert(&mut self, key: #k, value: #value) -> #result<#option<#value>, #p::Error> {
+            match self.try_insert_full(key, value) {
+                #result::Ok((_, __replaced)) => #result::Ok(__replaced),
+                #result::Err(__error) => #result::Err(__error),
+            }
+        }
+
+        /// The fallible twin of [`insert_full`](Self::insert_full).
+        ///
+        /// Computes in **O(1)** amortised time.
+        ///
+        /// # Errors
+        ///
+        /// As [`try_insert`](Self::try_insert); the storage is then unchanged.
+        pub fn try_insert_full(
+            &mut self,
+            key: #k,
+            value: #value,
+        ) -> #result<(#usize, #option<#value>), #p::Error> {
+            let #ident { #(#members: #bindings,)* } = value;
+            // A bounded storage has its room already; reserving there could allocate.
+            if self.#keys.key_limit().is_none() {
+                #(self.#columns.try_reserve(1)?;)*
+            }
+            let (__index, __new) = self.#keys.try_insert(key)?;
+            if __new && __index == self.#first.len() {
+                #(self.#columns.push(#bindings);)*
+                #result::Ok((__index, #option::None))
+            } else {
+                #result::Ok((__index, #option::Some(#ident {
+                    #(#members: ::core::mem::replace(&mut self.#columns[__index], #bindings),)*
+                })))
+            }
+        }
+    }
+}
+
+/// `remove`, `remove_with_info`, `swap_remove_index`, `pop`: all swap-removes.
+pub(super) fn remove(input: &Input<'_>) -> TokenStream {
+    let Parts { p, k, ident, keys, value, columns, members, bindings, option, usize, .. } =
+        &Parts::new(input);
+    quote! {
+        /// Removes `key` by **swap-remove** (the last element moves into its place in every
+        /// column); returns its value.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn remove(&mut self, key: #k) -> #option<#value> {
+            match self.remove_with_info(key) {
+                #option::Some((__value, _)) => #option::Some(__value),
+                #option::None => #option::None,
+            }
+        }
+
+        /// Removes `key` by **swap-remove**; returns its value and how the dense positions
+        /// moved (`Removed`), for arrays kept beside the storage.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn remove_with_info(&mut self, key: #k) -> #option<(#value, #p::Removed<#k>)> {
+            let __removed = self.#keys.remove_with_info(key)?;
+            let __index = __removed.index;
+            #option::Some((
+                #ident { #(#members: self.#columns.swap_remove(__index),)* },
+                __removed,
+            ))
+        }
+
+        /// Removes the element at dense position `index` by **swap-remove**; returns its key
+        /// and value, or `None` if `index` is out of bounds.
+        ///
+        /// Computes in **O(1)** time.
+        pub fn swap_remove_index(&mut self, index: #usize) -> #option<(#k, #value)> {
+            let __key = self.#keys.swap_remove_index(index)?;
+            #option::Some((__key, #ident { #(#members: self.#columns.swap_remove(index),)* }))
+        }
+
+        /// Removes and returns the last element in dense order; nothing else moves.
+        ///
+        /// Computes in **O(1)** time.
+        pub fn pop(&mut self) -> #option<(#k, #value)> {
+            let __key = self.#keys.pop()?;
+            #(let #bindings = self.#columns.pop()?;)*
+            #option::Some((__key, #ident { #(#members: #bindings,)* }))
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Lookups by key and by dense position, returning the `{Name}Ref` / `{Name}Mut` views, and the
+//! key index itself.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Parts;
+use crate::ast::Input;
+
+/// `get`, `get_mut`, `get_key_value`, `get_full`, `get_index`, `get_index_mut`: the views.
+pub(super) fn views(input: &Input<'_>) -> TokenStream {
+    let Parts { k, keys, refs, muts, ref_ty, mut_ty, columns, members, option, usize, .. } =
+        &Parts::new(input);
+    quote! {
+        /// The element stored under `key`.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get(&self, key: #k) -> #option<#ref_ty> {
+            let __index = self.#keys.get_index_of(key)?;
+            #option::Some(#refs { #(#members: &self.#columns[__index],)* })
+        }
+
+        /// The element stored under `key`, mutably.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
+            let __index = self.#keys.get_index_of(key)?;
+            #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
+        }
+
+        /// The key and element stored under `key`.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_key_value(&self, key: #k) -> #option<(#k, #ref_ty)> {
+            let __index = self.#keys.get_index_of(key)?;
+            self.get_index(__index)
+        }
+
+        /// The dense position, key and element stored under `key`.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_full(&self, key: #k) -> #option<(#usize, #k, #ref_ty)> {
+            let __index = self.#keys.get_index_of(key)?;
+            let (__key, __value) = self.get_index(__index)?;
+            #option::Some((__index, __key, __value))
+        }
+
+        /// The key and element at dense position `index`.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_index(&self, index: #usize) -> #option<(#k, #ref_ty)> {
+            let __key = self.#keys.get_index(index)?;
+            #option::Some((__key, #refs { #(#members: &self.#columns[index],)* }))
+        }
+
+        /// The key and mutable element at dense position `index`.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_index_mut(&mut self, index: #usize) -> #option<(#k, #mut_ty)> {
+            let __key = self.#keys.get_index(index)?;
+            #option::Some((__key, #muts { #(#members: &mut self.#columns[index],)* }))
+        }
+    }
+}
+
+/// `contains_key`, `get_index_of`, `keys`, `as_sparse_set`: the key index.
+pub(super) fn keys(input: &Input<'_>) -> TokenStream {
+    let Parts { p, k, d, keys, option, usize, bool, .. } = &Parts::new(input);
+    quote! {
+        /// Whether `key` is stored.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn contains_key(&self, key: #k) -> #bool {
+            self.#keys.contains(key)
+        }
+
+        /// The dense position of `key`: its row in every column.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn get_index_of(&self, key: #k) -> #option<#usize> {
+            self.#keys.get_index_of(key)
+        }
+
+        /// The keys in dense order: `keys()[i]` owns row `i` of every column.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn keys(&self) -> &[#k] {
+            self.#keys.as_slice()
+        }
+
+        /// The key index on its own.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn as_sparse_set(&self) -> &#p::SparseSet<#k, #d> {
+            &self.#keys
+        }
+    }
+}

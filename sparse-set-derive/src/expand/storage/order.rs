@@ -1,0 +1,118 @@
+//! Reordering: `swap_indices` and the sorts. A sort computes one permutation and applies it to
+//! the keys and to every column.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Parts;
+use crate::ast::Input;
+
+/// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_keys`.
+pub(super) fn methods(input: &Input<'_>) -> TokenStream {
+    let Parts { p, k, keys, ref_ty, columns, usize, .. } = &Parts::new(input);
+    let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
+    let compare = quote!(|__a, __b| compare(&__keys[__a], #at_a, &__keys[__b], #at_b));
+    let sort_by = permute(input, &quote!(#p::Permutation::sorted_by(__keys.len(), #compare)));
+    let sort_by_key = permute(
+        input,
+        &quote!(#p::Permutation::sorted_by_key(__keys.len(), |__i| f(&__keys[__i], #at_i))),
+    );
+    let sort_unstable_by =
+        permute(input, &quote!(#p::Permutation::sorted_unstable_by(__keys.len(), #compare)));
+    quote! {
+        /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
+        ///
+        /// Computes in **O(1)** time.
+        ///
+        /// # Panics
+        ///
+        /// If `a` or `b` is out of bounds; the storage is then unchanged.
+        #[track_caller]
+        pub fn swap_indices(&mut self, a: #usize, b: #usize) {
+            let __len = self.#keys.len();
+            ::core::assert!(
+                a < __len && b < __len,
+                "swap_indices({}, {}) out of bounds for length {}",
+                a,
+                b,
+                __len,
+            );
+            self.#keys.swap_indices(a, b);
+            #(self.#columns.swap(a, b);)*
+        }
+
+        /// Sorts the elements (stably) with a comparator of two keys and elements; keys and
+        /// every column move together.
+        ///
+        /// The order is computed first and then applied to the keys and to each column
+        /// through one permutation (**O(len)** swaps per column), so a comparator that panics
+        /// does so before anything has moved.
+        ///
+        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        pub fn sort_by<__F>(&mut self, mut compare: __F)
+        where
+            __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
+        {
+            #sort_by
+        }
+
+        /// Sorts the elements (stably) by the key `f` extracts from each key and element; keys
+        /// and every column move together through one permutation, as in
+        /// [`sort_by`](Self::sort_by).
+        ///
+        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        pub fn sort_by_key<__T, __F>(&mut self, mut f: __F)
+        where
+            __T: ::core::cmp::Ord,
+            __F: ::core::ops::FnMut(&#k, #ref_ty) -> __T,
+        {
+            #sort_by_key
+        }
+
+        /// Sorts the elements (unstably) with a comparator of two keys and elements; keys and
+        /// every column move together through one permutation, as in
+        /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+        ///
+        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        pub fn sort_unstable_by<__F>(&mut self, mut compare: __F)
+        where
+            __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
+        {
+            #sort_unstable_by
+        }
+
+        /// Sorts the elements by key, ascending; every column moves along.
+        ///
+        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        pub fn sort_keys(&mut self)
+        where
+            for<'__b> #k: ::core::cmp::Ord,
+        {
+            // Keys are unique, so the unstable sort gives the one ascending order.
+            self.sort_unstable_by(|__a, _, __b, _| ::core::cmp::Ord::cmp(__a, __b));
+        }
+    }
+}
+
+/// The body of a sort: `permutation`, an expression that may read the key slice as `__keys`,
+/// computes the order, which then moves the keys and every column. The one place a permutation
+/// is applied.
+fn permute(input: &Input<'_>, permutation: &TokenStream) -> TokenStream {
+    let Parts { keys, columns, .. } = &Parts::new(input);
+    quote! {
+        let __permutation = {
+            let __keys = self.#keys.as_slice();
+            #permutation
+        };
+        self.#keys.apply_permutation(&__permutation);
+        #(__permutation.apply(self.#columns.as_mut_slice());)*
+    }
+}
+
+/// `{Name}Ref { x: &self.__column_0[index], ... }`: the element at the dense position held
+/// by the local `index`.
+fn view(input: &Input<'_>, index: &str) -> TokenStream {
+    let Parts { refs, columns, members, .. } = &Parts::new(input);
+    let index = quote::format_ident!("{index}");
+    quote!(#refs { #(#members: &self.#columns[#index],)* })
+}
