@@ -66,8 +66,9 @@ pub mod derive_reference {}
 #[doc(hidden)]
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
+    pub use sparse_set_core::__private::{try_reserve, try_reserve_exact};
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
-    pub use sparse_set_core::{Error, Permutation, Removed, SparseSet, Storage};
+    pub use sparse_set_core::{DenseIndex, Error, Permutation, Removed, SparseSet, Storage};
 
     /// A column that can be truncated through a trait object, so that one call can truncate
     /// columns of different types.

@@ -305,8 +305,58 @@ fn reserve_and_shrink() {
     storage.insert(1, pos(1.0));
     storage.shrink_to_fit();
     assert!(storage.capacity() >= 1 && storage.capacity() < 200);
-    assert_eq!(storage.try_reserve(usize::MAX), Err(Error::AllocFailed));
     storage.assert_invariants();
+}
+
+#[derive(SparseSoa, Debug, PartialEq)]
+#[sparse_soa(key = u64, dense = usize)]
+struct Wide {
+    a: u64,
+    b: [u8; 3],
+}
+
+#[test]
+fn huge_capacities_fail_fast_and_narrow_widths_cap_what_they_reserve() {
+    let mut wide = WideSoa::new();
+    assert_eq!(wide.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
+    assert_eq!(WideSoa::try_with_capacity(usize::MAX).unwrap_err(), Error::CapacityOverflow);
+    assert_eq!(WideSoa::try_bounded(4, usize::MAX).unwrap_err(), Error::CapacityOverflow);
+    assert!(wide.is_empty());
+    assert!(WideSoa::with_capacity(10).capacity() >= 10);
+
+    let mut small = SmallSoa::new();
+    small.reserve(10_000);
+    assert_eq!(small.capacity(), 255, "a u8 width holds at most 255 elements");
+    assert_eq!(SmallSoa::try_with_capacity(1 << 40).unwrap().capacity(), 255);
+}
+
+#[test]
+fn a_stale_entity_is_refused_and_changes_nothing() {
+    let mut entities = Entities::new();
+    let stale = entities.spawn();
+    entities.despawn(stale);
+    let live = entities.spawn();
+    let mut healths = Healths::new();
+    healths.insert(live, Health { hp: 10, max: 10 });
+    let error = Error::StaleKey { index: 0, version: 1, held: 2 };
+    assert_eq!(healths.try_insert(stale, Health { hp: 0, max: 10 }), Err(error));
+    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds 0v2");
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        healths.insert(stale, Health { hp: 0, max: 10 });
+    }))
+    .unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some(error.to_string().as_str())
+    );
+    assert_eq!(healths.keys(), &[live]);
+    assert_eq!(healths.hp(), &[10]);
+    // A newer generation replaces the older, dead one in place and hands back its value.
+    healths.remove(live);
+    healths.insert(stale, Health { hp: 1, max: 10 }); // `stale` is now the only key of slot 0
+    assert_eq!(healths.insert(live, Health { hp: 2, max: 10 }), Some(Health { hp: 1, max: 10 }));
+    assert_eq!(healths.keys(), &[live]);
+    healths.assert_invariants();
 }
 
 #[test]

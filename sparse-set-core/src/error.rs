@@ -89,13 +89,13 @@ impl From<alloc::collections::TryReserveError> for Error {
 }
 
 /// `Vec::try_reserve` that tells a capacity overflow from a failed allocation.
-pub(crate) fn try_reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
+pub fn try_reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
     check_capacity::<T>(vec.len(), additional)?;
     vec.try_reserve(additional).map_err(|_| Error::AllocFailed)
 }
 
 /// `Vec::try_reserve_exact` that tells a capacity overflow from a failed allocation.
-pub(crate) fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
+pub fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
     check_capacity::<T>(vec.len(), additional)?;
     vec.try_reserve_exact(additional).map_err(|_| Error::AllocFailed)
 }

@@ -102,3 +102,10 @@ pub use map::SparseMap;
 pub use permutation::Permutation;
 pub use set::{Iter, Moved, Removed, SparseSet};
 pub use storage::Storage;
+
+/// Items the code `#[derive(SparseSoa)]` generates calls through the `sparse-soa` facade. Not
+/// public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::error::{try_reserve, try_reserve_exact};
+}

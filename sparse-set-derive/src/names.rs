@@ -12,6 +12,7 @@ use syn::{GenericParam, Generics, Ident, Lifetime};
 pub(crate) const STORAGE_METHODS: &[&str] = &[
     "new",
     "with_capacity",
+    "try_with_capacity",
     "bounded",
     "try_bounded",
     "len",

@@ -371,9 +371,9 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
 
     /// Inserts `value` under the entry's key; returns a reference to it.
     ///
-    /// As with [`SparseMap::insert`], if the key's sparse slot is held by a different key (an
-    /// [`Entity`](crate::Entity) of another generation), that element is replaced in place and
-    /// its value dropped.
+    /// As with [`SparseMap::insert`], if the key's sparse slot is held by an older version of
+    /// it (an [`Entity`](crate::Entity) of an older generation), that element is replaced in
+    /// place and its value dropped; if it is held by a newer one, the key is stale and refused.
     ///
     /// Computes in **O(1)** amortised time.
     ///

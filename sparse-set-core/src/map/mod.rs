@@ -39,8 +39,9 @@ pub use iter::{Drain, IntoIter, Iter, IterMut};
 /// swap-remove**, it moves the last element into the gap.
 ///
 /// A map holds one key per sparse slot. Keys that are not equal but share a slot (an
-/// [`Entity`](crate::Entity) of the same index and another generation) are told apart on lookup,
-/// and inserting one replaces the other in place: see [`insert`](Self::insert).
+/// [`Entity`](crate::Entity) of the same index and another generation) are told apart on lookup;
+/// inserting a newer one replaces an older one in place, and an older one is refused as stale:
+/// see [`insert`](Self::insert).
 ///
 /// | operation | cost |
 /// |---|---|
@@ -239,9 +240,12 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// A new key is appended at the end of the dense order; an existing key keeps its position
     /// and gets the new value.
     ///
-    /// A map holds one key per sparse slot. If `key`'s slot is held by a different key (for an
-    /// [`Entity`](crate::Entity): the same index, another generation), that element is replaced
-    /// in place: `key` takes its position, and its value is returned as `Some(old)`.
+    /// A map holds one key per sparse slot. If `key`'s slot is held by an older version of it
+    /// (for an [`Entity`](crate::Entity): the same index, an older generation, so an entity that
+    /// was despawned), that element is replaced in place: `key` takes its position, and its
+    /// value is returned as `Some(old)`. If the slot is held by a newer version, `key` is stale:
+    /// the call is refused ([`Error::StaleKey`]) and nothing changes, so a handle kept past a
+    /// despawn never overwrites another entity's data.
     ///
     /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
     /// first in its sparse page (never for a bounded map).
@@ -303,10 +307,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// # Errors
     ///
-    /// Leaving the map unchanged (and dropping `value`):
-    /// [`Error::KeyOutOfRange`] and [`Error::Full`] when a new key does not fit a bounded map,
-    /// [`Error::DenseIndexOverflow`] when a new key does not fit the dense width `D`,
-    /// [`Error::AllocFailed`] when memory cannot be had.
+    /// Leaving the map unchanged (and dropping `value`): [`Error::StaleKey`] when `key`'s slot
+    /// holds a newer version of it; [`Error::KeyOutOfRange`] and [`Error::Full`] when a new key
+    /// does not fit a bounded map, [`Error::DenseIndexOverflow`] when a new key does not fit the
+    /// dense width `D`, [`Error::CapacityOverflow`] or [`Error::AllocFailed`] when memory cannot
+    /// be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};

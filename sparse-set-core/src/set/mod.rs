@@ -417,9 +417,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
     /// Adds `key`; returns whether it was not already present.
     ///
-    /// A set holds one key per sparse slot: if `key`'s slot is held by a different key (for an
-    /// [`Entity`](crate::Entity): the same index, another generation), that key is replaced in
-    /// place and this returns `true`.
+    /// A set holds one key per sparse slot: if `key`'s slot is held by an older version of it
+    /// (for an [`Entity`](crate::Entity): the same index, an older generation), that key is
+    /// replaced in place and this returns `true`; if it is held by a newer version, `key` is
+    /// stale and refused ([`Error::StaleKey`]).
     ///
     /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
     /// first in its sparse page.
@@ -470,10 +471,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Errors
     ///
-    /// For a new key only, leaving the set unchanged:
-    /// [`Error::KeyOutOfRange`] and [`Error::Full`] past a bounded set's limits,
-    /// [`Error::DenseIndexOverflow`] when the set already holds `D::MAX_LEN` keys,
-    /// [`Error::AllocFailed`] when memory cannot be had.
+    /// Leaving the set unchanged: [`Error::StaleKey`] when `key`'s slot holds a newer version
+    /// of it; and for a new key only, [`Error::KeyOutOfRange`] and [`Error::Full`] past a
+    /// bounded set's limits, [`Error::DenseIndexOverflow`] when the set already holds
+    /// `D::MAX_LEN` keys, [`Error::CapacityOverflow`] or [`Error::AllocFailed`] when memory
+    /// cannot be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseSet};

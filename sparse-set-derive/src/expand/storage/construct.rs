@@ -7,7 +7,7 @@ use quote::quote;
 use super::Parts;
 use crate::ast::Input;
 
-/// `new`, `with_capacity`, `bounded`, `try_bounded`.
+/// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`.
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {
     let Parts { p, keys, columns, usize, result, .. } = &Parts::new(input);
     quote! {
@@ -21,15 +21,36 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         }
 
         /// An empty storage with room for `capacity` elements in the key index and in every
-        /// column before any of them reallocates.
+        /// column before any of them reallocates. A capacity past what the dense index width
+        /// addresses is capped to it.
         ///
         /// Computes in **O(1)** time, plus the allocations.
+        ///
+        /// # Panics
+        ///
+        /// If a column would need more than `isize::MAX` bytes, or an allocation fails; see
+        /// [`try_with_capacity`](Self::try_with_capacity).
         #[must_use]
+        #[track_caller]
         pub fn with_capacity(capacity: #usize) -> Self {
-            Self {
-                #keys: #p::SparseSet::with_capacity(capacity),
-                #(#columns: #p::Vec::with_capacity(capacity),)*
+            match Self::try_with_capacity(capacity) {
+                #result::Ok(__storage) => __storage,
+                #result::Err(__error) => ::core::panic!("{}", __error),
             }
+        }
+
+        /// The fallible twin of [`with_capacity`](Self::with_capacity).
+        ///
+        /// Computes in **O(1)** time, plus the allocations.
+        ///
+        /// # Errors
+        ///
+        /// `Error::CapacityOverflow` if a column would need more than `isize::MAX` bytes
+        /// (nothing is allocated for it); `Error::AllocFailed` if the memory cannot be had.
+        pub fn try_with_capacity(capacity: #usize) -> #result<Self, #p::Error> {
+            let mut __storage = Self::new();
+            __storage.try_reserve(capacity)?;
+            #result::Ok(__storage)
         }
 
         /// A storage of fixed size that never allocates after this call: it holds at most
@@ -61,12 +82,14 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         /// # Errors
         ///
         /// `Error::DenseIndexOverflow` if `capacity` exceeds what the dense index width
-        /// addresses; `Error::AllocFailed` if the memory cannot be had.
+        /// addresses; `Error::CapacityOverflow` if the memory `capacity` and `key_limit` imply
+        /// exceeds the address space (checked before that memory is allocated);
+        /// `Error::AllocFailed` if the memory cannot be had.
         pub fn try_bounded(capacity: #usize, key_limit: #usize) -> #result<Self, #p::Error> {
             let #keys = #p::SparseSet::try_bounded(capacity, key_limit)?;
             #(
                 let mut #columns = #p::Vec::new();
-                #columns.try_reserve_exact(capacity)?;
+                #p::try_reserve_exact(&mut #columns, capacity)?;
             )*
             #result::Ok(Self { #keys, #(#columns,)* })
         }
@@ -75,7 +98,11 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
 
 /// `len`, `is_empty`, `capacity`, `reserve`, `try_reserve`, `shrink_to_fit`.
 pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
-    let Parts { p, keys, columns, usize, bool, result, .. } = &Parts::new(input);
+    let Parts { p, keys, columns, usize, bool, result, d, .. } = &Parts::new(input);
+    // A narrow dense width never reserves room it cannot use.
+    let capped = quote! {
+        ::core::cmp::min(additional, <#d as #p::DenseIndex>::MAX_LEN - self.#keys.len())
+    };
     quote! {
         /// The number of elements.
         ///
@@ -106,18 +133,20 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
             __capacity
         }
 
-        /// Reserves room for `additional` more elements in the key index and every column.
-        /// Does nothing for a bounded storage.
+        /// Reserves room for `additional` more elements in the key index and every column,
+        /// capped to what the dense index width still addresses. Does nothing for a bounded
+        /// storage.
         ///
         /// Computes in **O(len)** time when it reallocates.
         ///
         /// # Panics
         ///
-        /// If a new capacity overflows `isize::MAX` bytes.
+        /// If a new capacity overflows `isize::MAX` bytes, or an allocation fails.
         pub fn reserve(&mut self, additional: #usize) {
             if self.#keys.key_limit().is_none() {
-                self.#keys.reserve(additional);
-                #(self.#columns.reserve(additional);)*
+                let __additional = #capped;
+                self.#keys.reserve(__additional);
+                #(self.#columns.reserve(__additional);)*
             }
         }
 
@@ -127,12 +156,14 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
         ///
         /// # Errors
         ///
-        /// `Error::AllocFailed` if the memory cannot be had; the contents are unchanged
-        /// (some columns may have grown their capacity).
+        /// `Error::CapacityOverflow` if a new capacity needs more than `isize::MAX` bytes;
+        /// `Error::AllocFailed` if the memory cannot be had. The contents are unchanged either
+        /// way (some columns may have grown their capacity).
         pub fn try_reserve(&mut self, additional: #usize) -> #result<(), #p::Error> {
             if self.#keys.key_limit().is_none() {
-                self.#keys.try_reserve(additional)?;
-                #(self.#columns.try_reserve(additional)?;)*
+                let __additional = #capped;
+                self.#keys.try_reserve(__additional)?;
+                #(#p::try_reserve(&mut self.#columns, __additional)?;)*
             }
             #result::Ok(())
         }

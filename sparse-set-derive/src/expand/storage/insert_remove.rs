@@ -17,8 +17,10 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         /// Stores `value` under `key`; returns the value it replaced.
         ///
         /// A new key is appended at the end of every column. If `key`'s sparse slot is held
-        /// by a different key (for an `Entity`: the same index, another generation), that
-        /// element is replaced in place and returned.
+        /// by an older version of it (for an `Entity`: the same index, an older generation,
+        /// so a despawned entity), that element is replaced in place and returned; if it is
+        /// held by a newer one, `key` is stale and refused (`Error::StaleKey`), changing
+        /// nothing.
         ///
         /// Computes in **O(1)** amortised time.
         ///
@@ -56,10 +58,11 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         ///
         /// # Errors
         ///
-        /// For a new key only: `Error::KeyOutOfRange` and `Error::Full` past a bounded
-        /// storage's limits, `Error::DenseIndexOverflow` when the dense index width is
-        /// exhausted, `Error::AllocFailed` when memory cannot be had. The storage is then
-        /// unchanged and `value` is dropped.
+        /// `Error::StaleKey` when `key`'s slot holds a newer version of it; and for a new key
+        /// only, `Error::KeyOutOfRange` and `Error::Full` past a bounded storage's limits,
+        /// `Error::DenseIndexOverflow` when the dense index width is exhausted,
+        /// `Error::AllocFailed` when memory cannot be had. The storage is then unchanged and
+        /// `value` is dropped.
         #[inline]
         pub fn try_insert(&mut self, key: #k, value: #value) -> #result<#option<#value>, #p::Error> {
             match self.try_insert_full(key, value) {
