@@ -130,8 +130,8 @@ impl fmt::Display for Entity {
 impl Key for Entity {
     /// The index alone: the generation never addresses the sparse array.
     #[inline]
-    fn sparse_index(self) -> u64 {
-        u64::from(self.index)
+    fn sparse_index(self) -> usize {
+        self.index as usize
     }
 
     #[inline]

@@ -21,8 +21,8 @@ use core::hash::Hash;
 /// struct TileId(u16);
 ///
 /// impl Key for TileId {
-///     fn sparse_index(self) -> u64 {
-///         u64::from(self.0)
+///     fn sparse_index(self) -> usize {
+///         usize::from(self.0)
 ///     }
 /// }
 ///
@@ -45,12 +45,20 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// behaviour, but lookups may then find a different key that shares the slot.
     const SLOT_IS_KEY: bool = false;
 
-    /// The slot of the sparse array this key occupies: any `u64`, on every target (so `u64`
-    /// keys never share a slot, also where `usize` has 32 bits).
+    /// The slot of the sparse array this key occupies.
     ///
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);
     /// equal keys must always return the same slot.
-    fn sparse_index(self) -> u64;
+    fn sparse_index(self) -> usize;
+
+    /// The slot as the set addresses it: any `u64`, on every target. The default widens
+    /// [`sparse_index`](Key::sparse_index); keys wider than `usize` override it, so that they
+    /// never share a slot where `usize` has 32 bits (`u64` does: on such targets its
+    /// `sparse_index` is truncated, its `sparse_slot` is the whole value).
+    #[inline]
+    fn sparse_slot(self) -> u64 {
+        self.sparse_index() as u64
+    }
 
     /// The version of a key that carries one: an [`Entity`](crate::Entity)'s generation; `0`
     /// for keys that do not (the default).
@@ -71,22 +79,38 @@ macro_rules! impl_key_lossless {
             const SLOT_IS_KEY: bool = true;
 
             #[inline]
-            fn sparse_index(self) -> u64 {
-                u64::from(self)
+            fn sparse_index(self) -> usize {
+                usize::from(self)
             }
         }
     )*};
 }
 
-impl_key_lossless!(u8, u16, u32, u64);
+impl_key_lossless!(u8, u16, usize);
 
-impl Key for usize {
+impl Key for u32 {
     const SLOT_IS_KEY: bool = true;
 
     #[inline]
-    fn sparse_index(self) -> u64 {
-        // Lossless on every target this crate supports (`usize` is at most 64 bits).
-        self as u64
+    fn sparse_index(self) -> usize {
+        // Lossless on every target this crate supports (`usize` is at least 32 bits).
+        self as usize
+    }
+}
+
+impl Key for u64 {
+    const SLOT_IS_KEY: bool = true;
+
+    /// The value itself on 64-bit targets; truncated to `usize` on 32-bit targets. The set
+    /// addresses [`sparse_slot`](Key::sparse_slot), which is always the whole value.
+    #[inline]
+    fn sparse_index(self) -> usize {
+        self as usize
+    }
+
+    #[inline]
+    fn sparse_slot(self) -> u64 {
+        self
     }
 }
 
