@@ -155,7 +155,7 @@ impl<D: DenseIndex> Compact<D> {
 /// The table is a power of two long and less than 3/4 full; it is empty (no allocation) until
 /// the first page lands past the flat lane. Page numbers and entries are kept in two arrays, so
 /// a probe reads 8 bytes per bucket and a bucket costs 12.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct HashLane {
     /// The page number of each bucket, `NO_PAGE` when vacant.
     pages: Vec<u64>,
@@ -163,9 +163,15 @@ struct HashLane {
     entries: Vec<Entry>,
     /// The number of pages in the table.
     len: usize,
+    /// The smallest page number in the table; `NO_PAGE` when it is empty.
+    min_page: u64,
 }
 
 impl HashLane {
+    const fn new() -> Self {
+        Self { pages: Vec::new(), entries: Vec::new(), len: 0, min_page: NO_PAGE }
+    }
+
     /// The home bucket of `page`: Fibonacci hashing, so runs of page numbers spread out.
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
@@ -188,7 +194,7 @@ impl HashLane {
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
     fn find(&self, page: u64) -> Option<usize> {
-        if self.pages.is_empty() {
+        if self.len == 0 {
             return None;
         }
         let mask = self.pages.len() - 1;
@@ -214,7 +220,7 @@ impl HashLane {
 
     /// A table of `buckets` buckets holding every entry whose page `keep` accepts.
     fn rebuilt(&self, buckets: usize, mut keep: impl FnMut(u64) -> bool) -> Result<Self, Error> {
-        let mut table = Self { pages: Vec::new(), entries: Vec::new(), len: 0 };
+        let mut table = Self::new();
         try_reserve_exact(&mut table.pages, buckets)?;
         try_reserve_exact(&mut table.entries, buckets)?;
         table.pages.resize(buckets, NO_PAGE);
@@ -240,6 +246,7 @@ impl HashLane {
                 self.pages[at] = page;
                 self.entries[at] = entry;
                 self.len += 1;
+                self.min_page = self.min_page.min(page);
                 return;
             }
             at = (at + 1) & mask;
@@ -290,7 +297,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
         Self {
             flat: Vec::new(),
-            hash: HashLane { pages: Vec::new(), entries: Vec::new(), len: 0 },
+            hash: HashLane::new(),
             full: Vec::new(),
             compact: Vec::new(),
             compact_holes: 0,
@@ -319,11 +326,14 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn get(&self, slot: u64) -> D {
         let (page, offset) = split(slot);
         let entry = self.entry(page);
-        if entry < COMPACT {
-            // `EMPTY` fails this bounds check: a missing page costs no branch of its own.
-            return self.full.get(entry as usize).map_or(D::ZERO, |full| full[offset]);
+        // Compact entries and `EMPTY` fail this bounds check: the full-page path is one test.
+        if let Some(full) = self.full.get(entry as usize) {
+            return full[offset];
         }
-        self.compact[(entry & !COMPACT) as usize].get(offset)
+        if entry > EMPTY {
+            return self.compact[(entry & !COMPACT) as usize].get(offset);
+        }
+        D::ZERO
     }
 
     /// Where the page of `page` number lives.
@@ -447,12 +457,17 @@ impl<D: DenseIndex> Pages<D> {
         match usize::try_from(page) {
             Ok(page) if page < self.flat.len() => Ok(()),
             Ok(page) if page < limit && self.flat_is_dense() => {
-                let len = (page + 1).next_power_of_two().clamp(page + 1, limit);
+                // The lane ends right after the pages in use, so a miss past the largest key
+                // always takes the same path; its capacity grows geometrically.
+                let len = page + 1;
                 let grow = len - self.flat.len();
-                try_reserve(&mut self.flat, grow)?;
+                if self.flat.capacity() < len {
+                    let doubled = grow.max(self.flat.len()).min(limit - self.flat.len());
+                    try_reserve(&mut self.flat, doubled)?;
+                }
                 // Entries of the pages the flat lane now covers move over from the hash lane.
                 let covered = |page: u64| page < len as u64;
-                let moving = self.hash.iter().any(|(page, _)| covered(page));
+                let moving = self.hash.min_page < len as u64;
                 let rest = if moving {
                     Some(self.hash.rebuilt(self.hash.pages.len(), |page| !covered(page))?)
                 } else {
@@ -635,6 +650,8 @@ impl<D: DenseIndex> Pages<D> {
         let named = self.flat.iter().filter(|&&entry| entry != EMPTY).count();
         assert_eq!(named, self.flat_pages, "the flat lane names {named} pages");
         // 4. The hash lane's count, load and probe chains.
+        let min_page = self.hash.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
+        assert_eq!(min_page, self.hash.min_page, "the hash lane's smallest page is miscounted");
         let counted = self.hash.iter().count();
         assert_eq!(counted, self.hash.len, "the hash lane counts {} entries", self.hash.len);
         assert!(
