@@ -89,12 +89,21 @@ impl From<alloc::collections::TryReserveError> for Error {
 }
 
 /// `Vec::try_reserve` that tells a capacity overflow from a failed allocation.
+///
+/// # Errors
+///
+/// [`Error::CapacityOverflow`] if `len + additional` elements need more than `isize::MAX`
+/// bytes (nothing is allocated); [`Error::AllocFailed`] if the allocator refuses.
 pub fn try_reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
     check_capacity::<T>(vec.len(), additional)?;
     vec.try_reserve(additional).map_err(|_| Error::AllocFailed)
 }
 
 /// `Vec::try_reserve_exact` that tells a capacity overflow from a failed allocation.
+///
+/// # Errors
+///
+/// As [`try_reserve`].
 pub fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
     check_capacity::<T>(vec.len(), additional)?;
     vec.try_reserve_exact(additional).map_err(|_| Error::AllocFailed)
@@ -104,7 +113,7 @@ pub fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), E
 fn check_capacity<T>(len: usize, additional: usize) -> Result<(), Error> {
     len.checked_add(additional)
         .and_then(|total| total.checked_mul(size_of::<T>()))
-        .filter(|&bytes| bytes <= isize::MAX as usize)
+        .filter(|&bytes| isize::try_from(bytes).is_ok())
         .map(|_| ())
         .ok_or(Error::CapacityOverflow)
 }

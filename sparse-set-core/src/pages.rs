@@ -40,7 +40,7 @@
 //!    or are one of the `compact_holes` left behind when a compact page turned full.
 //! 3. The holes hold no slot; every compact page's used offsets are distinct and below
 //!    `PAGE_LEN`, with a non-zero value; unused entries have the offset [`VACANT`] and the value
-//!    zero. `flat_pages` counts the flat lane's entries other than `EMPTY`.
+//!    zero. `flat_named` counts the flat lane's entries other than `EMPTY`.
 //! 4. The hash lane holds `hash.len` entries, fewer than 3/4 of its buckets, each reachable from
 //!    its home bucket without crossing a vacant one.
 //!
@@ -126,7 +126,7 @@ impl<D: DenseIndex> Compact<D> {
     }
 
     /// The same slots as a full page.
-    fn to_full(&self) -> [D; PAGE_LEN] {
+    fn as_full(&self) -> [D; PAGE_LEN] {
         let mut values = [D::ZERO; PAGE_LEN];
         for (&at, &stored) in self.offsets.iter().zip(&self.values) {
             if at != VACANT {
@@ -284,7 +284,7 @@ pub(crate) struct Pages<D: DenseIndex> {
     /// Compact pages that turned full and are named by no entry (all empty).
     compact_holes: usize,
     /// How many pages the flat lane names: its density decides whether it may grow.
-    flat_pages: usize,
+    flat_named: usize,
 }
 
 impl<D: DenseIndex> Default for Pages<D> {
@@ -301,7 +301,7 @@ impl<D: DenseIndex> Pages<D> {
             full: Vec::new(),
             compact: Vec::new(),
             compact_holes: 0,
-            flat_pages: 0,
+            flat_named: 0,
         }
     }
 
@@ -425,7 +425,7 @@ impl<D: DenseIndex> Pages<D> {
         let entry = Entry::try_from(full).ok().filter(|&entry| entry < EMPTY);
         let entry = entry.ok_or(Error::CapacityOverflow)?;
         try_reserve(&mut self.full, 1)?;
-        let mut values = self.compact[index].to_full();
+        let mut values = self.compact[index].as_full();
         values[offset] = value;
         self.full.push(values);
         self.compact[index] = Compact::EMPTY;
@@ -478,7 +478,7 @@ impl<D: DenseIndex> Pages<D> {
                     for (page, entry) in self.hash.iter() {
                         if covered(page) {
                             self.flat[page as usize] = entry;
-                            self.flat_pages += 1;
+                            self.flat_named += 1;
                         }
                     }
                     self.hash = rest;
@@ -493,14 +493,14 @@ impl<D: DenseIndex> Pages<D> {
     /// `2 * FLAT_PER_PAGE` of the page numbers it covers has a page. Keys spread thinly over a
     /// wide range (random or hashed ids) keep it small; keys from 0 up grow it.
     fn flat_is_dense(&self) -> bool {
-        self.flat.len() < FLAT_MIN || self.flat_pages * 2 * FLAT_PER_PAGE >= self.flat.len()
+        self.flat.len() < FLAT_MIN || self.flat_named * 2 * FLAT_PER_PAGE >= self.flat.len()
     }
 
     /// Names the new page `page` (whose entry is `EMPTY`) with `entry`; its lane has room
     /// (`reserve_entry`).
     fn add_entry(&mut self, page: u64, entry: Entry) {
         if usize::try_from(page).is_ok_and(|page| page < self.flat.len()) {
-            self.flat_pages += 1;
+            self.flat_named += 1;
         }
         self.set_entry(page, entry);
     }
@@ -524,11 +524,11 @@ impl<D: DenseIndex> Pages<D> {
             let mut values = [D::ZERO; PAGE_LEN];
             match self.find(page as u64) {
                 Found::Full(index) => values = self.full[index],
-                Found::Compact(index) => values = self.compact[index].to_full(),
+                Found::Compact(index) => values = self.compact[index].as_full(),
                 Found::Missing => {}
             }
             rebuilt.flat.push(page as Entry);
-            rebuilt.flat_pages += 1;
+            rebuilt.flat_named += 1;
             rebuilt.full.push(values);
         }
         // Pages at or past `limit` (the set is empty when bounded sets call this, but keep them).
@@ -551,7 +551,7 @@ impl<D: DenseIndex> Pages<D> {
             .ok_or(Error::CapacityOverflow)?;
         pages
             .checked_mul(size_of::<[D; PAGE_LEN]>() + size_of::<Entry>())
-            .filter(|&bytes| bytes <= isize::MAX as usize)
+            .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or(Error::CapacityOverflow)?;
         Ok(pages)
     }
@@ -648,7 +648,7 @@ impl<D: DenseIndex> Pages<D> {
             assert_ne!(entry, EMPTY, "the hash lane holds an empty entry for page {page}");
         }
         let named = self.flat.iter().filter(|&&entry| entry != EMPTY).count();
-        assert_eq!(named, self.flat_pages, "the flat lane names {named} pages");
+        assert_eq!(named, self.flat_named, "the flat lane names {named} pages");
         // 4. The hash lane's count, load and probe chains.
         let min_page = self.hash.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
         assert_eq!(min_page, self.hash.min_page, "the hash lane's smallest page is miscounted");
@@ -704,6 +704,7 @@ impl<D: DenseIndex> Pages<D> {
 }
 
 /// The slots of one page, in whichever form it has.
+#[derive(Clone, Copy)]
 enum PageValues<'a, D> {
     Full(&'a [D; PAGE_LEN]),
     Compact(&'a Compact<D>),
@@ -809,7 +810,7 @@ mod tests {
         let slots: Vec<u64> = (0..count).map(|i| (i * 64) << PAGE_BITS).collect();
         insert_all(&mut pages, &slots);
         assert!(pages.flat.len() <= FLAT_MIN, "{}", pages.flat.len());
-        assert_eq!(pages.flat_pages + pages.hash.len, count as usize);
+        assert_eq!(pages.flat_named + pages.hash.len, count as usize);
         for (value, &slot) in (1..).zip(&slots) {
             assert_eq!(pages.get(slot), value);
             assert_eq!(pages.get(slot + 1), 0);

@@ -103,9 +103,14 @@ fn with_capacity_and_reserve_make_room() {
     assert!(map.try_reserve(1000).is_ok());
     assert!(map.capacity() >= 1000);
     map.insert(1, 1);
-    assert_eq!(map.try_reserve(usize::MAX), Err(Error::AllocFailed));
-    assert_eq!(map.values(), &[1]);
     map.assert_invariants();
+
+    // Room for more than the address space is refused before anything is allocated.
+    let mut wide = SparseMap::<u64, u64, usize>::new();
+    wide.insert(1, 1);
+    assert_eq!(wide.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
+    assert_eq!(wide.values(), &[1]);
+    wide.assert_invariants();
 }
 
 #[test]
