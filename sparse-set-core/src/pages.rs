@@ -29,6 +29,25 @@
 //! the entry, the page. The branches it takes depend on the key distribution (flat or hashed,
 //! full or compact), not on the individual key, so they predict well.
 //!
+//! # Generational keys: the generation stays on the dense side, for now
+//!
+//! For an [`Entity`](crate::Entity) a lookup reads the slot, then the dense key to compare
+//! generations: two dependent loads. Keeping the generation in the slot (as EnTT keeps the
+//! version in its sparse entries) saves the second. Measured with a model of both layouts on
+//! the development machine (2-core AMD EPYC; dense indices 0..n stored in shuffled order,
+//! looked up in random order; best of 30 runs):
+//!
+//! | n | `contains` hit | stale miss | `get` hit | slot bytes |
+//! |---|---|---|---|---|
+//! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
+//! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
+//!
+//! It wins, at twice the sparse memory for generational keys. It is not adopted yet because
+//! the slot's type must then depend on the key type: an associated type on [`Key`](crate::Key)
+//! that every user implementation would have to name, or a generation stored for integer keys
+//! too (doubling their pages, and a `u8` width's 1-byte slot). Doing it without either is the
+//! next step for this module.
+//!
 //! # Invariants
 //!
 //! Checked, all of them, by [`Pages::check`], which `SparseSet::assert_invariants` calls.
