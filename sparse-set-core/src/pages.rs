@@ -32,7 +32,7 @@
 //! # Generational keys: the generation stays on the dense side, for now
 //!
 //! For an [`Entity`](crate::Entity) a lookup reads the slot, then the dense key to compare
-//! generations: two dependent loads. Keeping the generation in the slot (as EnTT keeps the
+//! generations: two dependent loads. Keeping the generation in the slot (as `EnTT` keeps the
 //! version in its sparse entries) saves the second. Measured with a model of both layouts on
 //! the development machine (2-core AMD EPYC; dense indices 0..n stored in shuffled order,
 //! looked up in random order; best of 30 runs):
