@@ -21,7 +21,7 @@ use core::fmt;
 pub enum Error {
     /// A bounded set was given a key whose sparse index is not below its key limit.
     KeyOutOfRange {
-        /// The key's slot ([`Key::sparse_slot`](crate::Key::sparse_slot)).
+        /// The key's slot ([`Key::sparse_index`](crate::Key::sparse_index)).
         index: u64,
         /// The exclusive upper bound of sparse indices the set accepts.
         limit: u64,
@@ -46,7 +46,7 @@ pub enum Error {
     /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
     /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
     StaleKey {
-        /// The slot both keys address ([`Key::sparse_slot`](crate::Key::sparse_slot)).
+        /// The slot both keys address ([`Key::sparse_index`](crate::Key::sparse_index)).
         index: u64,
         /// The version of the refused key ([`Key::version`](crate::Key::version)).
         version: u32,
@@ -94,7 +94,11 @@ impl From<alloc::collections::TryReserveError> for Error {
 ///
 /// [`Error::CapacityOverflow`] if `len + additional` elements need more than `isize::MAX`
 /// bytes (nothing is allocated); [`Error::AllocFailed`] if the allocator refuses.
+#[inline]
 pub fn try_reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Error> {
+    if vec.capacity() - vec.len() >= additional {
+        return Ok(());
+    }
     check_capacity::<T>(vec.len(), additional)?;
     vec.try_reserve(additional).map_err(|_| Error::AllocFailed)
 }

@@ -31,10 +31,8 @@ use core::hash::Hash;
 /// assert!(tiles.contains(TileId(7)));
 /// ```
 ///
-/// Memory follows the slots actually used: the sparse array is allocated in pages of 512 slots
-/// around the slots in use, whatever the keys' spread, up to `u64::MAX`. Keys that are small,
-/// dense-ish integers are the fastest (their pages are found through a flat directory); random
-/// or hashed keys cost one small page each (about 50 bytes) and a hashed directory lookup.
+/// Memory follows the slots actually used, so keys should be small, dense-ish integers: the sparse
+/// array is allocated in pages of 512 slots around the slots in use.
 pub trait Key: Copy + Eq + Hash + Debug {
     /// Whether the slot alone identifies the key: `true` only if no two different keys return
     /// the same [`sparse_index`](Key::sparse_index).
@@ -50,15 +48,6 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);
     /// equal keys must always return the same slot.
     fn sparse_index(self) -> usize;
-
-    /// The slot as the set addresses it: any `u64`, on every target. The default widens
-    /// [`sparse_index`](Key::sparse_index); keys wider than `usize` override it, so that they
-    /// never share a slot where `usize` has 32 bits (`u64` does: on such targets its
-    /// `sparse_index` is truncated, its `sparse_slot` is the whole value).
-    #[inline]
-    fn sparse_slot(self) -> u64 {
-        self.sparse_index() as u64
-    }
 
     /// The version of a key that carries one: an [`Entity`](crate::Entity)'s generation; `0`
     /// for keys that do not (the default).
@@ -99,18 +88,13 @@ impl Key for u32 {
 }
 
 impl Key for u64 {
-    const SLOT_IS_KEY: bool = true;
+    const SLOT_IS_KEY: bool = size_of::<u64>() <= size_of::<usize>();
 
-    /// The value itself on 64-bit targets; truncated to `usize` on 32-bit targets. The set
-    /// addresses [`sparse_slot`](Key::sparse_slot), which is always the whole value.
+    /// On 64-bit targets the whole value; on 32-bit targets keys above `usize::MAX` share slots
+    /// with smaller keys (they are still told apart by the full comparison).
     #[inline]
     fn sparse_index(self) -> usize {
         self as usize
-    }
-
-    #[inline]
-    fn sparse_slot(self) -> u64 {
-        self
     }
 }
 

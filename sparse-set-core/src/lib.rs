@@ -29,14 +29,11 @@
 //!
 //! # Memory
 //!
-//! The sparse array is split into pages of 512 slots, added the first time a key lands in them:
-//! a page starts compact (up to 8 keys in 48 bytes with the default `u32` dense width) and turns
-//! into a plain array (2 KiB) when it fills. Memory follows the keys used, for every spread of
-//! keys, up to `u64::MAX`: keys `0` and `u32::MAX` together cost two compact pages; 100,000
-//! random `u32` or `u64` keys cost about 100 bytes each in all. Keys from 0 up find their page
-//! through a flat directory; widely spread keys through a hashed one. A narrower dense width
-//! ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the number of
-//! elements; exceeding it is an [`Error`], never a wrap-around.
+//! The sparse array is split into pages of 512 slots (2 KiB with the default `u32` dense width),
+//! allocated the first time a key lands in them. Memory follows the pages touched, not the largest
+//! key: keys `0` and `u32::MAX` together cost two pages and two small directories. A narrower
+//! dense width ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the
+//! number of elements; exceeding it is an [`Error`], never a wrap-around.
 //!
 //! A [`bounded`](SparseSet::bounded) set allocates everything up front and never again: for
 //! frame loops that must not touch the allocator.

@@ -1,74 +1,38 @@
 //! The paged sparse array: slot -> stored value (zero = empty), allocated in pages around the
-//! slots in use, for any slot from 0 to `u64::MAX`.
+//! slots in use.
 //!
-//! # Layout
+//! # Pages
 //!
-//! A slot belongs to page `slot >> 9` at offset `slot & 511`. Pages live in two arenas, so a new
-//! page is a push onto a `Vec`, not an allocation of its own:
+//! A page covers [`PAGE_LEN`] consecutive slots and comes in two forms:
 //!
-//! - **full** pages: a plain array of [`PAGE_LEN`] values (2 KiB with `u32`), read in one load;
-//! - **compact** pages: up to [`COMPACT_LEN`] (offset, value) pairs (48 bytes with `u32`), read
-//!   by a branch-free scan. Every page starts compact, so keys spread thinly (one per page, as
-//!   random or hashed ids are) cost one compact page each, not 2 KiB. The page turns full when
-//!   its (`COMPACT_LEN` + 1)-th slot arrives; `release_empty_pages` (`shrink_to_fit`) turns
-//!   full pages with few slots back into compact ones and drops empty pages.
+//! - **compact**: up to [`COMPACT_LEN`] (offset, value) pairs, about 100 bytes. Every page starts
+//!   like this, so keys spread thinly (one per 100 slots, one per 4,096) cost about 100 bytes of
+//!   sparse memory per page touched, not 2 KiB;
+//! - **full**: a plain array of `PAGE_LEN` values (2 KiB with `u32`). A compact page becomes full
+//!   when its (`COMPACT_LEN` + 1)-th key arrives; `release_empty_pages` (`shrink_to_fit`) turns a
+//!   full page with few keys back into a compact one. Bounded sets use full pages from the start,
+//!   so they never allocate after construction.
 //!
-//! One **directory** maps a page number to an [`Entry`]: a full page's arena index, a compact
-//! page's arena index tagged with [`COMPACT`], or [`EMPTY`] (an index past every full page, so a
-//! missing page reads as zero through the full-page path's bounds check, with no extra branch
-//! and no scan). The directory has two lanes for one mapping:
+//! A lookup in a full page is one read; in a compact page, a branch-free scan of 16 offsets.
 //!
-//! - a **flat lane**, `flat[page]`, for page numbers below `flat.len()`; it grows only while it
-//!   costs at most [`FLAT_PER_PAGE`] entries per page in use (or [`FLAT_MIN`] entries), so keys
-//!   from 0 up (entity ids, indices) are found by two plain loads, as in a flat sparse array;
-//! - a **hash lane** (open addressing, linear probing) for every page number at or past
-//!   `flat.len()`: random `u32` and `u64` keys, hashed ids, keys near `u64::MAX`. Its size follows
-//!   the pages in it, never the largest key.
+//! # Directories
 //!
-//! Every lookup (hit or miss, any page form, any key) is inlined into the caller: the lane test,
-//! the entry, the page. The branches it takes depend on the key distribution (flat or hashed,
-//! full or compact), not on the individual key, so they predict well.
+//! - slots below [`FLAT_LIMIT`] (2^24) are reached through two flat vectors indexed by page
+//!   number, grown to the highest page used (at most 32,768 entries): one of pointers to full
+//!   pages, one of pointers to compact pages. A lookup in a full page is the pointer, then the
+//!   slot: the hot path never looks at a page's form;
+//! - larger slots through chunks of [`CHUNK_LEN`] pages (each chunk covers 2^20 slots), kept in a
+//!   vector for slots below 2^32 and in an ordered map above (64-bit keys only). Only such large
+//!   keys take this path.
 //!
-//! # Generational keys: the generation stays on the dense side, for now
-//!
-//! For an [`Entity`](crate::Entity) a lookup reads the slot, then the dense key to compare
-//! generations: two dependent loads. Keeping the generation in the slot (as `EnTT` keeps the
-//! version in its sparse entries) saves the second. Measured with a model of both layouts on
-//! the development machine (2-core AMD EPYC; dense indices 0..n stored in shuffled order,
-//! looked up in random order; best of 30 runs):
-//!
-//! | n | `contains` hit | stale miss | `get` hit | slot bytes |
-//! |---|---|---|---|---|
-//! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
-//! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
-//!
-//! It wins, at twice the sparse memory for generational keys. It is not adopted yet because
-//! the slot's type must then depend on the key type: an associated type on [`Key`](crate::Key)
-//! that every user implementation would have to name, or a generation stored for integer keys
-//! too (doubling their pages, and a `u8` width's 1-byte slot). Doing it without either is the
-//! next step for this module.
-//!
-//! # Invariants
-//!
-//! Checked, all of them, by [`Pages::check`], which `SparseSet::assert_invariants` calls.
-//!
-//! 1. Every page number appears at most once in the directory: in the flat lane if it is below
-//!    `flat.len()`, else in the hash lane.
-//! 2. Every entry other than [`EMPTY`] names an arena page that no other entry names. Full pages
-//!    are all named (`full` has no holes, and fewer than `EMPTY` pages); compact pages are named,
-//!    or are one of the `compact_holes` left behind when a compact page turned full.
-//! 3. The holes hold no slot; every compact page's used offsets are distinct and below
-//!    `PAGE_LEN`, with a non-zero value; unused entries have the offset [`VACANT`] and the value
-//!    zero. `flat_named` counts the flat lane's entries other than `EMPTY`.
-//! 4. The hash lane holds `hash.len` entries, fewer than 3/4 of its buckets, each reachable from
-//!    its home bucket without crossing a vacant one.
-//!
-//! The number of pages in use is derived (`full.len() + compact.len() - compact_holes`), not
-//! counted at each site that changes it.
+//! So memory follows the pages touched, and growing never copies or refills a page: only
+//! directories of page pointers are reallocated.
 
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::error::{try_reserve, try_reserve_exact};
+use crate::error::try_reserve_exact;
 use crate::{DenseIndex, Error};
 
 /// log2 of the slots in one page.
@@ -76,45 +40,64 @@ const PAGE_BITS: u32 = 9;
 /// Slots in one page.
 pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
 /// The most slots a compact page holds.
-const COMPACT_LEN: usize = 8;
+const COMPACT_LEN: usize = 16;
+/// Slots below this are reached through the flat page directory.
+const FLAT_LIMIT: usize = 1 << 24;
+/// log2 of the pages in one chunk.
+const CHUNK_BITS: u32 = 11;
+/// Pages in one chunk.
+const CHUNK_LEN: usize = 1 << CHUNK_BITS;
+/// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a map.
+const NEAR_CHUNKS: usize = 1 << (32 - PAGE_BITS - CHUNK_BITS);
+
 /// The offset marking an unused entry of a compact page (offsets are below `PAGE_LEN`).
 const VACANT: u16 = u16::MAX;
 
-/// A directory entry: a full page's index, or `COMPACT | index` for a compact page.
-type Entry = u32;
-/// The tag bit of a compact page's entry.
-const COMPACT: Entry = 1 << 31;
-/// No page: a full-page index past the end of the full arena, which never grows this far.
-const EMPTY: Entry = COMPACT - 1;
-/// The flat lane may always cover this many pages (16 KiB of entries).
-const FLAT_MIN: usize = 4096;
-/// Beyond `FLAT_MIN`, the flat lane covers at most this many page numbers per page in use.
-const FLAT_PER_PAGE: usize = 8;
-/// The page number no page has (page numbers are below 2^55): marks a vacant hash bucket.
-const NO_PAGE: u64 = u64::MAX;
-
-/// The page number and the offset within the page of `slot`.
-#[inline(always)]
-#[expect(clippy::inline_always, reason = "two shifts on every lookup's path")]
-const fn split(slot: u64) -> (u64, usize) {
-    (slot >> PAGE_BITS, (slot as usize) & (PAGE_LEN - 1))
+#[inline]
+const fn offset_of(slot: usize) -> usize {
+    slot & (PAGE_LEN - 1)
 }
 
-/// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`
-/// and value zero.
-#[derive(Clone, Copy, Debug)]
+/// The chunk number of a slot past the flat region, and its page's index within the chunk.
+#[inline]
+const fn chunk_of(slot: usize) -> (usize, usize) {
+    (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1))
+}
+
+/// What a full page becomes when the set shrinks.
+enum Shrunk<D> {
+    /// No slot in use: release the page.
+    Empty,
+    /// Few enough slots to fit a compact page.
+    Compact(Compact<D>),
+    /// Stays full.
+    Full,
+}
+
+/// Decides (and builds) what a full page shrinks to: the one rule for every directory.
+fn shrink<D: DenseIndex>(values: &[D; PAGE_LEN]) -> Shrunk<D> {
+    match values.iter().filter(|&&value| value != D::ZERO).count() {
+        0 => Shrunk::Empty,
+        occupied if occupied <= COMPACT_LEN => Shrunk::Compact(Compact::from_full(values)),
+        _ => Shrunk::Full,
+    }
+}
+
+/// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`.
+#[derive(Clone, Debug)]
 struct Compact<D> {
     offsets: [u16; COMPACT_LEN],
     values: [D; COMPACT_LEN],
 }
 
 impl<D: DenseIndex> Compact<D> {
-    const EMPTY: Self = Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] };
+    fn new() -> Self {
+        Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] }
+    }
 
     /// Branch-free (masks, not jumps) so the scan vectorises and never mispredicts: at most one
     /// entry matches, so OR-ing the masked values yields it.
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
+    #[inline]
     fn get(&self, offset: usize) -> D {
         let mut found = 0;
         for (&at, &value) in self.offsets.iter().zip(&self.values) {
@@ -132,6 +115,24 @@ impl<D: DenseIndex> Compact<D> {
         self.offsets.iter().filter(|&&at| at != VACANT).count()
     }
 
+    fn with(offset: usize, value: D) -> Self {
+        let mut compact = Self::new();
+        compact.offsets[0] = offset as u16;
+        compact.values[0] = value;
+        compact
+    }
+
+    /// The non-zero slots of a full page that has at most `COMPACT_LEN` of them.
+    fn from_full(values: &[D; PAGE_LEN]) -> Self {
+        let mut compact = Self::new();
+        let used = values.iter().enumerate().filter(|&(_, &value)| value != D::ZERO);
+        for (index, (offset, &value)) in used.enumerate() {
+            compact.offsets[index] = offset as u16;
+            compact.values[index] = value;
+        }
+        compact
+    }
+
     /// Stores a new slot; `false` if all entries are in use.
     fn try_insert(&mut self, offset: usize, value: D) -> bool {
         match self.position(usize::from(VACANT)) {
@@ -144,166 +145,105 @@ impl<D: DenseIndex> Compact<D> {
         }
     }
 
+    /// The same slots plus `offset` = `value`, as a full page: what a compact page with no
+    /// vacancy left becomes.
+    fn to_full_with(&self, offset: usize, value: D) -> Result<Box<[D; PAGE_LEN]>, Error> {
+        let mut values = self.to_full()?;
+        values[offset] = value;
+        Ok(values)
+    }
+
     /// The same slots as a full page.
-    fn as_full(&self) -> [D; PAGE_LEN] {
-        let mut values = [D::ZERO; PAGE_LEN];
+    fn to_full(&self) -> Result<Box<[D; PAGE_LEN]>, Error> {
+        let mut values = new_full::<D>()?;
         for (&at, &stored) in self.offsets.iter().zip(&self.values) {
             if at != VACANT {
                 values[usize::from(at)] = stored;
             }
         }
-        values
-    }
-
-    /// The non-zero slots of a full page, if there are at most `COMPACT_LEN` of them.
-    fn from_full(values: &[D; PAGE_LEN]) -> Option<Self> {
-        let mut compact = Self::EMPTY;
-        let used = values.iter().enumerate().filter(|&(_, &value)| value != D::ZERO);
-        for (index, (offset, &value)) in used.enumerate() {
-            if index == COMPACT_LEN {
-                return None;
-            }
-            compact.offsets[index] = offset as u16;
-            compact.values[index] = value;
-        }
-        Some(compact)
+        Ok(values)
     }
 }
 
-/// The hash lane of the directory: page number -> entry, open addressing with linear probing.
-/// The table is a power of two long and less than 3/4 full; it is empty (no allocation) until
-/// the first page lands past the flat lane. Page numbers and entries are kept in two arrays, so
-/// a probe reads 8 bytes per bucket and a bucket costs 12.
+/// A page of the flat region or of a chunk, lent for one update.
+enum PageMut<'a, D> {
+    Full(&'a mut [D; PAGE_LEN]),
+    Compact(&'a mut Compact<D>),
+}
+
 #[derive(Clone, Debug)]
-struct HashLane {
-    /// The page number of each bucket, `NO_PAGE` when vacant.
-    pages: Vec<u64>,
-    /// The entry of each bucket's page.
-    entries: Vec<Entry>,
-    /// The number of pages in the table.
-    len: usize,
-    /// The smallest page number in the table; `NO_PAGE` when it is empty.
-    min_page: u64,
+enum Page<D> {
+    Full(Box<[D; PAGE_LEN]>),
+    /// A one-element array so that it can be allocated fallibly (through `Vec`) without unsafe.
+    Compact(Box<[Compact<D>; 1]>),
 }
 
-impl HashLane {
-    const fn new() -> Self {
-        Self { pages: Vec::new(), entries: Vec::new(), len: 0, min_page: NO_PAGE }
-    }
-
-    /// The home bucket of `page`: Fibonacci hashing, so runs of page numbers spread out.
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
-    fn home(&self, page: u64) -> usize {
-        // A non-empty table has at least 8 buckets, so the shift is below 64.
-        let bits = self.pages.len().trailing_zeros();
-        (page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
-    }
-
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
-    fn get(&self, page: u64) -> Entry {
-        match self.find(page) {
-            Some(at) => self.entries[at],
-            None => EMPTY,
+impl<D: DenseIndex> Page<D> {
+    #[inline]
+    fn get(&self, offset: usize) -> D {
+        match self {
+            Page::Full(values) => values[offset],
+            Page::Compact(compact) => compact[0].get(offset),
         }
     }
 
-    /// The bucket holding `page`, if any.
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
-    fn find(&self, page: u64) -> Option<usize> {
-        if self.len == 0 {
-            return None;
-        }
-        let mask = self.pages.len() - 1;
-        let mut at = self.home(page);
-        loop {
-            match self.pages[at] {
-                found if found == page => return Some(at),
-                NO_PAGE => return None,
-                _ => at = (at + 1) & mask,
+    /// Gives an empty slot a non-zero value; a full compact page becomes a full one.
+    fn insert(&mut self, offset: usize, value: D) -> Result<(), Error> {
+        match self {
+            Page::Full(values) => values[offset] = value,
+            Page::Compact(compact) => {
+                if !compact[0].try_insert(offset, value) {
+                    *self = Page::Full(compact[0].to_full_with(offset, value)?);
+                }
             }
         }
-    }
-
-    /// Makes room for one more page without exceeding the load limit.
-    fn reserve_one(&mut self) -> Result<(), Error> {
-        if (self.len + 1) * 4 < self.pages.len() * 3 {
-            return Ok(());
-        }
-        let buckets = self.pages.len().checked_mul(2).ok_or(Error::CapacityOverflow)?.max(8);
-        *self = self.rebuilt(buckets, |_| true)?;
         Ok(())
     }
 
-    /// A table of `buckets` buckets holding every entry whose page `keep` accepts.
-    fn rebuilt(&self, buckets: usize, mut keep: impl FnMut(u64) -> bool) -> Result<Self, Error> {
-        let mut table = Self::new();
-        try_reserve_exact(&mut table.pages, buckets)?;
-        try_reserve_exact(&mut table.entries, buckets)?;
-        table.pages.resize(buckets, NO_PAGE);
-        table.entries.resize(buckets, EMPTY);
-        for (page, entry) in self.iter() {
-            if keep(page) {
-                table.put(page, entry);
-            }
-        }
-        Ok(table)
-    }
-
-    /// Inserts or overwrites `page`; the table must have room (`reserve_one`).
-    fn put(&mut self, page: u64, entry: Entry) {
-        let mask = self.pages.len() - 1;
-        let mut at = self.home(page);
-        loop {
-            if self.pages[at] == page {
-                self.entries[at] = entry;
-                return;
-            }
-            if self.pages[at] == NO_PAGE {
-                self.pages[at] = page;
-                self.entries[at] = entry;
-                self.len += 1;
-                self.min_page = self.min_page.min(page);
-                return;
-            }
-            at = (at + 1) & mask;
+    fn occupied(&self) -> usize {
+        match self {
+            Page::Full(values) => values.iter().filter(|&&value| value != D::ZERO).count(),
+            Page::Compact(compact) => compact[0].len(),
         }
     }
 
-    fn iter(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
-        let buckets = self.pages.iter().zip(&self.entries);
-        buckets.filter(|&(&page, _)| page != NO_PAGE).map(|(&page, &entry)| (page, entry))
+    fn bytes(&self) -> usize {
+        match self {
+            Page::Full(_) => size_of::<[D; PAGE_LEN]>(),
+            Page::Compact(_) => size_of::<Compact<D>>(),
+        }
     }
 
-    fn allocated_bytes(&self) -> usize {
-        self.pages.capacity() * size_of::<u64>() + self.entries.capacity() * size_of::<Entry>()
+    /// Shrinks a full page with few slots in use to a compact one. Returns `false` if the page
+    /// holds nothing (the caller releases it).
+    fn compact(&mut self) -> bool {
+        let Page::Full(values) = self else { return self.occupied() > 0 };
+        match shrink(values) {
+            Shrunk::Empty => false,
+            Shrunk::Compact(compact) => {
+                *self = Page::Compact(Box::new([compact]));
+                true
+            }
+            Shrunk::Full => true,
+        }
     }
 }
 
-/// Where a page is, for the write paths.
-enum Found {
-    Full(usize),
-    Compact(usize),
-    Missing,
-}
+type Chunk<D> = Box<[Option<Page<D>>; CHUNK_LEN]>;
 
-/// The sparse side of a set. See the module docs for the layout and the invariants.
+/// The sparse side of a set. See the module docs for the layout.
 #[derive(Clone, Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
-    /// The flat lane: the entry of every page number below its length.
-    flat: Vec<Entry>,
-    /// The hash lane: the entries of page numbers from `flat.len()` up.
-    hash: HashLane,
-    /// The full-page arena.
-    full: Vec<[D; PAGE_LEN]>,
-    /// The compact-page arena.
-    compact: Vec<Compact<D>>,
-    /// Compact pages that turned full and are named by no entry (all empty).
-    compact_holes: usize,
-    /// How many pages the flat lane names: its density decides whether it may grow.
-    flat_named: usize,
+    /// Full pages of slots below `FLAT_LIMIT`, by page number.
+    flat: Vec<Option<Box<[D; PAGE_LEN]>>>,
+    /// Compact pages of slots below `FLAT_LIMIT`, by page number; as long as `flat`, and never
+    /// holding a page where `flat` does.
+    flat_compact: Vec<Option<Box<[Compact<D>; 1]>>>,
+    /// Chunks of slots from `FLAT_LIMIT` up to 2^32, by chunk number.
+    near: Vec<Option<Chunk<D>>>,
+    /// Chunks of slots from 2^32 up.
+    far: BTreeMap<usize, Chunk<D>>,
+    page_count: usize,
 }
 
 impl<D: DenseIndex> Default for Pages<D> {
@@ -316,524 +256,511 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
         Self {
             flat: Vec::new(),
-            hash: HashLane::new(),
-            full: Vec::new(),
-            compact: Vec::new(),
-            compact_holes: 0,
-            flat_named: 0,
-        }
-    }
-
-    /// The directory entry of `page`.
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
-    fn entry(&self, page: u64) -> Entry {
-        match usize::try_from(page).ok().and_then(|page| self.flat.get(page)) {
-            Some(&entry) => entry,
-            None => self.hash.get(page),
+            flat_compact: Vec::new(),
+            near: Vec::new(),
+            far: BTreeMap::new(),
+            page_count: 0,
         }
     }
 
     /// The value stored in `slot`: zero if it is empty or its page is missing.
     ///
-    /// `always`: see `SparseSet::get_index_of`; the whole path, misses included, is inlined.
+    /// Full and compact pages of the flat region are handled inline; only slots past the flat
+    /// directories take a call, marked cold so that callers' loops keep their registers.
+    /// `always`: see `SparseSet::get_index_of`.
     #[inline(always)]
     #[expect(
         clippy::inline_always,
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     pub(crate) fn get(&self, slot: u64) -> D {
-        let (page, offset) = split(slot);
-        let entry = self.entry(page);
-        // Compact entries and `EMPTY` fail this bounds check: the full-page path is one test.
-        if let Some(full) = self.full.get(entry as usize) {
-            return full[offset];
+        let slot = slot as usize;
+        let number = slot >> PAGE_BITS;
+        if let Some(Some(page)) = self.flat.get(number) {
+            return page[offset_of(slot)];
         }
-        if entry > EMPTY {
-            return self.compact[(entry & !COMPACT) as usize].get(offset);
+        match self.flat_compact.get(number) {
+            Some(Some(compact)) => compact[0].get(offset_of(slot)),
+            Some(None) => D::ZERO,
+            None => self.get_beyond_flat(slot),
         }
-        D::ZERO
     }
 
-    /// Where the page of `page` number lives.
-    #[inline]
-    fn find(&self, page: u64) -> Found {
-        match self.entry(page) {
-            EMPTY => Found::Missing,
-            entry if entry < COMPACT => Found::Full(entry as usize),
-            entry => Found::Compact((entry & !COMPACT) as usize),
+    /// `get` for slots past the flat directories: pages never allocated, or chunked pages.
+    #[cold]
+    #[inline(never)]
+    fn get_beyond_flat(&self, slot: usize) -> D {
+        if slot < FLAT_LIMIT {
+            return D::ZERO;
+        }
+        let (chunk, page) = chunk_of(slot);
+        let chunk = if chunk < NEAR_CHUNKS {
+            self.near.get(chunk).and_then(Option::as_ref)
+        } else {
+            self.far.get(&chunk)
+        };
+        chunk
+            .and_then(|chunk| chunk[page].as_ref())
+            .map_or(D::ZERO, |page| page.get(offset_of(slot)))
+    }
+
+    /// Applies `f` to the page holding `slot`, which must be allocated (it holds, or held, a
+    /// key).
+    fn with_page<R>(&mut self, slot: usize, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
+        let number = slot >> PAGE_BITS;
+        if slot < FLAT_LIMIT {
+            if let Some(Some(page)) = self.flat.get_mut(number) {
+                return f(PageMut::Full(page));
+            }
+            return match self.flat_compact.get_mut(number) {
+                Some(Some(compact)) => f(PageMut::Compact(&mut compact[0])),
+                _ => unreachable!("sparse page of slot {slot} is missing"),
+            };
+        }
+        match self.page_beyond_flat(slot) {
+            Page::Full(page) => f(PageMut::Full(page)),
+            Page::Compact(compact) => f(PageMut::Compact(&mut compact[0])),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn page_beyond_flat(&mut self, slot: usize) -> &mut Page<D> {
+        let (chunk, page) = chunk_of(slot);
+        let chunk = if chunk < NEAR_CHUNKS {
+            self.near.get_mut(chunk).and_then(Option::as_mut)
+        } else {
+            self.far.get_mut(&chunk)
+        };
+        match chunk.and_then(|chunk| chunk[page].as_mut()) {
+            Some(page) => page,
+            None => unreachable!("sparse page of slot {slot} is missing"),
         }
     }
 
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
-        let (page, offset) = split(slot);
-        match self.find(page) {
-            Found::Full(index) => self.full[index][offset] = value,
-            Found::Compact(index) => {
-                let compact = &mut self.compact[index];
-                match compact.position(offset) {
-                    Some(at) => compact.values[at] = value,
-                    None => unreachable!("slot {slot} of a compact page is not occupied"),
-                }
-            }
-            Found::Missing => unreachable!("sparse page of slot {slot} is missing"),
+        let slot = slot as usize;
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            page[offset_of(slot)] = value;
+            return;
         }
+        self.set_slow(slot, value);
+    }
+
+    /// `set` for compact pages and chunked pages.
+    #[inline(never)]
+    fn set_slow(&mut self, slot: usize, value: D) {
+        self.with_page(slot, |page| match page {
+            PageMut::Full(values) => values[offset_of(slot)] = value,
+            PageMut::Compact(compact) => match compact.position(offset_of(slot)) {
+                Some(index) => compact.values[index] = value,
+                None => unreachable!("slot {slot} of a compact page is not occupied"),
+            },
+        });
     }
 
     /// Reads `slot` and zeroes it, in one lookup; zero if it was empty or its page is missing.
     /// Never allocates.
     #[inline]
     pub(crate) fn take(&mut self, slot: u64) -> D {
-        let (page, offset) = split(slot);
-        match self.find(page) {
-            Found::Full(index) => core::mem::replace(&mut self.full[index][offset], D::ZERO),
-            Found::Compact(index) => {
-                let compact = &mut self.compact[index];
-                match compact.position(offset) {
-                    Some(at) => {
-                        compact.offsets[at] = VACANT;
-                        core::mem::replace(&mut compact.values[at], D::ZERO)
-                    }
-                    None => D::ZERO,
-                }
-            }
-            Found::Missing => D::ZERO,
+        let slot = slot as usize;
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            return core::mem::replace(&mut page[offset_of(slot)], D::ZERO);
         }
+        self.take_slow(slot)
     }
 
-    /// Zeroes `slot`. Never allocates.
+    /// `take` for compact pages, missing pages and chunked pages.
+    #[inline(never)]
+    fn take_slow(&mut self, slot: usize) -> D {
+        let value = self.get(slot as u64);
+        if value != D::ZERO {
+            self.clear(slot as u64);
+        }
+        value
+    }
+
+    /// Zeroes `slot`, whose page must exist. Never allocates.
     #[inline]
     pub(crate) fn clear(&mut self, slot: u64) {
-        self.take(slot);
+        let slot = slot as usize;
+        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+            page[offset_of(slot)] = D::ZERO;
+            return;
+        }
+        self.clear_slow(slot);
     }
 
-    /// Gives the empty `slot` a non-zero value, adding its page (as a compact page) or turning a
-    /// compact page full if needed. On `Err` nothing has changed.
+    /// `clear` for compact pages and chunked pages.
+    #[inline(never)]
+    fn clear_slow(&mut self, slot: usize) {
+        self.with_page(slot, |page| match page {
+            PageMut::Full(values) => values[offset_of(slot)] = D::ZERO,
+            PageMut::Compact(compact) => {
+                if let Some(index) = compact.position(offset_of(slot)) {
+                    compact.offsets[index] = VACANT;
+                    compact.values[index] = D::ZERO;
+                }
+            }
+        });
+    }
+
+    /// Gives the empty `slot` a non-zero value, allocating its page (and directories) or turning
+    /// a compact page full if needed.
     #[inline]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        let (page, offset) = split(slot);
-        match self.find(page) {
-            Found::Full(index) => {
-                self.full[index][offset] = value;
-                Ok(())
-            }
-            Found::Compact(index) => {
-                if self.compact[index].try_insert(offset, value) {
-                    Ok(())
-                } else {
-                    self.grow_compact(page, index, offset, value)
+        let slot = slot as usize;
+        let offset = offset_of(slot);
+        if slot >= FLAT_LIMIT {
+            return self.insert_beyond_flat(slot, value);
+        }
+        let number = slot >> PAGE_BITS;
+        if let Some(Some(page)) = self.flat.get_mut(number) {
+            page[offset] = value;
+            return Ok(());
+        }
+        if number >= self.flat.len() {
+            let grow = number + 1 - self.flat.len();
+            self.flat.try_reserve(grow)?;
+            self.flat_compact.try_reserve(grow)?;
+            self.flat.resize_with(number + 1, || None);
+            self.flat_compact.resize_with(number + 1, || None);
+        }
+        match &mut self.flat_compact[number] {
+            Some(compact) => {
+                if !compact[0].try_insert(offset, value) {
+                    self.flat[number] = Some(compact[0].to_full_with(offset, value)?);
+                    self.flat_compact[number] = None;
                 }
             }
-            Found::Missing => self.add_compact(page, offset, value),
+            missing @ None => {
+                *missing = Some(try_box(Compact::with(offset, value))?);
+                self.page_count += 1;
+            }
         }
-    }
-
-    /// Turns the full compact page `index` (of page number `page`) into a full page holding its
-    /// slots and `offset` = `value`. The compact page becomes a hole.
-    #[cold]
-    fn grow_compact(
-        &mut self,
-        page: u64,
-        index: usize,
-        offset: usize,
-        value: D,
-    ) -> Result<(), Error> {
-        let full = self.full.len();
-        let entry = Entry::try_from(full).ok().filter(|&entry| entry < EMPTY);
-        let entry = entry.ok_or(Error::CapacityOverflow)?;
-        try_reserve(&mut self.full, 1)?;
-        let mut values = self.compact[index].as_full();
-        values[offset] = value;
-        self.full.push(values);
-        self.compact[index] = Compact::EMPTY;
-        self.compact_holes += 1;
-        self.set_entry(page, entry);
         Ok(())
     }
 
-    /// Adds a compact page for page number `page` holding `offset` = `value`.
     #[cold]
-    fn add_compact(&mut self, page: u64, offset: usize, value: D) -> Result<(), Error> {
-        let entry = Entry::try_from(self.compact.len()).ok().filter(|&index| index < COMPACT);
-        let entry = entry.ok_or(Error::CapacityOverflow)? | COMPACT;
-        try_reserve(&mut self.compact, 1)?;
-        self.reserve_entry(page, 1)?;
-        let mut compact = Compact::EMPTY;
-        compact.try_insert(offset, value);
-        self.compact.push(compact);
-        self.add_entry(page, entry);
-        Ok(())
-    }
-
-    /// Makes room in the directory for `page` (whose entry is `EMPTY`) when `new_pages` more
-    /// pages are in use: grows the flat lane over it if the lane may cover it, else makes room
-    /// in the hash lane. After `Ok`, `set_entry(page, _)` cannot fail.
-    fn reserve_entry(&mut self, page: u64, new_pages: usize) -> Result<(), Error> {
-        let pages = self.page_count() + new_pages;
-        let limit = FLAT_MIN.max(pages.saturating_mul(FLAT_PER_PAGE));
-        match usize::try_from(page) {
-            Ok(page) if page < self.flat.len() => Ok(()),
-            Ok(page) if page < limit && self.flat_is_dense() => {
-                // The lane ends right after the pages in use, so a miss past the largest key
-                // always takes the same path; its capacity grows geometrically.
-                let len = page + 1;
-                let grow = len - self.flat.len();
-                if self.flat.capacity() < len {
-                    let doubled = grow.max(self.flat.len()).min(limit - self.flat.len());
-                    try_reserve(&mut self.flat, doubled)?;
-                }
-                // Entries of the pages the flat lane now covers move over from the hash lane.
-                let covered = |page: u64| page < len as u64;
-                let moving = self.hash.min_page < len as u64;
-                let rest = if moving {
-                    Some(self.hash.rebuilt(self.hash.pages.len(), |page| !covered(page))?)
-                } else {
-                    None
-                };
-                self.flat.resize(len, EMPTY);
-                if let Some(rest) = rest {
-                    for (page, entry) in self.hash.iter() {
-                        if covered(page) {
-                            self.flat[page as usize] = entry;
-                            self.flat_named += 1;
-                        }
-                    }
-                    self.hash = rest;
-                }
+    #[inline(never)]
+    fn insert_beyond_flat(&mut self, slot: usize, value: D) -> Result<(), Error> {
+        let (chunk, page) = chunk_of(slot);
+        match &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page] {
+            Some(page) => page.insert(offset_of(slot), value),
+            missing @ None => {
+                *missing = Some(Page::Compact(try_box(Compact::with(offset_of(slot), value))?));
+                self.page_count += 1;
                 Ok(())
             }
-            _ => self.hash.reserve_one(),
         }
     }
 
-    /// Whether the flat lane may grow: it is within its free size, or at least one in
-    /// `2 * FLAT_PER_PAGE` of the page numbers it covers has a page. Keys spread thinly over a
-    /// wide range (random or hashed ids) keep it small; keys from 0 up grow it.
-    fn flat_is_dense(&self) -> bool {
-        self.flat.len() < FLAT_MIN || self.flat_named * 2 * FLAT_PER_PAGE >= self.flat.len()
-    }
-
-    /// Names the new page `page` (whose entry is `EMPTY`) with `entry`; its lane has room
-    /// (`reserve_entry`).
-    fn add_entry(&mut self, page: u64, entry: Entry) {
-        if usize::try_from(page).is_ok_and(|page| page < self.flat.len()) {
-            self.flat_named += 1;
-        }
-        self.set_entry(page, entry);
-    }
-
-    /// Points `page`'s entry at `entry`; its lane has room (`reserve_entry`).
-    fn set_entry(&mut self, page: u64, entry: Entry) {
-        match usize::try_from(page).ok().and_then(|page| self.flat.get_mut(page)) {
-            Some(slot) => *slot = entry,
-            None => self.hash.put(page, entry),
-        }
-    }
-
-    /// Adds full pages covering slots `0..limit` (bounded sets), so that inserting below `limit`
-    /// never allocates; pages already there are turned full. On `Err` nothing has changed.
+    /// Allocates full pages covering slots `0..limit` (bounded sets), so that inserting below
+    /// `limit` never allocates.
     pub(crate) fn allocate_full_below(&mut self, limit: u64) -> Result<(), Error> {
         let pages = Self::check_full_below(limit)?;
-        let mut rebuilt = Self::new();
-        try_reserve_exact(&mut rebuilt.full, pages)?;
-        try_reserve_exact(&mut rebuilt.flat, pages)?;
-        for page in 0..pages {
-            let mut values = [D::ZERO; PAGE_LEN];
-            match self.find(page as u64) {
-                Found::Full(index) => values = self.full[index],
-                Found::Compact(index) => values = self.compact[index].as_full(),
-                Found::Missing => {}
+        // Fail fast when the whole amount cannot be had, instead of allocating page after page.
+        let mut probe: Vec<[D; PAGE_LEN]> = Vec::new();
+        try_reserve_exact(&mut probe, pages)?;
+        drop(probe);
+        let limit = limit as usize;
+        for page_start in (0..limit).step_by(PAGE_LEN) {
+            if page_start >= FLAT_LIMIT {
+                let (chunk, page) = chunk_of(page_start);
+                let holder = &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page];
+                match holder {
+                    Some(Page::Full(_)) => {}
+                    Some(Page::Compact(compact)) => {
+                        *holder = Some(Page::Full(compact[0].to_full()?));
+                    }
+                    None => {
+                        *holder = Some(Page::Full(new_full::<D>()?));
+                        self.page_count += 1;
+                    }
+                }
+                continue;
             }
-            rebuilt.flat.push(page as Entry);
-            rebuilt.flat_named += 1;
-            rebuilt.full.push(values);
-        }
-        // Pages at or past `limit` (the set is empty when bounded sets call this, but keep them).
-        for (page, entry) in self.entries() {
-            if page >= pages as u64 {
-                rebuilt.adopt(page, self.page_values(entry))?;
+            let number = page_start >> PAGE_BITS;
+            if number >= self.flat.len() {
+                self.flat.try_reserve(number + 1 - self.flat.len())?;
+                self.flat_compact.try_reserve(number + 1 - self.flat_compact.len())?;
+                self.flat.resize_with(number + 1, || None);
+                self.flat_compact.resize_with(number + 1, || None);
+            }
+            if self.flat[number].is_none() {
+                let full = if let Some(compact) = &self.flat_compact[number] {
+                    let full = compact[0].to_full()?;
+                    self.flat_compact[number] = None;
+                    full
+                } else {
+                    self.page_count += 1;
+                    new_full::<D>()?
+                };
+                self.flat[number] = Some(full);
             }
         }
-        *self = rebuilt;
         Ok(())
-    }
-
-    /// The number of full pages covering slots `0..limit`, or `Err(CapacityOverflow)` if they
-    /// (and their flat entries) need more memory than the address space has or more pages
-    /// than an entry addresses. Allocates nothing.
-    pub(crate) fn check_full_below(limit: u64) -> Result<usize, Error> {
-        let pages = usize::try_from(limit.div_ceil(PAGE_LEN as u64))
-            .ok()
-            .filter(|&pages| pages < COMPACT as usize)
-            .ok_or(Error::CapacityOverflow)?;
-        pages
-            .checked_mul(size_of::<[D; PAGE_LEN]>() + size_of::<Entry>())
-            .filter(|&bytes| isize::try_from(bytes).is_ok())
-            .ok_or(Error::CapacityOverflow)?;
-        Ok(pages)
-    }
-
-    /// Every (page number, entry) of the directory, in no particular order.
-    fn entries(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
-        let flat = self.flat.iter().enumerate().map(|(page, &entry)| (page as u64, entry));
-        flat.chain(self.hash.iter()).filter(|&(_, entry)| entry != EMPTY)
-    }
-
-    /// The slots of the page an entry names.
-    fn page_values(&self, entry: Entry) -> PageValues<'_, D> {
-        if entry < COMPACT {
-            PageValues::Full(&self.full[entry as usize])
-        } else {
-            PageValues::Compact(&self.compact[(entry & !COMPACT) as usize])
-        }
-    }
-
-    /// Adds page number `page` holding `values`, in the smallest form that fits them; nothing
-    /// if they are all zero.
-    fn adopt(&mut self, page: u64, values: PageValues<'_, D>) -> Result<(), Error> {
-        let compact = match values {
-            PageValues::Compact(compact) => Some(*compact),
-            PageValues::Full(values) => Compact::from_full(values),
-        };
-        match compact {
-            Some(compact) if compact.len() == 0 => Ok(()),
-            Some(compact) => {
-                try_reserve(&mut self.compact, 1)?;
-                self.reserve_entry(page, 1)?;
-                let entry = self.compact.len() as Entry | COMPACT;
-                self.compact.push(compact);
-                self.add_entry(page, entry);
-                Ok(())
-            }
-            None => {
-                let PageValues::Full(values) = values else { unreachable!("a compact page fits") };
-                try_reserve(&mut self.full, 1)?;
-                self.reserve_entry(page, 1)?;
-                let entry = self.full.len() as Entry;
-                self.full.push(*values);
-                self.add_entry(page, entry);
-                Ok(())
-            }
-        }
     }
 
     /// Releases every page whose slots are all zero, turns full pages with few slots in use
-    /// compact, drops the holes, and sizes the directory to the pages left. If the memory for
-    /// the rebuilt pages cannot be had, nothing changes.
+    /// compact, drops chunks left without pages, and trims the directories.
     pub(crate) fn release_empty_pages(&mut self) {
-        let mut pages: Vec<(u64, Entry)> = Vec::new();
-        if pages.try_reserve_exact(self.page_count()).is_err() {
-            return;
-        }
-        pages.extend(self.entries());
-        pages.sort_unstable_by_key(|&(page, _)| page);
-        let mut rebuilt = Self::new();
-        for &(page, entry) in &pages {
-            if rebuilt.adopt(page, self.page_values(entry)).is_err() {
-                return;
-            }
-        }
-        rebuilt.flat.shrink_to_fit();
-        rebuilt.full.shrink_to_fit();
-        rebuilt.compact.shrink_to_fit();
-        *self = rebuilt;
-    }
-
-    /// The number of pages in use.
-    pub(crate) fn page_count(&self) -> usize {
-        self.full.len() + self.compact.len() - self.compact_holes
-    }
-
-    /// Bytes held by the sparse side: both arenas and both directory lanes.
-    pub(crate) fn allocated_bytes(&self) -> usize {
-        self.full.capacity() * size_of::<[D; PAGE_LEN]>()
-            + self.compact.capacity() * size_of::<Compact<D>>()
-            + self.flat.capacity() * size_of::<Entry>()
-            + self.hash.allocated_bytes()
-    }
-
-    /// Checks every invariant in the module docs and returns the number of non-zero slots (the
-    /// set's `len`, by its invariant); panics describing the first one broken.
-    pub(crate) fn check(&self) -> usize {
-        // 1. Each page number once, in its lane.
-        for (page, entry) in self.hash.iter() {
-            assert!(
-                page >= self.flat.len() as u64,
-                "page {page} is in the hash lane but below the flat lane's end {}",
-                self.flat.len()
-            );
-            assert_ne!(entry, EMPTY, "the hash lane holds an empty entry for page {page}");
-        }
-        let named = self.flat.iter().filter(|&&entry| entry != EMPTY).count();
-        assert_eq!(named, self.flat_named, "the flat lane names {named} pages");
-        // 4. The hash lane's count, load and probe chains.
-        let min_page = self.hash.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
-        assert_eq!(min_page, self.hash.min_page, "the hash lane's smallest page is miscounted");
-        let counted = self.hash.iter().count();
-        assert_eq!(counted, self.hash.len, "the hash lane counts {} entries", self.hash.len);
-        assert!(
-            self.hash.pages.is_empty() || self.hash.len * 4 < self.hash.pages.len() * 3,
-            "the hash lane is over its load limit"
-        );
-        for (page, _) in self.hash.iter() {
-            assert!(self.hash.find(page).is_some(), "page {page} is unreachable in the hash lane");
-        }
-        // 2. Each arena page named at most once; full pages all named.
-        let mut full_named = alloc::vec![false; self.full.len()];
-        let mut compact_named = alloc::vec![false; self.compact.len()];
-        for (page, entry) in self.entries() {
-            let (named, index) = if entry < COMPACT {
-                (&mut full_named, entry as usize)
-            } else {
-                (&mut compact_named, (entry & !COMPACT) as usize)
-            };
-            assert!(index < named.len(), "page {page} names a page past its arena");
-            assert!(!named[index], "two pages share arena page {index}");
-            named[index] = true;
-        }
-        assert!(full_named.iter().all(|&named| named), "a full page is named by no entry");
-        assert!(self.full.len() < EMPTY as usize, "the full arena reaches `EMPTY`");
-        let unnamed = compact_named.iter().filter(|&&named| !named).count();
-        assert_eq!(unnamed, self.compact_holes, "compact holes miscounted");
-        // 3. Compact pages well formed; the holes empty.
-        for (index, compact) in self.compact.iter().enumerate() {
-            let mut seen = [false; PAGE_LEN];
-            for (&at, &value) in compact.offsets.iter().zip(&compact.values) {
-                if at == VACANT {
-                    assert_eq!(value, D::ZERO, "a vacant compact entry holds a value");
-                    continue;
+        fn sweep<D: DenseIndex>(pages: &mut [Option<Page<D>>], released: &mut usize) -> bool {
+            let mut any = false;
+            for holder in pages {
+                if holder.as_mut().is_some_and(|page| !page.compact()) {
+                    *holder = None;
+                    *released += 1;
                 }
-                let at = usize::from(at);
-                assert!(at < PAGE_LEN, "compact offset {at} is past the page");
-                assert!(!seen[at], "compact page {index} holds offset {at} twice");
-                seen[at] = true;
-                assert_ne!(value, D::ZERO, "a used compact entry holds zero");
+                any |= holder.is_some();
             }
-            if !compact_named[index] {
-                assert_eq!(compact.len(), 0, "a hole holds a slot");
+            any
+        }
+        let mut released = 0;
+        for (full, compact) in self.flat.iter_mut().zip(&mut self.flat_compact) {
+            if let Some(values) = full {
+                match shrink(values) {
+                    Shrunk::Empty => {
+                        *full = None;
+                        released += 1;
+                    }
+                    Shrunk::Compact(shrunk) => {
+                        *compact = Some(Box::new([shrunk]));
+                        *full = None;
+                    }
+                    Shrunk::Full => {}
+                }
+            } else if compact.as_ref().is_some_and(|page| page[0].len() == 0) {
+                *compact = None;
+                released += 1;
             }
         }
-        // The count of non-zero slots.
-        let full: usize =
-            self.full.iter().map(|page| page.iter().filter(|&&v| v != D::ZERO).count()).sum();
-        full + self.compact.iter().map(Compact::len).sum::<usize>()
+        for chunk in &mut self.near {
+            if chunk.as_mut().is_some_and(|pages| !sweep(&mut pages[..], &mut released)) {
+                *chunk = None;
+            }
+        }
+        self.far.retain(|_, pages| sweep(&mut pages[..], &mut released));
+        while matches!((self.flat.last(), self.flat_compact.last()), (Some(None), Some(None))) {
+            self.flat.pop();
+            self.flat_compact.pop();
+        }
+        self.flat.shrink_to_fit();
+        self.flat_compact.shrink_to_fit();
+        trim(&mut self.near);
+        self.page_count -= released;
+    }
+
+    fn chunk_pages(&self) -> impl Iterator<Item = &Page<D>> {
+        let chunks = self.near.iter().flatten().chain(self.far.values());
+        chunks.flat_map(|chunk| chunk.iter()).flatten()
+    }
+
+    /// The number of full pages covering slots `0..limit`, or `Err(CapacityOverflow)` if they
+    /// need more memory than the address space has. Allocates nothing.
+    pub(crate) fn check_full_below(limit: u64) -> Result<usize, Error> {
+        let pages = usize::try_from(limit.div_ceil(PAGE_LEN as u64)).ok();
+        pages
+            .filter(|&pages| {
+                pages
+                    .checked_mul(size_of::<[D; PAGE_LEN]>() + size_of::<usize>())
+                    .is_some_and(|bytes| isize::try_from(bytes).is_ok())
+            })
+            .ok_or(Error::CapacityOverflow)
+    }
+
+    /// The number of non-zero slots (`len` of the set, by the invariant). Also checks that no
+    /// page number has both a full and a compact page.
+    pub(crate) fn check(&self) -> usize {
+        assert_eq!(self.flat.len(), self.flat_compact.len(), "flat directories differ in length");
+        let mut occupied = 0;
+        for (full, compact) in self.flat.iter().zip(&self.flat_compact) {
+            match (full, compact) {
+                (Some(values), None) => {
+                    occupied += values.iter().filter(|&&value| value != D::ZERO).count();
+                }
+                (None, Some(compact)) => occupied += compact[0].len(),
+                (None, None) => {}
+                (Some(_), Some(_)) => panic!("a page is both full and compact"),
+            }
+        }
+        occupied + self.chunk_pages().map(Page::occupied).sum::<usize>()
+    }
+
+    /// The number of allocated pages.
+    pub(crate) fn page_count(&self) -> usize {
+        self.page_count
+    }
+
+    /// Bytes held by the sparse side: pages, chunks and directories.
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        let chunks = self.near.iter().flatten().count() + self.far.len();
+        let full = self.flat.iter().flatten().count();
+        let compact = self.flat_compact.iter().flatten().count();
+        full * size_of::<[D; PAGE_LEN]>()
+            + compact * size_of::<Compact<D>>()
+            + self.chunk_pages().map(Page::bytes).sum::<usize>()
+            + chunks * size_of::<[Option<Page<D>>; CHUNK_LEN]>()
+            + self.flat.capacity() * size_of::<Option<Box<[D; PAGE_LEN]>>>()
+            + self.flat_compact.capacity() * size_of::<Option<Box<[Compact<D>; 1]>>>()
+            + self.near.capacity() * size_of::<Option<Chunk<D>>>()
     }
 }
 
-/// The slots of one page, in whichever form it has.
-#[derive(Clone, Copy)]
-enum PageValues<'a, D> {
-    Full(&'a [D; PAGE_LEN]),
-    Compact(&'a Compact<D>),
+/// Drops trailing empty entries of a directory and its spare capacity.
+fn trim<T>(directory: &mut Vec<Option<T>>) {
+    while matches!(directory.last(), Some(None)) {
+        directory.pop();
+    }
+    directory.shrink_to_fit();
+}
+
+fn chunk_or_insert<'a, D: DenseIndex>(
+    near: &'a mut Vec<Option<Chunk<D>>>,
+    far: &'a mut BTreeMap<usize, Chunk<D>>,
+    chunk: usize,
+) -> Result<&'a mut Chunk<D>, Error> {
+    if chunk < NEAR_CHUNKS {
+        if chunk >= near.len() {
+            near.try_reserve(chunk + 1 - near.len())?;
+            near.resize_with(chunk + 1, || None);
+        }
+        match &mut near[chunk] {
+            Some(chunk) => Ok(chunk),
+            missing @ None => Ok(missing.insert(new_chunk::<D>()?)),
+        }
+    } else {
+        match far.entry(chunk) {
+            alloc::collections::btree_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
+            alloc::collections::btree_map::Entry::Vacant(entry) => {
+                Ok(entry.insert(new_chunk::<D>()?))
+            }
+        }
+    }
+}
+
+/// Boxes `value`, reporting allocation failure instead of aborting.
+fn try_box<T>(value: T) -> Result<Box<[T; 1]>, Error> {
+    let mut storage = Vec::new();
+    storage.try_reserve_exact(1)?;
+    storage.push(value);
+    Ok(storage.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("one element")))
+}
+
+fn new_full<D: DenseIndex>() -> Result<Box<[D; PAGE_LEN]>, Error> {
+    let mut values = Vec::new();
+    values.try_reserve_exact(PAGE_LEN)?;
+    values.resize(PAGE_LEN, D::ZERO);
+    Ok(values
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("page has PAGE_LEN slots")))
+}
+
+fn new_chunk<D: DenseIndex>() -> Result<Chunk<D>, Error> {
+    let mut pages = Vec::new();
+    pages.try_reserve_exact(CHUNK_LEN)?;
+    pages.resize_with(CHUNK_LEN, || None);
+    Ok(pages
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("chunk has CHUNK_LEN pages")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn insert_all(pages: &mut Pages<u32>, slots: &[u64]) {
+    fn insert_all(pages: &mut Pages<u32>, slots: &[usize]) {
         for (value, &slot) in (1..).zip(slots) {
-            pages.insert(slot, value).unwrap();
+            pages.insert(slot as u64, value).unwrap();
         }
-        pages.check();
     }
 
     #[test]
-    fn a_page_starts_compact_and_turns_full_on_its_ninth_slot() {
+    fn a_page_starts_compact_and_turns_full_on_its_seventeenth_slot() {
         let mut pages = Pages::<u32>::new();
-        let slots: Vec<u64> = (0..COMPACT_LEN as u64).map(|i| i * 7).collect();
+        let slots: Vec<usize> = (0..COMPACT_LEN).map(|i| i * 7).collect();
         insert_all(&mut pages, &slots);
-        assert_eq!((pages.full.len(), pages.compact.len()), (0, 1));
+        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
+        assert_eq!(
+            pages.allocated_bytes(),
+            size_of::<Compact<u32>>() + (pages.flat.capacity() + pages.flat_compact.capacity()) * 8
+        );
         pages.insert(500, 99).unwrap();
-        assert_eq!((pages.full.len(), pages.compact_holes), (1, 1));
+        assert!(pages.flat[0].is_some() && pages.flat_compact[0].is_none());
         for (value, &slot) in (1..).zip(&slots) {
-            assert_eq!(pages.get(slot), value);
+            assert_eq!(pages.get(slot as u64), value);
         }
-        assert_eq!((pages.get(500), pages.get(1)), (99, 0));
+        assert_eq!(pages.get(500), 99);
+        assert_eq!(pages.get(1), 0);
         assert_eq!(pages.check(), COMPACT_LEN + 1);
-        assert_eq!(pages.page_count(), 1);
     }
 
     #[test]
     fn releasing_turns_sparse_full_pages_compact_and_drops_empty_ones() {
         let mut pages = Pages::<u32>::new();
-        let slots: Vec<u64> = (0..100).collect();
+        let slots: Vec<usize> = (0..100).collect();
         insert_all(&mut pages, &slots);
         pages.insert(5_000_000, 1).unwrap();
-        pages.insert(1 << 50, 1).unwrap();
-        for slot in 3..100 {
-            pages.clear(slot);
+        pages.insert(50_000_000, 1).unwrap();
+        for slot in 3..100_usize {
+            pages.clear(slot as u64);
         }
         pages.clear(5_000_000);
-        pages.clear(1 << 50);
+        pages.clear(50_000_000);
         pages.release_empty_pages();
-        assert_eq!(pages.check(), 3);
-        assert_eq!((pages.full.len(), pages.compact.len(), pages.hash.len), (0, 1, 0));
+        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
+        assert_eq!(pages.flat.len(), 1);
+        assert!(pages.near.is_empty());
         assert_eq!(pages.page_count(), 1);
         assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
     }
 
     #[test]
-    fn slots_far_apart_share_nothing_but_the_directory() {
+    fn slots_far_apart_share_nothing_but_the_directories() {
         let mut pages = Pages::<u32>::new();
-        insert_all(&mut pages, &[0, u64::from(u32::MAX), u64::MAX, 1 << 40]);
+        pages.insert(0, 1).unwrap();
+        pages.insert(u64::from(u32::MAX), 2).unwrap();
         assert_eq!(pages.get(0), 1);
-        assert_eq!(pages.get(u64::from(u32::MAX)), 2);
-        assert_eq!(pages.get(u64::MAX), 3);
-        assert_eq!(pages.get(1 << 40), 4);
-        for missing in [PAGE_LEN as u64, (1 << 40) + 1, u64::MAX - 1, u64::MAX - PAGE_LEN as u64] {
-            assert_eq!(pages.get(missing), 0, "slot {missing}");
-        }
-        assert_eq!(pages.page_count(), 4);
-        assert_eq!(pages.hash.len, 3, "only page 0 is in the flat lane");
-        assert!(pages.allocated_bytes() < 1024, "{}", pages.allocated_bytes());
+        assert_eq!(pages.get((u32::MAX as usize) as u64), 2);
+        assert_eq!(pages.get((PAGE_LEN) as u64), 0);
+        assert_eq!(pages.get((FLAT_LIMIT + 5) as u64), 0);
+        assert_eq!(pages.page_count(), 2);
+        assert!(pages.allocated_bytes() < 100 * 1024, "{}", pages.allocated_bytes());
     }
 
     #[test]
-    fn slots_that_differ_in_their_high_bits_never_share_a_page() {
-        // On a 32-bit target these would share a page if slots were `usize`.
-        let mut pages = Pages::<u32>::new();
-        insert_all(&mut pages, &[5, (1 << 32) + 5, (2 << 32) + 5]);
-        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 2, 3));
-        assert_eq!(pages.take((1 << 32) + 5), 2);
-        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 0, 3));
-        assert_eq!(pages.check(), 2);
+    fn the_flat_directory_ends_where_the_chunks_begin() {
+        let mut pages = Pages::<u16>::new();
+        for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN] {
+            pages.insert(slot as u64, 3).unwrap();
+        }
+        assert_eq!(pages.flat.len(), FLAT_LIMIT >> PAGE_BITS);
+        assert_eq!(pages.page_count(), 3);
+        assert_eq!(pages.get((FLAT_LIMIT) as u64), 3);
+        assert_eq!(pages.get((FLAT_LIMIT + 1) as u64), 0);
+        pages.set((FLAT_LIMIT) as u64, 4);
+        assert_eq!(pages.get((FLAT_LIMIT) as u64), 4);
     }
 
+    #[cfg(target_pointer_width = "64")]
     #[test]
-    fn the_flat_lane_grows_over_dense_pages_and_takes_their_entries_from_the_hash_lane() {
-        let mut pages = Pages::<u32>::new();
-        // Page numbers past the free flat size first: they land in the hash lane.
-        let far = (FLAT_MIN as u64 + 10) << PAGE_BITS;
-        insert_all(&mut pages, &[far]);
-        assert_eq!((pages.flat.len(), pages.hash.len), (0, 1));
-        // Then pages from 0 up, dense enough for the flat lane to grow past `far`'s page.
-        let dense: Vec<u64> =
-            (0..(FLAT_MIN as u64 + 100)).map(|page| (page << PAGE_BITS) + 1).collect();
-        for &slot in &dense {
-            pages.insert(slot, 7).unwrap();
-        }
-        pages.check();
-        assert!(pages.flat.len() > FLAT_MIN + 10, "{}", pages.flat.len());
-        assert_eq!(pages.hash.len, 0, "the far page moved to the flat lane");
-        assert_eq!(pages.get(far), 1);
-    }
-
-    #[test]
-    fn thinly_spread_pages_keep_the_flat_lane_small() {
-        let mut pages = Pages::<u32>::new();
-        // One page in every 64 page numbers: too thin for the flat lane past its free size.
-        let count = if cfg!(miri) { 1_000 } else { 10_000 };
-        let slots: Vec<u64> = (0..count).map(|i| (i * 64) << PAGE_BITS).collect();
-        insert_all(&mut pages, &slots);
-        assert!(pages.flat.len() <= FLAT_MIN, "{}", pages.flat.len());
-        assert_eq!(pages.flat_named + pages.hash.len, count as usize);
-        for (value, &slot) in (1..).zip(&slots) {
-            assert_eq!(pages.get(slot), value);
-            assert_eq!(pages.get(slot + 1), 0);
-        }
+    fn slots_beyond_32_bits_use_the_far_map() {
+        let mut pages = Pages::<u8>::new();
+        pages.insert(usize::MAX as u64, 7).unwrap();
+        pages.insert(1 << 40, 8).unwrap();
+        assert_eq!(pages.get((usize::MAX) as u64), 7);
+        assert_eq!(pages.get(1_u64 << 40), 8);
+        assert_eq!(pages.get((1_u64 << 40) + PAGE_LEN as u64), 0);
+        assert!(pages.near.is_empty() && pages.flat.is_empty());
+        pages.clear(1_u64 << 40);
+        pages.release_empty_pages();
+        assert_eq!(pages.page_count(), 1);
+        assert_eq!(pages.far.len(), 1);
+        assert_eq!(pages.get((usize::MAX) as u64), 7);
     }
 
     #[test]
@@ -842,15 +769,8 @@ mod tests {
         pages.insert(3, 1).unwrap();
         pages.allocate_full_below(3 * PAGE_LEN as u64 - 1).unwrap();
         assert_eq!(pages.page_count(), 3);
-        assert_eq!((pages.full.len(), pages.compact.len()), (3, 0));
+        assert!(pages.flat.iter().all(Option::is_some));
+        assert!(pages.flat_compact.iter().all(Option::is_none));
         assert_eq!(pages.get(3), 1, "values survive the conversion");
-        assert_eq!(pages.check(), 1);
-    }
-
-    #[test]
-    fn huge_bounds_fail_before_allocating() {
-        assert_eq!(Pages::<u32>::check_full_below(u64::MAX), Err(Error::CapacityOverflow));
-        assert_eq!(Pages::<u32>::check_full_below(1 << 62), Err(Error::CapacityOverflow));
-        assert_eq!(Pages::<u32>::check_full_below(PAGE_LEN as u64 + 1), Ok(2));
     }
 }

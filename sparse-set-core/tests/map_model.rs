@@ -153,7 +153,7 @@ impl<K: Key + Ord> Model<K> {
 
     /// The position of whichever key holds `key`'s slot.
     fn slot_holder(&self, key: K) -> Option<usize> {
-        self.order.iter().position(|k| k.sparse_slot() == key.sparse_slot())
+        self.order.iter().position(|k| k.sparse_index() == key.sparse_index())
     }
 
     /// Whether inserting `key` succeeds, and with which error if not.
@@ -163,7 +163,7 @@ impl<K: Key + Ord> Model<K> {
             let held = self.order[position];
             if held != key && key.version() < held.version() {
                 return Err(Error::StaleKey {
-                    index: key.sparse_slot(),
+                    index: key.sparse_index() as u64,
                     version: key.version(),
                     held: held.version(),
                 });
@@ -172,9 +172,9 @@ impl<K: Key + Ord> Model<K> {
         }
         let len = self.order.len();
         if let Some((capacity, key_limit)) = self.bounds {
-            if key.sparse_slot() >= key_limit as u64 {
+            if key.sparse_index() >= key_limit {
                 return Err(Error::KeyOutOfRange {
-                    index: key.sparse_slot(),
+                    index: key.sparse_index() as u64,
                     limit: key_limit as u64,
                 });
             }
@@ -236,7 +236,7 @@ impl<K: Key + Ord> Model<K> {
 
 /// The value `or_insert_with_key` makes from a key.
 fn made_from<K: Key>(key: K) -> i64 {
-    i64::try_from(key.sparse_slot() % 1000).unwrap()
+    i64::try_from(key.sparse_index() % 1000).unwrap()
 }
 
 /// The whole map against the model.

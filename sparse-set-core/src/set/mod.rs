@@ -3,7 +3,7 @@
 //! # Invariant
 //!
 //! A sparse slot stores a dense position plus one; zero means empty. For every dense position
-//! `i < len`: `sparse[dense[i].sparse_slot()] == i + 1`, and every other slot is zero. So no two
+//! `i < len`: `sparse[dense[i].sparse_index()] == i + 1`, and every other slot is zero. So no two
 //! keys in the set share a slot, `len <= D::MAX_LEN` (positions `0..MAX_LEN` fit as `1..=MAX`),
 //! and for a bounded set `len <= capacity` and every slot is below `key_limit`.
 //!
@@ -22,6 +22,24 @@
 //! O(keys removed), still independent of the key space and of the memory allocated.
 //!
 //! [`SparseSet::assert_invariants`] checks all of it; the tests call it after every step.
+//!
+//! # Generational keys: the generation stays on the dense side, for now
+//!
+//! For an [`Entity`](crate::Entity) a lookup reads the slot, then the dense key to compare
+//! generations: two dependent loads. Keeping the generation in the slot (as `EnTT` keeps the
+//! version in its sparse entries) saves the second. Measured with a model of both layouts on the
+//! development machine (2-core AMD EPYC; dense indices 0..n stored in shuffled order, looked up
+//! in random order; best of 30 runs):
+//!
+//! | n | `contains` hit | stale miss | `get` hit | bytes per slot |
+//! |---|---|---|---|---|
+//! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
+//! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
+//!
+//! It wins, at twice the sparse memory for generational keys. It is not adopted yet: the slot's
+//! type would then depend on the key type, which takes an associated type on [`Key`] (that every
+//! user implementation would have to name) or a generation stored beside integer keys too
+//! (doubling their pages, and a `u8` width's one-byte slot).
 
 mod iter;
 
@@ -360,7 +378,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     )]
     #[must_use]
     pub fn get_index_of(&self, key: K) -> Option<usize> {
-        let position = self.position_of_slot(key.sparse_slot())?;
+        let position = self.position_of_slot(key.sparse_index() as u64)?;
         if K::SLOT_IS_KEY {
             debug_assert!(self.dense[position] == key);
             return Some(position);
@@ -488,7 +506,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[inline]
     pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
-        let slot = key.sparse_slot();
+        let slot = key.sparse_index() as u64;
         if let Some(position) = self.position_of_slot(slot) {
             let held = &mut self.dense[position];
             if *held == key {
@@ -566,7 +584,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
-        let slot = key.sparse_slot();
+        let slot = key.sparse_index() as u64;
         let index = if K::SLOT_IS_KEY {
             // The slot alone identifies the key: read and zero it in one lookup.
             self.sparse.take(slot).to_usize().checked_sub(1)?
@@ -583,7 +601,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let removed = self.dense.swap_remove(index);
-        self.sparse.clear(removed.sparse_slot());
+        self.sparse.clear(removed.sparse_index() as u64);
         self.fill_gap(index)
     }
 
@@ -591,7 +609,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     fn fill_gap(&mut self, index: usize) -> Removed<K> {
         let moved = self.dense.get(index).map(|&key| {
-            self.sparse.set(key.sparse_slot(), D::from_usize(index + 1));
+            self.sparse.set(key.sparse_index() as u64, D::from_usize(index + 1));
             Moved { key, from: self.dense.len() }
         });
         Removed { index, moved }
@@ -625,7 +643,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
-        self.sparse.clear(key.sparse_slot());
+        self.sparse.clear(key.sparse_index() as u64);
         Some(key)
     }
 
@@ -644,7 +662,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn truncate(&mut self, len: usize) {
         if let Some(removed) = self.dense.get(len..) {
             for key in removed {
-                self.sparse.clear(key.sparse_slot());
+                self.sparse.clear(key.sparse_index() as u64);
             }
             self.dense.truncate(len);
         }
@@ -669,7 +687,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Zeroes the slot of every key: the sparse half of emptying the set.
     fn reset_slots(&mut self) {
         for key in &self.dense {
-            self.sparse.clear(key.sparse_slot());
+            self.sparse.clear(key.sparse_index() as u64);
         }
     }
 
@@ -779,8 +797,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[track_caller]
     pub fn swap_indices(&mut self, a: usize, b: usize) {
         self.dense.swap(a, b);
-        self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
-        self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
+        self.sparse.set(self.dense[a].sparse_index() as u64, D::from_usize(a + 1));
+        self.sparse.set(self.dense[b].sparse_index() as u64, D::from_usize(b + 1));
     }
 
     /// Sorts the keys (unstable) and re-points their slots. No allocation.
@@ -873,7 +891,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Points every key's slot at its position: restores the invariant after a reorder.
     fn repoint_all(&mut self) {
         for (position, key) in self.dense.iter().enumerate() {
-            self.sparse.set(key.sparse_slot(), D::from_usize(position + 1));
+            self.sparse.set(key.sparse_index() as u64, D::from_usize(position + 1));
         }
     }
 
@@ -947,7 +965,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
-    /// 8 keys is compact (48 bytes with `u32`), a fuller one is a plain array (2 KiB with `u32`).
+    /// 16 keys is compact (about 100 bytes), a fuller one is a plain array (2 KiB with `u32`).
     ///
     /// Computes in **O(1)** time.
     ///
@@ -964,13 +982,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Bytes of heap memory the set holds: its dense capacity plus every sparse page and page
     /// directory.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(directory size)** time.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
-    /// let few: SparseSet<u32> = (0..5).collect();
+    /// let few: SparseSet<u32> = (0..10).collect();
     /// let many: SparseSet<u32> = (0..10_000).collect();
-    /// assert!(few.allocated_bytes() < 512); // one compact page
+    /// assert!(few.allocated_bytes() < 1024); // one compact page
     /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
     /// ```
     #[must_use]
@@ -1004,7 +1022,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             );
         }
         for (position, &key) in self.dense.iter().enumerate() {
-            let slot = key.sparse_slot();
+            let slot = key.sparse_index() as u64;
             if let Some(bounds) = self.bounds {
                 assert!(
                     slot < bounds.key_limit as u64,
@@ -1028,7 +1046,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
     if key.version() < held.version() {
         return Err(Error::StaleKey {
-            index: key.sparse_slot(),
+            index: key.sparse_index() as u64,
             version: key.version(),
             held: held.version(),
         });
