@@ -21,7 +21,7 @@ use core::fmt;
 pub enum Error {
     /// A bounded set was given a key whose sparse index is not below its key limit.
     KeyOutOfRange {
-        /// The key's slot ([`Key::sparse_index`](crate::Key::sparse_index)).
+        /// The key's slot ([`Key::sparse_slot`](crate::Key::sparse_slot)).
         index: u64,
         /// The exclusive upper bound of sparse indices the set accepts.
         limit: u64,
@@ -46,7 +46,7 @@ pub enum Error {
     /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
     /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
     StaleKey {
-        /// The slot both keys address ([`Key::sparse_index`](crate::Key::sparse_index)).
+        /// The slot both keys address ([`Key::sparse_slot`](crate::Key::sparse_slot)).
         index: u64,
         /// The version of the refused key ([`Key::version`](crate::Key::version)).
         version: u32,

@@ -49,6 +49,15 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// equal keys must always return the same slot.
     fn sparse_index(self) -> usize;
 
+    /// The slot as the set addresses it: any `u64`, on every target. The default widens
+    /// [`sparse_index`](Key::sparse_index); keys wider than `usize` override it, so that they
+    /// never share a slot where `usize` has 32 bits (`u64` does: on such targets its
+    /// `sparse_index` is truncated, its `sparse_slot` is the whole value).
+    #[inline]
+    fn sparse_slot(self) -> u64 {
+        self.sparse_index() as u64
+    }
+
     /// The version of a key that carries one: an [`Entity`](crate::Entity)'s generation; `0`
     /// for keys that do not (the default).
     ///
@@ -88,13 +97,18 @@ impl Key for u32 {
 }
 
 impl Key for u64 {
-    const SLOT_IS_KEY: bool = size_of::<u64>() <= size_of::<usize>();
+    const SLOT_IS_KEY: bool = true;
 
-    /// On 64-bit targets the whole value; on 32-bit targets keys above `usize::MAX` share slots
-    /// with smaller keys (they are still told apart by the full comparison).
+    /// The value itself on 64-bit targets; truncated to `usize` on 32-bit targets. The set
+    /// addresses [`sparse_slot`](Key::sparse_slot), which is always the whole value.
     #[inline]
     fn sparse_index(self) -> usize {
         self as usize
+    }
+
+    #[inline]
+    fn sparse_slot(self) -> u64 {
+        self
     }
 }
 

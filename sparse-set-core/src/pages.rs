@@ -22,14 +22,15 @@
 //!   pages, one of pointers to compact pages. A lookup in a full page is the pointer, then the
 //!   slot: the hot path never looks at a page's form;
 //! - larger slots through chunks of [`CHUNK_LEN`] pages (each chunk covers 2^20 slots), kept in a
-//!   vector for slots below 2^32 and in an ordered map above (64-bit keys only). Only such large
-//!   keys take this path.
+//!   vector for slots below 2^32 and in a sorted list above (`u64` keys). Only such large keys
+//!   take this path. Slots are `u64` on every target, so `u64` keys never share a slot where
+//!   `usize` has 32 bits, and the sorted list reserves its room fallibly, so `try_` calls return
+//!   `Err` on a failed allocation whatever the key.
 //!
 //! So memory follows the pages touched, and growing never copies or refills a page: only
 //! directories of page pointers are reallocated.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::error::try_reserve_exact;
@@ -42,26 +43,34 @@ pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
 /// The most slots a compact page holds.
 const COMPACT_LEN: usize = 16;
 /// Slots below this are reached through the flat page directory.
-const FLAT_LIMIT: usize = 1 << 24;
+const FLAT_LIMIT: u64 = 1 << 24;
 /// log2 of the pages in one chunk.
 const CHUNK_BITS: u32 = 11;
 /// Pages in one chunk.
 const CHUNK_LEN: usize = 1 << CHUNK_BITS;
-/// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a map.
-const NEAR_CHUNKS: usize = 1 << (32 - PAGE_BITS - CHUNK_BITS);
+/// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a sorted
+/// list.
+const NEAR_CHUNKS: u64 = 1 << (32 - PAGE_BITS - CHUNK_BITS);
 
 /// The offset marking an unused entry of a compact page (offsets are below `PAGE_LEN`).
 const VACANT: u16 = u16::MAX;
 
+/// The offset of `slot` in its page (its low bits, so the cast loses nothing that matters).
 #[inline]
-const fn offset_of(slot: usize) -> usize {
-    slot & (PAGE_LEN - 1)
+const fn offset_of(slot: u64) -> usize {
+    (slot as usize) & (PAGE_LEN - 1)
+}
+
+/// The flat-directory index of `slot`'s page; `None` past `usize` (32-bit targets).
+#[inline]
+fn number_of(slot: u64) -> Option<usize> {
+    usize::try_from(slot >> PAGE_BITS).ok()
 }
 
 /// The chunk number of a slot past the flat region, and its page's index within the chunk.
 #[inline]
-const fn chunk_of(slot: usize) -> (usize, usize) {
-    (slot >> (PAGE_BITS + CHUNK_BITS), (slot >> PAGE_BITS) & (CHUNK_LEN - 1))
+const fn chunk_of(slot: u64) -> (u64, usize) {
+    (slot >> (PAGE_BITS + CHUNK_BITS), ((slot >> PAGE_BITS) as usize) & (CHUNK_LEN - 1))
 }
 
 /// What a full page becomes when the set shrinks.
@@ -242,7 +251,7 @@ pub(crate) struct Pages<D: DenseIndex> {
     /// Chunks of slots from `FLAT_LIMIT` up to 2^32, by chunk number.
     near: Vec<Option<Chunk<D>>>,
     /// Chunks of slots from 2^32 up.
-    far: BTreeMap<usize, Chunk<D>>,
+    far: Vec<(u64, Chunk<D>)>,
     page_count: usize,
 }
 
@@ -258,7 +267,7 @@ impl<D: DenseIndex> Pages<D> {
             flat: Vec::new(),
             flat_compact: Vec::new(),
             near: Vec::new(),
-            far: BTreeMap::new(),
+            far: Vec::new(),
             page_count: 0,
         }
     }
@@ -274,8 +283,7 @@ impl<D: DenseIndex> Pages<D> {
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     pub(crate) fn get(&self, slot: u64) -> D {
-        let slot = slot as usize;
-        let number = slot >> PAGE_BITS;
+        let number = number_of(slot).unwrap_or(usize::MAX);
         if let Some(Some(page)) = self.flat.get(number) {
             return page[offset_of(slot)];
         }
@@ -289,15 +297,15 @@ impl<D: DenseIndex> Pages<D> {
     /// `get` for slots past the flat directories: pages never allocated, or chunked pages.
     #[cold]
     #[inline(never)]
-    fn get_beyond_flat(&self, slot: usize) -> D {
+    fn get_beyond_flat(&self, slot: u64) -> D {
         if slot < FLAT_LIMIT {
             return D::ZERO;
         }
         let (chunk, page) = chunk_of(slot);
         let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get(chunk).and_then(Option::as_ref)
+            self.near.get(chunk as usize).and_then(Option::as_ref)
         } else {
-            self.far.get(&chunk)
+            far_position(&self.far, chunk).ok().map(|at| &self.far[at].1)
         };
         chunk
             .and_then(|chunk| chunk[page].as_ref())
@@ -306,9 +314,9 @@ impl<D: DenseIndex> Pages<D> {
 
     /// Applies `f` to the page holding `slot`, which must be allocated (it holds, or held, a
     /// key).
-    fn with_page<R>(&mut self, slot: usize, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
-        let number = slot >> PAGE_BITS;
+    fn with_page<R>(&mut self, slot: u64, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
         if slot < FLAT_LIMIT {
+            let number = (slot >> PAGE_BITS) as usize;
             if let Some(Some(page)) = self.flat.get_mut(number) {
                 return f(PageMut::Full(page));
             }
@@ -325,12 +333,15 @@ impl<D: DenseIndex> Pages<D> {
 
     #[cold]
     #[inline(never)]
-    fn page_beyond_flat(&mut self, slot: usize) -> &mut Page<D> {
+    fn page_beyond_flat(&mut self, slot: u64) -> &mut Page<D> {
         let (chunk, page) = chunk_of(slot);
         let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get_mut(chunk).and_then(Option::as_mut)
+            self.near.get_mut(chunk as usize).and_then(Option::as_mut)
         } else {
-            self.far.get_mut(&chunk)
+            match far_position(&self.far, chunk) {
+                Ok(at) => Some(&mut self.far[at].1),
+                Err(_) => None,
+            }
         };
         match chunk.and_then(|chunk| chunk[page].as_mut()) {
             Some(page) => page,
@@ -341,8 +352,7 @@ impl<D: DenseIndex> Pages<D> {
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
-        let slot = slot as usize;
-        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
             page[offset_of(slot)] = value;
             return;
         }
@@ -351,7 +361,7 @@ impl<D: DenseIndex> Pages<D> {
 
     /// `set` for compact pages and chunked pages.
     #[inline(never)]
-    fn set_slow(&mut self, slot: usize, value: D) {
+    fn set_slow(&mut self, slot: u64, value: D) {
         self.with_page(slot, |page| match page {
             PageMut::Full(values) => values[offset_of(slot)] = value,
             PageMut::Compact(compact) => match compact.position(offset_of(slot)) {
@@ -365,8 +375,7 @@ impl<D: DenseIndex> Pages<D> {
     /// Never allocates.
     #[inline]
     pub(crate) fn take(&mut self, slot: u64) -> D {
-        let slot = slot as usize;
-        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
             return core::mem::replace(&mut page[offset_of(slot)], D::ZERO);
         }
         self.take_slow(slot)
@@ -374,10 +383,10 @@ impl<D: DenseIndex> Pages<D> {
 
     /// `take` for compact pages, missing pages and chunked pages.
     #[inline(never)]
-    fn take_slow(&mut self, slot: usize) -> D {
-        let value = self.get(slot as u64);
+    fn take_slow(&mut self, slot: u64) -> D {
+        let value = self.get(slot);
         if value != D::ZERO {
-            self.clear(slot as u64);
+            self.clear(slot);
         }
         value
     }
@@ -385,8 +394,7 @@ impl<D: DenseIndex> Pages<D> {
     /// Zeroes `slot`, whose page must exist. Never allocates.
     #[inline]
     pub(crate) fn clear(&mut self, slot: u64) {
-        let slot = slot as usize;
-        if let Some(Some(page)) = self.flat.get_mut(slot >> PAGE_BITS) {
+        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
             page[offset_of(slot)] = D::ZERO;
             return;
         }
@@ -395,7 +403,7 @@ impl<D: DenseIndex> Pages<D> {
 
     /// `clear` for compact pages and chunked pages.
     #[inline(never)]
-    fn clear_slow(&mut self, slot: usize) {
+    fn clear_slow(&mut self, slot: u64) {
         self.with_page(slot, |page| match page {
             PageMut::Full(values) => values[offset_of(slot)] = D::ZERO,
             PageMut::Compact(compact) => {
@@ -411,12 +419,11 @@ impl<D: DenseIndex> Pages<D> {
     /// a compact page full if needed.
     #[inline]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        let slot = slot as usize;
         let offset = offset_of(slot);
         if slot >= FLAT_LIMIT {
             return self.insert_beyond_flat(slot, value);
         }
-        let number = slot >> PAGE_BITS;
+        let number = (slot >> PAGE_BITS) as usize;
         if let Some(Some(page)) = self.flat.get_mut(number) {
             page[offset] = value;
             return Ok(());
@@ -445,7 +452,7 @@ impl<D: DenseIndex> Pages<D> {
 
     #[cold]
     #[inline(never)]
-    fn insert_beyond_flat(&mut self, slot: usize, value: D) -> Result<(), Error> {
+    fn insert_beyond_flat(&mut self, slot: u64, value: D) -> Result<(), Error> {
         let (chunk, page) = chunk_of(slot);
         match &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page] {
             Some(page) => page.insert(offset_of(slot), value),
@@ -465,7 +472,6 @@ impl<D: DenseIndex> Pages<D> {
         let mut probe: Vec<[D; PAGE_LEN]> = Vec::new();
         try_reserve_exact(&mut probe, pages)?;
         drop(probe);
-        let limit = limit as usize;
         for page_start in (0..limit).step_by(PAGE_LEN) {
             if page_start >= FLAT_LIMIT {
                 let (chunk, page) = chunk_of(page_start);
@@ -482,7 +488,7 @@ impl<D: DenseIndex> Pages<D> {
                 }
                 continue;
             }
-            let number = page_start >> PAGE_BITS;
+            let number = (page_start >> PAGE_BITS) as usize;
             if number >= self.flat.len() {
                 self.flat.try_reserve(number + 1 - self.flat.len())?;
                 self.flat_compact.try_reserve(number + 1 - self.flat_compact.len())?;
@@ -542,7 +548,7 @@ impl<D: DenseIndex> Pages<D> {
                 *chunk = None;
             }
         }
-        self.far.retain(|_, pages| sweep(&mut pages[..], &mut released));
+        self.far.retain_mut(|(_, pages)| sweep(&mut pages[..], &mut released));
         while matches!((self.flat.last(), self.flat_compact.last()), (Some(None), Some(None))) {
             self.flat.pop();
             self.flat_compact.pop();
@@ -554,7 +560,7 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     fn chunk_pages(&self) -> impl Iterator<Item = &Page<D>> {
-        let chunks = self.near.iter().flatten().chain(self.far.values());
+        let chunks = self.near.iter().flatten().chain(self.far.iter().map(|(_, chunk)| chunk));
         chunks.flat_map(|chunk| chunk.iter()).flatten()
     }
 
@@ -606,6 +612,7 @@ impl<D: DenseIndex> Pages<D> {
             + self.flat.capacity() * size_of::<Option<Box<[D; PAGE_LEN]>>>()
             + self.flat_compact.capacity() * size_of::<Option<Box<[Compact<D>; 1]>>>()
             + self.near.capacity() * size_of::<Option<Chunk<D>>>()
+            + self.far.capacity() * size_of::<(u64, Chunk<D>)>()
     }
 }
 
@@ -617,12 +624,18 @@ fn trim<T>(directory: &mut Vec<Option<T>>) {
     directory.shrink_to_fit();
 }
 
+/// Where chunk number `chunk` is (`Ok`) or belongs (`Err`) in the sorted far list.
+fn far_position<D>(far: &[(u64, Chunk<D>)], chunk: u64) -> Result<usize, usize> {
+    far.binary_search_by_key(&chunk, |&(number, _)| number)
+}
+
 fn chunk_or_insert<'a, D: DenseIndex>(
     near: &'a mut Vec<Option<Chunk<D>>>,
-    far: &'a mut BTreeMap<usize, Chunk<D>>,
-    chunk: usize,
+    far: &'a mut Vec<(u64, Chunk<D>)>,
+    chunk: u64,
 ) -> Result<&'a mut Chunk<D>, Error> {
     if chunk < NEAR_CHUNKS {
+        let chunk = chunk as usize;
         if chunk >= near.len() {
             near.try_reserve(chunk + 1 - near.len())?;
             near.resize_with(chunk + 1, || None);
@@ -632,10 +645,14 @@ fn chunk_or_insert<'a, D: DenseIndex>(
             missing @ None => Ok(missing.insert(new_chunk::<D>()?)),
         }
     } else {
-        match far.entry(chunk) {
-            alloc::collections::btree_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
-            alloc::collections::btree_map::Entry::Vacant(entry) => {
-                Ok(entry.insert(new_chunk::<D>()?))
+        // A sorted list rather than a map: its room is reserved fallibly before anything
+        // changes, so a failed allocation is an `Err`, never an abort.
+        match far_position(far, chunk) {
+            Ok(at) => Ok(&mut far[at].1),
+            Err(at) => {
+                far.try_reserve(1)?;
+                far.insert(at, (chunk, new_chunk::<D>()?));
+                Ok(&mut far[at].1)
             }
         }
     }
@@ -687,7 +704,8 @@ mod tests {
         assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
         assert_eq!(
             pages.allocated_bytes(),
-            size_of::<Compact<u32>>() + (pages.flat.capacity() + pages.flat_compact.capacity()) * 8
+            size_of::<Compact<u32>>()
+                + (pages.flat.capacity() + pages.flat_compact.capacity()) * size_of::<usize>()
         );
         pages.insert(500, 99).unwrap();
         assert!(pages.flat[0].is_some() && pages.flat_compact[0].is_none());
@@ -727,7 +745,7 @@ mod tests {
         assert_eq!(pages.get(0), 1);
         assert_eq!(pages.get((u32::MAX as usize) as u64), 2);
         assert_eq!(pages.get((PAGE_LEN) as u64), 0);
-        assert_eq!(pages.get((FLAT_LIMIT + 5) as u64), 0);
+        assert_eq!(pages.get(FLAT_LIMIT + 5), 0);
         assert_eq!(pages.page_count(), 2);
         assert!(pages.allocated_bytes() < 100 * 1024, "{}", pages.allocated_bytes());
     }
@@ -735,32 +753,35 @@ mod tests {
     #[test]
     fn the_flat_directory_ends_where_the_chunks_begin() {
         let mut pages = Pages::<u16>::new();
-        for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN] {
-            pages.insert(slot as u64, 3).unwrap();
+        for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN as u64] {
+            pages.insert(slot, 3).unwrap();
         }
-        assert_eq!(pages.flat.len(), FLAT_LIMIT >> PAGE_BITS);
+        assert_eq!(pages.flat.len() as u64, FLAT_LIMIT >> PAGE_BITS);
         assert_eq!(pages.page_count(), 3);
-        assert_eq!(pages.get((FLAT_LIMIT) as u64), 3);
-        assert_eq!(pages.get((FLAT_LIMIT + 1) as u64), 0);
-        pages.set((FLAT_LIMIT) as u64, 4);
-        assert_eq!(pages.get((FLAT_LIMIT) as u64), 4);
+        assert_eq!(pages.get(FLAT_LIMIT), 3);
+        assert_eq!(pages.get(FLAT_LIMIT + 1), 0);
+        pages.set(FLAT_LIMIT, 4);
+        assert_eq!(pages.get(FLAT_LIMIT), 4);
     }
 
-    #[cfg(target_pointer_width = "64")]
     #[test]
-    fn slots_beyond_32_bits_use_the_far_map() {
+    fn slots_beyond_32_bits_use_the_far_list_on_every_target() {
         let mut pages = Pages::<u8>::new();
-        pages.insert(usize::MAX as u64, 7).unwrap();
+        pages.insert(u64::MAX, 7).unwrap();
         pages.insert(1 << 40, 8).unwrap();
-        assert_eq!(pages.get((usize::MAX) as u64), 7);
-        assert_eq!(pages.get(1_u64 << 40), 8);
-        assert_eq!(pages.get((1_u64 << 40) + PAGE_LEN as u64), 0);
+        pages.insert((1 << 40) + (1 << 32), 9).unwrap();
+        assert_eq!(pages.get(u64::MAX), 7);
+        assert_eq!(pages.get(1 << 40), 8);
+        assert_eq!(pages.get((1 << 40) + (1 << 32)), 9);
+        assert_eq!(pages.get((1 << 40) + PAGE_LEN as u64), 0);
+        assert_eq!(pages.get(u64::MAX - (1 << 32)), 0, "shares its low 32 bits with u64::MAX");
         assert!(pages.near.is_empty() && pages.flat.is_empty());
-        pages.clear(1_u64 << 40);
+        assert!(pages.far.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted by chunk");
+        pages.clear(1 << 40);
         pages.release_empty_pages();
-        assert_eq!(pages.page_count(), 1);
-        assert_eq!(pages.far.len(), 1);
-        assert_eq!(pages.get((usize::MAX) as u64), 7);
+        assert_eq!(pages.page_count(), 2);
+        assert_eq!(pages.far.len(), 2);
+        assert_eq!(pages.get(u64::MAX), 7);
     }
 
     #[test]

@@ -270,6 +270,21 @@ fn failed_allocations_are_refused_and_leave_the_map_unchanged() {
     assert_eq!(map[1 << 20], 7);
 }
 
+#[test]
+fn failed_allocations_for_keys_of_every_size_are_errors_not_aborts() {
+    // Keys in the flat directory, in a chunk below 2^32, and in the list of chunks above it.
+    for key in [5_u64, 1 << 30, 1 << 40, u64::MAX] {
+        let mut map = SparseMap::<u64, u8>::new();
+        map.reserve(4);
+        let result = failing_allocations(|| map.try_insert(key, 1));
+        assert_eq!(result, Err(Error::AllocFailed), "key {key}");
+        assert!(map.is_empty());
+        map.assert_invariants();
+        assert_eq!(map.try_insert(key, 1), Ok(None));
+        assert_eq!(map.get(key), Some(&1));
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Insert, lookup, remove.
 

@@ -153,7 +153,7 @@ impl<K: Key + Ord> Model<K> {
 
     /// The position of whichever key holds `key`'s slot.
     fn slot_holder(&self, key: K) -> Option<usize> {
-        self.order.iter().position(|k| k.sparse_index() == key.sparse_index())
+        self.order.iter().position(|k| k.sparse_slot() == key.sparse_slot())
     }
 
     /// Whether inserting `key` succeeds, and with which error if not.
@@ -163,7 +163,7 @@ impl<K: Key + Ord> Model<K> {
             let held = self.order[position];
             if held != key && key.version() < held.version() {
                 return Err(Error::StaleKey {
-                    index: key.sparse_index() as u64,
+                    index: key.sparse_slot(),
                     version: key.version(),
                     held: held.version(),
                 });
@@ -172,9 +172,9 @@ impl<K: Key + Ord> Model<K> {
         }
         let len = self.order.len();
         if let Some((capacity, key_limit)) = self.bounds {
-            if key.sparse_index() >= key_limit {
+            if key.sparse_slot() >= key_limit as u64 {
                 return Err(Error::KeyOutOfRange {
-                    index: key.sparse_index() as u64,
+                    index: key.sparse_slot(),
                     limit: key_limit as u64,
                 });
             }

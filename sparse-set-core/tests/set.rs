@@ -447,8 +447,6 @@ fn inserting_a_stale_handle_over_a_newer_entity_is_refused_and_changes_nothing()
     set.assert_invariants();
 }
 
-// On 32-bit targets the sparse array is still addressed by `usize`: such keys share a slot there.
-#[cfg(target_pointer_width = "64")]
 #[test]
 fn keys_differing_only_above_32_bits_never_share_a_slot() {
     let mut set = SparseSet::<u64>::new();

@@ -3,7 +3,7 @@
 //! # Invariant
 //!
 //! A sparse slot stores a dense position plus one; zero means empty. For every dense position
-//! `i < len`: `sparse[dense[i].sparse_index()] == i + 1`, and every other slot is zero. So no two
+//! `i < len`: `sparse[dense[i].sparse_slot()] == i + 1`, and every other slot is zero. So no two
 //! keys in the set share a slot, `len <= D::MAX_LEN` (positions `0..MAX_LEN` fit as `1..=MAX`),
 //! and for a bounded set `len <= capacity` and every slot is below `key_limit`.
 //!
@@ -378,7 +378,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     )]
     #[must_use]
     pub fn get_index_of(&self, key: K) -> Option<usize> {
-        let position = self.position_of_slot(key.sparse_index() as u64)?;
+        let position = self.position_of_slot(key.sparse_slot())?;
         if K::SLOT_IS_KEY {
             debug_assert!(self.dense[position] == key);
             return Some(position);
@@ -506,7 +506,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[inline]
     pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
-        let slot = key.sparse_index() as u64;
+        let slot = key.sparse_slot();
         if let Some(position) = self.position_of_slot(slot) {
             let held = &mut self.dense[position];
             if *held == key {
@@ -584,7 +584,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
-        let slot = key.sparse_index() as u64;
+        let slot = key.sparse_slot();
         let index = if K::SLOT_IS_KEY {
             // The slot alone identifies the key: read and zero it in one lookup.
             self.sparse.take(slot).to_usize().checked_sub(1)?
@@ -601,7 +601,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let removed = self.dense.swap_remove(index);
-        self.sparse.clear(removed.sparse_index() as u64);
+        self.sparse.clear(removed.sparse_slot());
         self.fill_gap(index)
     }
 
@@ -609,7 +609,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     fn fill_gap(&mut self, index: usize) -> Removed<K> {
         let moved = self.dense.get(index).map(|&key| {
-            self.sparse.set(key.sparse_index() as u64, D::from_usize(index + 1));
+            self.sparse.set(key.sparse_slot(), D::from_usize(index + 1));
             Moved { key, from: self.dense.len() }
         });
         Removed { index, moved }
@@ -643,7 +643,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
-        self.sparse.clear(key.sparse_index() as u64);
+        self.sparse.clear(key.sparse_slot());
         Some(key)
     }
 
@@ -662,7 +662,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn truncate(&mut self, len: usize) {
         if let Some(removed) = self.dense.get(len..) {
             for key in removed {
-                self.sparse.clear(key.sparse_index() as u64);
+                self.sparse.clear(key.sparse_slot());
             }
             self.dense.truncate(len);
         }
@@ -687,7 +687,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Zeroes the slot of every key: the sparse half of emptying the set.
     fn reset_slots(&mut self) {
         for key in &self.dense {
-            self.sparse.clear(key.sparse_index() as u64);
+            self.sparse.clear(key.sparse_slot());
         }
     }
 
@@ -797,8 +797,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[track_caller]
     pub fn swap_indices(&mut self, a: usize, b: usize) {
         self.dense.swap(a, b);
-        self.sparse.set(self.dense[a].sparse_index() as u64, D::from_usize(a + 1));
-        self.sparse.set(self.dense[b].sparse_index() as u64, D::from_usize(b + 1));
+        self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
+        self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
     }
 
     /// Sorts the keys (unstable) and re-points their slots. No allocation.
@@ -891,7 +891,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Points every key's slot at its position: restores the invariant after a reorder.
     fn repoint_all(&mut self) {
         for (position, key) in self.dense.iter().enumerate() {
-            self.sparse.set(key.sparse_index() as u64, D::from_usize(position + 1));
+            self.sparse.set(key.sparse_slot(), D::from_usize(position + 1));
         }
     }
 
@@ -1022,7 +1022,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             );
         }
         for (position, &key) in self.dense.iter().enumerate() {
-            let slot = key.sparse_index() as u64;
+            let slot = key.sparse_slot();
             if let Some(bounds) = self.bounds {
                 assert!(
                     slot < bounds.key_limit as u64,
@@ -1046,7 +1046,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
     if key.version() < held.version() {
         return Err(Error::StaleKey {
-            index: key.sparse_index() as u64,
+            index: key.sparse_slot(),
             version: key.version(),
             held: held.version(),
         });
