@@ -353,9 +353,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         debug_assert_eq!(index, self.values.len());
         // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
         // reserved its values up front, so this never allocates there.
-        if let Err(error) = try_reserve(&mut self.values, 1) {
+        // One more value never overflows the capacity (the set holds it already), so a refusal
+        // here is a failed allocation.
+        if let Err(error) = self.values.try_reserve(1) {
             self.set.pop();
-            return Err(error);
+            return Err(error.into());
         }
         self.values.push(value);
         Ok((index, None))

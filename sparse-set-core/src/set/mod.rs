@@ -518,7 +518,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
         let position = self.dense.len();
         self.check_room(slot)?;
-        try_reserve(&mut self.dense, 1)?;
+        // One more element never overflows the capacity (the dense width bounds `len`), so a
+        // refusal here is a failed allocation.
+        self.dense.try_reserve(1)?;
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
         Ok((position, true))
