@@ -195,6 +195,67 @@ fn contains_missing<M: BenchMap<Position>, V>(group: &mut BenchmarkGroup<'_, Wal
     contains_keys::<M>(group, &stored, &probes);
 }
 
+/// One key per sparse page (pages hold 512 slots): every insert starts a page. Only at
+/// 100,000 keys and always with 10 samples: the flat arrays among the contenders take seconds
+/// per pass here (a key space of up to 409,600,000), and at 1,000,000 keys they would need
+/// gigabytes.
+fn insert_one_per_page(c: &mut Criterion) {
+    for (workload, step) in [("insert_step512_asc", 512), ("insert_step4096_asc", 4096)] {
+        let keys = step_ascending(N, step);
+        let mut g = group(c, workload, N, N);
+        g.sample_size(10);
+        let values: Vec<Position> = keys.iter().map(|&k| Position::from_key(k)).collect();
+        for_each_map!(insert_into, Position, &mut g, &keys, &values);
+        g.finish();
+    }
+}
+
+/// The kinds of miss a sparse array meets, each as (workload, stored keys, probed keys): past
+/// the largest key, in a page no key uses, and in a page that holds a few keys.
+fn miss_kinds(size: u32) -> [(&'static str, Vec<u32>, Vec<u32>); 3] {
+    let past_end = random_permutation(size, SEED).into_iter().map(|k| size + k).collect();
+    // Pages of 512 slots, alternately used and empty; the probes fall in the empty ones.
+    let page = |k: u32| (k / 512) * 1024 + k % 512;
+    let used_pages = (0..size).map(page).collect();
+    let empty_pages = random_permutation(size, SEED).into_iter().map(|k| page(k) + 512).collect();
+    // Keys 100 apart leave about five keys in each page; the probes fall between them.
+    let between = random_permutation(size, SEED).into_iter().map(|k| k * 100 + 50).collect();
+    [
+        ("missing_past_end", dense_ascending(size), past_end),
+        ("missing_empty_page", used_pages, empty_pages),
+        ("missing_sparse_page", step_ascending(size, 100), between),
+    ]
+}
+
+fn get_keys_of<M: BenchMap<Position>, V>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    stored: &[u32],
+    probes: &[u32],
+) {
+    get_keys::<M>(group, stored, probes);
+}
+
+fn contains_keys_of<M: BenchMap<Position>, V>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    stored: &[u32],
+    probes: &[u32],
+) {
+    contains_keys::<M>(group, stored, probes);
+}
+
+fn misses(c: &mut Criterion) {
+    for size in sizes() {
+        for (kind, stored, probes) in miss_kinds(size) {
+            let mut g = group(c, &format!("get_{kind}"), size, size);
+            for_each_map!(get_keys_of, Position, &mut g, &stored, &probes);
+            g.finish();
+            let mut g = group(c, &format!("contains_{kind}"), size, size);
+            for_each_map!(contains_keys_of, Position, &mut g, &stored, &probes);
+            g.finish();
+        }
+    }
+}
+
 fn lookups(c: &mut Criterion) {
     for size in sizes() {
         let mut g = group(c, "get_existing", size, size);
@@ -790,7 +851,9 @@ fn churn(c: &mut Criterion) {
 criterion::criterion_group!(
     benches,
     insert,
+    insert_one_per_page,
     lookups,
+    misses,
     update,
     remove,
     insert_named,

@@ -200,11 +200,37 @@ const WORKLOADS: &[(&str, &str)] = &[
     ("insert_random", "Insert a random permutation of `0..n`."),
     ("insert_step100_asc", "Insert `0, 100, 200, …` (n keys) ascending: a key space of 100·n."),
     ("insert_step100_desc", "The same keys, descending."),
+    (
+        "insert_step512_asc",
+        "Insert `0, 512, 1024, …` (n keys) ascending: every key starts a sparse page.",
+    ),
+    (
+        "insert_step4096_asc",
+        "Insert `0, 4096, 8192, …` (n keys) ascending: one key per eight pages.",
+    ),
     ("insert_string", "Insert a random permutation of `0..n` with a value that owns a `String`."),
     ("get_existing", "Look up every stored key (`0..n`) in random order, reading one field."),
     ("get_missing", "The even keys below 2n are stored; look up the odd ones in random order."),
     ("contains_existing", "`contains` for every stored key, random order."),
     ("contains_missing", "`contains` for absent keys between stored ones, random order."),
+    (
+        "get_missing_past_end",
+        "Keys `0..n` are stored; look up `n..2n` (past the largest key) in random order.",
+    ),
+    ("contains_missing_past_end", "`contains` for keys past the largest stored key, random order."),
+    (
+        "get_missing_empty_page",
+        "Every other 512-key page is full; look up keys in the empty pages, random order.",
+    ),
+    ("contains_missing_empty_page", "`contains` for keys in pages no key uses, random order."),
+    (
+        "get_missing_sparse_page",
+        "Keys `0, 100, 200, …` are stored (about five per page); look up the keys halfway between.",
+    ),
+    (
+        "contains_missing_sparse_page",
+        "`contains` for absent keys in thinly used pages, random order.",
+    ),
     ("update", "`get_mut` every stored key in random order and write one field."),
     ("remove", "Remove every key of a full storage (`0..n`) in random order."),
     ("remove_string", "The same with a value that owns a `String`."),
