@@ -29,11 +29,13 @@
 //!
 //! # Memory
 //!
-//! The sparse array is split into pages of 512 slots (2 KiB with the default `u32` dense width),
-//! allocated the first time a key lands in them. Memory follows the pages touched, not the largest
-//! key: keys `0` and `u32::MAX` together cost two pages and two small directories. A narrower
-//! dense width ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the
-//! number of elements; exceeding it is an [`Error`], never a wrap-around.
+//! The sparse array is split into pages of 512 slots, allocated the first time a key lands in
+//! them. A page with up to 8 keys is compact (48 bytes with the default `u32` dense width); a
+//! fuller one is a plain array (2 KiB). Memory follows the keys used, not the largest key: keys
+//! `0` and `u32::MAX` together cost two compact pages, and uniformly random `u32` or `u64` keys
+//! (hashed ids) cost about 90 to 115 bytes each in all. A narrower dense width
+//! ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the number of
+//! elements; exceeding it is an [`Error`], never a wrap-around.
 //!
 //! A [`bounded`](SparseSet::bounded) set allocates everything up front and never again: for
 //! frame loops that must not touch the allocator.

@@ -1,39 +1,72 @@
 //! The paged sparse array: slot -> stored value (zero = empty), allocated in pages around the
-//! slots in use.
+//! slots in use, for any slot from 0 to `u64::MAX`.
 //!
 //! # Pages
 //!
-//! A page covers [`PAGE_LEN`] consecutive slots and comes in two forms:
+//! A slot belongs to page number `slot >> 9`, at offset `slot & 511`. A page has one of two
+//! forms:
 //!
-//! - **compact**: up to [`COMPACT_LEN`] (offset, value) pairs, about 100 bytes. Every page starts
-//!   like this, so keys spread thinly (one per 100 slots, one per 4,096) cost about 100 bytes of
-//!   sparse memory per page touched, not 2 KiB;
-//! - **full**: a plain array of `PAGE_LEN` values (2 KiB with `u32`). A compact page becomes full
-//!   when its (`COMPACT_LEN` + 1)-th key arrives; `release_empty_pages` (`shrink_to_fit`) turns a
-//!   full page with few keys back into a compact one. Bounded sets use full pages from the start,
-//!   so they never allocate after construction.
+//! - **compact**: up to [`COMPACT_LEN`] (offset, value) pairs, 48 bytes with `u32` values, read
+//!   by a branch-free scan. Every page starts compact, so keys spread thinly (one per page, as
+//!   random or hashed ids are) cost one compact page each, not 2 KiB. Compact pages live in one
+//!   arena, a `Vec`, so a new page is a push (or reuses a freed entry), not an allocation;
+//! - **full**: a plain array of [`PAGE_LEN`] values (2 KiB with `u32`), read in one load. A
+//!   compact page turns full when its (`COMPACT_LEN` + 1)-th slot arrives, so each full page's
+//!   own allocation is paid for by at least nine inserts. `release_empty_pages`
+//!   (`shrink_to_fit`) turns full pages with few slots back into compact ones and drops empty
+//!   pages. Bounded sets use full pages from the start, so they never allocate after
+//!   construction.
 //!
-//! A lookup in a full page is one read; in a compact page, a branch-free scan of 16 offsets.
+//! # The directory
 //!
-//! # Directories
+//! One mapping, page number -> page, in two lanes:
 //!
-//! - slots below [`FLAT_LIMIT`] (2^24) are reached through two flat vectors indexed by page
-//!   number, grown to the highest page used (at most 32,768 entries): one of pointers to full
-//!   pages, one of pointers to compact pages. A lookup in a full page is the pointer, then the
-//!   slot: the hot path never looks at a page's form;
-//! - larger slots through chunks of [`CHUNK_LEN`] pages (each chunk covers 2^20 slots), kept in a
-//!   vector for slots below 2^32 and in a sorted list above (`u64` keys). Only such large keys
-//!   take this path. Slots are `u64` on every target, so `u64` keys never share a slot where
-//!   `usize` has 32 bits, and the sorted list reserves its room fallibly, so `try_` calls return
-//!   `Err` on a failed allocation whatever the key.
+//! - the **flat lane** covers page numbers below its length: `flat_full[n]` is the full page
+//!   `n` (the hot path: the page pointer, then the slot, as in a flat sparse array), and
+//!   `flat_compact[n]` names its compact page. The lane grows only while it costs at most
+//!   [`FLAT_PER_PAGE`] page numbers per page in use (or [`FLAT_MIN`] page numbers), so keys from
+//!   0 up (entity ids, indices) use it, and keys spread over a wide range cannot inflate it;
+//! - the **hash lane** (open addressing, linear probing, Fibonacci hashing) holds every page
+//!   number at or past the flat lane's end: random `u32` and `u64` keys, hashed ids, keys near
+//!   `u64::MAX`. Its size follows the pages in it, never the largest key.
 //!
-//! So memory follows the pages touched, and growing never copies or refills a page: only
-//! directories of page pointers are reallocated.
+//! Both lanes name pages by an [`Entry`]: `COMPACT | index` for a compact page, the index of a
+//! full page in `hashed_full` (hash lane only), or [`EMPTY`]. `EMPTY` is past every full index
+//! and has no `COMPACT` bit, so a missing page reads zero through the full-page bounds check.
+//!
+//! Every lookup (hit or miss, either form, any key) is inlined into the caller: no call, and
+//! its branches depend on how the keys are distributed (flat or hashed, full or compact), not
+//! on the individual key, so they predict well.
+//!
+//! Memory: pages touched, plus 12 bytes per flat page number and about 21 to 43 bytes (16 per
+//! bucket, at most 3/4 of them used) per hashed page. Nothing is sized by the largest key.
+//!
+//! Why an [`Entity`](crate::Entity)'s generation stays on the dense side: see the measurement in
+//! the `set` module's docs.
+//!
+//! # Invariants
+//!
+//! Checked, all of them, by [`Pages::check`], which `SparseSet::assert_invariants` calls.
+//!
+//! 1. `flat_full` and `flat_compact` have the same length, the flat lane's. No page number has
+//!    both a full page in `flat_full` and an entry other than `EMPTY` in `flat_compact`, and
+//!    `flat_compact` holds only `EMPTY` and compact entries. `flat_named` counts the page
+//!    numbers of the flat lane that have a page.
+//! 2. The hash lane holds only page numbers at or past the flat lane's end, each at most once,
+//!    never with `EMPTY`; `hash.len` counts them, fewer than 3/4 of the buckets, each reachable
+//!    from its home bucket without crossing a vacant one; `hash.min_page` is the smallest.
+//! 3. Every index of `hashed_full` is named by exactly one hash-lane entry. Every index of the
+//!    compact arena is named by exactly one entry or listed once in `free`, not both.
+//! 4. A compact page's used offsets are distinct and below `PAGE_LEN`, each with a non-zero
+//!    value; its unused entries have the offset [`VACANT`] and the value zero. Free compact
+//!    pages are all unused.
+//!
+//! The number of pages in use is derived (`flat_named + hash.len`).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::error::try_reserve_exact;
+use crate::error::{try_reserve, try_reserve_exact};
 use crate::{DenseIndex, Error};
 
 /// log2 of the slots in one page.
@@ -41,72 +74,56 @@ const PAGE_BITS: u32 = 9;
 /// Slots in one page.
 pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
 /// The most slots a compact page holds.
-const COMPACT_LEN: usize = 16;
-/// Slots below this are reached through the flat page directory.
-const FLAT_LIMIT: u64 = 1 << 24;
-/// log2 of the pages in one chunk.
-const CHUNK_BITS: u32 = 11;
-/// Pages in one chunk.
-const CHUNK_LEN: usize = 1 << CHUNK_BITS;
-/// Chunks below this index sit in the chunk vector; above it (slots of 2^32 and more) in a sorted
-/// list.
-const NEAR_CHUNKS: u64 = 1 << (32 - PAGE_BITS - CHUNK_BITS);
-
+const COMPACT_LEN: usize = 8;
 /// The offset marking an unused entry of a compact page (offsets are below `PAGE_LEN`).
 const VACANT: u16 = u16::MAX;
 
-/// The offset of `slot` in its page (its low bits, so the cast loses nothing that matters).
-#[inline]
-const fn offset_of(slot: u64) -> usize {
-    (slot as usize) & (PAGE_LEN - 1)
+/// A directory entry: `COMPACT | index` for a compact page, a `hashed_full` index, or `EMPTY`.
+type Entry = u32;
+/// The tag bit of a compact page's entry.
+const COMPACT: Entry = 1 << 31;
+/// No page: an index past every full page (`hashed_full` never grows this long).
+const EMPTY: Entry = COMPACT - 1;
+/// The flat lane may always cover this many page numbers (12 KiB of directory).
+const FLAT_MIN: usize = 1024;
+/// Past `FLAT_MIN`, the flat lane covers at most this many page numbers per page in use.
+const FLAT_PER_PAGE: usize = 8;
+/// The page number no page has (page numbers are below 2^55): marks a vacant hash bucket.
+const NO_PAGE: u64 = u64::MAX;
+
+/// A full page.
+type Full<D> = Box<[D; PAGE_LEN]>;
+
+/// The page number and the offset within the page of `slot`.
+#[inline(always)]
+#[expect(clippy::inline_always, reason = "two shifts on every lookup's path")]
+const fn split(slot: u64) -> (u64, usize) {
+    (slot >> PAGE_BITS, (slot as usize) & (PAGE_LEN - 1))
 }
 
-/// The flat-directory index of `slot`'s page; `None` past `usize` (32-bit targets).
-#[inline]
-fn number_of(slot: u64) -> Option<usize> {
-    usize::try_from(slot >> PAGE_BITS).ok()
+/// The flat-lane index of page number `page`, or `usize::MAX` where `usize` is too narrow (no
+/// flat lane is that long).
+#[inline(always)]
+#[expect(clippy::inline_always, reason = "on every lookup's path")]
+fn flat_index(page: u64) -> usize {
+    usize::try_from(page).unwrap_or(usize::MAX)
 }
 
-/// The chunk number of a slot past the flat region, and its page's index within the chunk.
-#[inline]
-const fn chunk_of(slot: u64) -> (u64, usize) {
-    (slot >> (PAGE_BITS + CHUNK_BITS), ((slot >> PAGE_BITS) as usize) & (CHUNK_LEN - 1))
-}
-
-/// What a full page becomes when the set shrinks.
-enum Shrunk<D> {
-    /// No slot in use: release the page.
-    Empty,
-    /// Few enough slots to fit a compact page.
-    Compact(Compact<D>),
-    /// Stays full.
-    Full,
-}
-
-/// Decides (and builds) what a full page shrinks to: the one rule for every directory.
-fn shrink<D: DenseIndex>(values: &[D; PAGE_LEN]) -> Shrunk<D> {
-    match values.iter().filter(|&&value| value != D::ZERO).count() {
-        0 => Shrunk::Empty,
-        occupied if occupied <= COMPACT_LEN => Shrunk::Compact(Compact::from_full(values)),
-        _ => Shrunk::Full,
-    }
-}
-
-/// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`.
-#[derive(Clone, Debug)]
+/// Up to `COMPACT_LEN` non-zero slots of a page, unordered; unused entries have offset `VACANT`
+/// and value zero.
+#[derive(Clone, Copy, Debug)]
 struct Compact<D> {
     offsets: [u16; COMPACT_LEN],
     values: [D; COMPACT_LEN],
 }
 
 impl<D: DenseIndex> Compact<D> {
-    fn new() -> Self {
-        Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] }
-    }
+    const EMPTY: Self = Self { offsets: [VACANT; COMPACT_LEN], values: [D::ZERO; COMPACT_LEN] };
 
     /// Branch-free (masks, not jumps) so the scan vectorises and never mispredicts: at most one
     /// entry matches, so OR-ing the masked values yields it.
-    #[inline]
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
     fn get(&self, offset: usize) -> D {
         let mut found = 0;
         for (&at, &value) in self.offsets.iter().zip(&self.values) {
@@ -124,24 +141,6 @@ impl<D: DenseIndex> Compact<D> {
         self.offsets.iter().filter(|&&at| at != VACANT).count()
     }
 
-    fn with(offset: usize, value: D) -> Self {
-        let mut compact = Self::new();
-        compact.offsets[0] = offset as u16;
-        compact.values[0] = value;
-        compact
-    }
-
-    /// The non-zero slots of a full page that has at most `COMPACT_LEN` of them.
-    fn from_full(values: &[D; PAGE_LEN]) -> Self {
-        let mut compact = Self::new();
-        let used = values.iter().enumerate().filter(|&(_, &value)| value != D::ZERO);
-        for (index, (offset, &value)) in used.enumerate() {
-            compact.offsets[index] = offset as u16;
-            compact.values[index] = value;
-        }
-        compact
-    }
-
     /// Stores a new slot; `false` if all entries are in use.
     fn try_insert(&mut self, offset: usize, value: D) -> bool {
         match self.position(usize::from(VACANT)) {
@@ -154,105 +153,201 @@ impl<D: DenseIndex> Compact<D> {
         }
     }
 
-    /// The same slots plus `offset` = `value`, as a full page: what a compact page with no
-    /// vacancy left becomes.
-    fn to_full_with(&self, offset: usize, value: D) -> Result<Box<[D; PAGE_LEN]>, Error> {
-        let mut values = self.to_full()?;
-        values[offset] = value;
-        Ok(values)
-    }
-
-    /// The same slots as a full page.
-    fn to_full(&self) -> Result<Box<[D; PAGE_LEN]>, Error> {
-        let mut values = new_full::<D>()?;
+    /// Copies its slots into `values`.
+    fn fill(&self, values: &mut [D; PAGE_LEN]) {
         for (&at, &stored) in self.offsets.iter().zip(&self.values) {
             if at != VACANT {
                 values[usize::from(at)] = stored;
             }
         }
-        Ok(values)
+    }
+
+    /// The non-zero slots of a full page, if there are at most `COMPACT_LEN` of them.
+    fn from_full(values: &[D; PAGE_LEN]) -> Option<Self> {
+        let mut compact = Self::EMPTY;
+        let used = values.iter().enumerate().filter(|&(_, &value)| value != D::ZERO);
+        for (index, (offset, &value)) in used.enumerate() {
+            if index == COMPACT_LEN {
+                return None;
+            }
+            compact.offsets[index] = offset as u16;
+            compact.values[index] = value;
+        }
+        Some(compact)
     }
 }
 
-/// A page of the flat region or of a chunk, lent for one update.
-enum PageMut<'a, D> {
-    Full(&'a mut [D; PAGE_LEN]),
-    Compact(&'a mut Compact<D>),
+/// A zeroed full page, allocated fallibly.
+fn new_full<D: DenseIndex>() -> Result<Full<D>, Error> {
+    let mut values = Vec::new();
+    values.try_reserve_exact(PAGE_LEN)?;
+    values.resize(PAGE_LEN, D::ZERO);
+    Ok(values
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots")))
 }
 
+/// One bucket of the hash lane.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    page: u64,
+    entry: Entry,
+}
+
+const VACANT_BUCKET: Bucket = Bucket { page: NO_PAGE, entry: EMPTY };
+
+/// The hash lane of the directory: page number -> entry. The table is a power of two long
+/// (at least 8) and less than 3/4 full; it has no buckets at all while no page is in it, so a
+/// lookup in an empty lane is one test.
 #[derive(Clone, Debug)]
-enum Page<D> {
-    Full(Box<[D; PAGE_LEN]>),
-    /// A one-element array so that it can be allocated fallibly (through `Vec`) without unsafe.
-    Compact(Box<[Compact<D>; 1]>),
+struct HashLane {
+    buckets: Vec<Bucket>,
+    /// The number of pages in the table.
+    len: usize,
+    /// The smallest page number in the table; `NO_PAGE` when it is empty.
+    min_page: u64,
 }
 
-impl<D: DenseIndex> Page<D> {
-    #[inline]
-    fn get(&self, offset: usize) -> D {
-        match self {
-            Page::Full(values) => values[offset],
-            Page::Compact(compact) => compact[0].get(offset),
+impl HashLane {
+    const fn new() -> Self {
+        Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE }
+    }
+
+    /// An empty table with room for `pages` pages: no buckets if `pages` is zero.
+    fn with_room(pages: usize) -> Result<Self, Error> {
+        let mut table = Self::new();
+        if pages > 0 {
+            let mut buckets = 8_usize;
+            while buckets * 3 <= pages * 4 {
+                buckets = buckets.checked_mul(2).ok_or(Error::CapacityOverflow)?;
+            }
+            try_reserve_exact(&mut table.buckets, buckets)?;
+            table.buckets.resize(buckets, VACANT_BUCKET);
+        }
+        Ok(table)
+    }
+
+    /// The home bucket of `page`: Fibonacci hashing, so runs of page numbers spread out.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
+    fn home(&self, page: u64) -> usize {
+        // A table with buckets has at least 8, so the shift is below 64.
+        let bits = self.buckets.len().trailing_zeros();
+        (page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+    }
+
+    /// The entry of `page`; `EMPTY` if it has none.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys and of misses")]
+    fn get(&self, page: u64) -> Entry {
+        match self.find(page) {
+            Some(at) => self.buckets[at].entry,
+            None => EMPTY,
         }
     }
 
-    /// Gives an empty slot a non-zero value; a full compact page becomes a full one.
-    fn insert(&mut self, offset: usize, value: D) -> Result<(), Error> {
-        match self {
-            Page::Full(values) => values[offset] = value,
-            Page::Compact(compact) => {
-                if !compact[0].try_insert(offset, value) {
-                    *self = Page::Full(compact[0].to_full_with(offset, value)?);
-                }
+    /// The bucket holding `page`, if any.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys and of misses")]
+    fn find(&self, page: u64) -> Option<usize> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let mask = self.buckets.len() - 1;
+        let mut at = self.home(page);
+        loop {
+            match self.buckets[at].page {
+                found if found == page => return Some(at),
+                NO_PAGE => return None,
+                _ => at = (at + 1) & mask,
             }
         }
+    }
+
+    /// Makes room for one more page without exceeding the load limit.
+    fn reserve_one(&mut self) -> Result<(), Error> {
+        if (self.len + 1) * 4 < self.buckets.len() * 3 {
+            return Ok(());
+        }
+        let mut table = Self::with_room(self.len + 1)?;
+        for (page, entry) in self.iter() {
+            table.put(page, entry);
+        }
+        *self = table;
         Ok(())
     }
 
-    fn occupied(&self) -> usize {
-        match self {
-            Page::Full(values) => values.iter().filter(|&&value| value != D::ZERO).count(),
-            Page::Compact(compact) => compact[0].len(),
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        match self {
-            Page::Full(_) => size_of::<[D; PAGE_LEN]>(),
-            Page::Compact(_) => size_of::<Compact<D>>(),
-        }
-    }
-
-    /// Shrinks a full page with few slots in use to a compact one. Returns `false` if the page
-    /// holds nothing (the caller releases it).
-    fn compact(&mut self) -> bool {
-        let Page::Full(values) = self else { return self.occupied() > 0 };
-        match shrink(values) {
-            Shrunk::Empty => false,
-            Shrunk::Compact(compact) => {
-                *self = Page::Compact(Box::new([compact]));
-                true
+    /// Inserts or overwrites `page`'s entry; the table must have room (`reserve_one`).
+    fn put(&mut self, page: u64, entry: Entry) {
+        let mask = self.buckets.len() - 1;
+        let mut at = self.home(page);
+        loop {
+            let bucket = &mut self.buckets[at];
+            if bucket.page == page {
+                bucket.entry = entry;
+                return;
             }
-            Shrunk::Full => true,
+            if bucket.page == NO_PAGE {
+                *bucket = Bucket { page, entry };
+                self.len += 1;
+                self.min_page = self.min_page.min(page);
+                return;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
+        self.buckets.iter().filter(|b| b.page != NO_PAGE).map(|b| (b.page, b.entry))
+    }
+
+    fn allocated_bytes(&self) -> usize {
+        self.buckets.capacity() * size_of::<Bucket>()
+    }
+}
+
+/// Where a page is, for the write paths.
+#[derive(Clone, Copy)]
+enum Found {
+    /// `flat_full[n]`.
+    FlatFull(usize),
+    /// `hashed_full[i]`.
+    HashedFull(usize),
+    /// `compact[i]`.
+    Compact(usize),
+    Missing,
+}
+
+impl Found {
+    /// Where an entry other than a flat full page points.
+    fn of(entry: Entry) -> Self {
+        match entry {
+            EMPTY => Found::Missing,
+            entry if entry & COMPACT != 0 => Found::Compact((entry & !COMPACT) as usize),
+            entry => Found::HashedFull(entry as usize),
         }
     }
 }
 
-type Chunk<D> = Box<[Option<Page<D>>; CHUNK_LEN]>;
-
-/// The sparse side of a set. See the module docs for the layout.
+/// The sparse side of a set. See the module docs for the layout and the invariants.
 #[derive(Clone, Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
-    /// Full pages of slots below `FLAT_LIMIT`, by page number.
-    flat: Vec<Option<Box<[D; PAGE_LEN]>>>,
-    /// Compact pages of slots below `FLAT_LIMIT`, by page number; as long as `flat`, and never
-    /// holding a page where `flat` does.
-    flat_compact: Vec<Option<Box<[Compact<D>; 1]>>>,
-    /// Chunks of slots from `FLAT_LIMIT` up to 2^32, by chunk number.
-    near: Vec<Option<Chunk<D>>>,
-    /// Chunks of slots from 2^32 up.
-    far: Vec<(u64, Chunk<D>)>,
-    page_count: usize,
+    /// The flat lane's full pages, by page number.
+    flat_full: Vec<Option<Full<D>>>,
+    /// The flat lane's compact entries (or `EMPTY`), by page number.
+    flat_compact: Vec<Entry>,
+    /// How many page numbers of the flat lane have a page: its density decides whether it may
+    /// grow.
+    flat_named: usize,
+    /// The page numbers from the flat lane's end up.
+    hash: HashLane,
+    /// The full pages the hash lane names (`None` only while pages move between lanes).
+    hashed_full: Vec<Option<Full<D>>>,
+    /// The compact-page arena.
+    compact: Vec<Compact<D>>,
+    /// Compact pages no entry names (all unused), reused before the arena grows.
+    free: Vec<Entry>,
 }
 
 impl<D: DenseIndex> Default for Pages<D> {
@@ -264,524 +359,682 @@ impl<D: DenseIndex> Default for Pages<D> {
 impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
         Self {
-            flat: Vec::new(),
+            flat_full: Vec::new(),
             flat_compact: Vec::new(),
-            near: Vec::new(),
-            far: Vec::new(),
-            page_count: 0,
+            flat_named: 0,
+            hash: HashLane::new(),
+            hashed_full: Vec::new(),
+            compact: Vec::new(),
+            free: Vec::new(),
         }
     }
 
     /// The value stored in `slot`: zero if it is empty or its page is missing.
     ///
-    /// Full and compact pages of the flat region are handled inline; only slots past the flat
-    /// directories take a call, marked cold so that callers' loops keep their registers.
-    /// `always`: see `SparseSet::get_index_of`.
+    /// `always`: see `SparseSet::get_index_of`. The whole path, misses included, is inlined: a
+    /// full page of the flat lane is the page pointer and the slot; anything else is one entry
+    /// (flat or hashed) and `read`.
     #[inline(always)]
     #[expect(
         clippy::inline_always,
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     pub(crate) fn get(&self, slot: u64) -> D {
-        let number = number_of(slot).unwrap_or(usize::MAX);
-        if let Some(Some(page)) = self.flat.get(number) {
-            return page[offset_of(slot)];
-        }
-        match self.flat_compact.get(number) {
-            Some(Some(compact)) => compact[0].get(offset_of(slot)),
-            Some(None) => D::ZERO,
-            None => self.get_beyond_flat(slot),
-        }
-    }
-
-    /// `get` for slots past the flat directories: pages never allocated, or chunked pages.
-    #[cold]
-    #[inline(never)]
-    fn get_beyond_flat(&self, slot: u64) -> D {
-        if slot < FLAT_LIMIT {
-            return D::ZERO;
-        }
-        let (chunk, page) = chunk_of(slot);
-        let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get(chunk as usize).and_then(Option::as_ref)
-        } else {
-            far_position(&self.far, chunk).ok().map(|at| &self.far[at].1)
+        let (page, offset) = split(slot);
+        let number = flat_index(page);
+        let entry = match self.flat_full.get(number) {
+            Some(Some(full)) => return full[offset],
+            Some(None) => self.flat_compact.get(number).copied().unwrap_or(EMPTY),
+            None => self.hash.get(page),
         };
-        chunk
-            .and_then(|chunk| chunk[page].as_ref())
-            .map_or(D::ZERO, |page| page.get(offset_of(slot)))
+        self.read(entry, offset)
     }
 
-    /// Applies `f` to the page holding `slot`, which must be allocated (it holds, or held, a
-    /// key).
-    fn with_page<R>(&mut self, slot: u64, f: impl FnOnce(PageMut<'_, D>) -> R) -> R {
-        if slot < FLAT_LIMIT {
-            let number = (slot >> PAGE_BITS) as usize;
-            if let Some(Some(page)) = self.flat.get_mut(number) {
-                return f(PageMut::Full(page));
-            }
-            return match self.flat_compact.get_mut(number) {
-                Some(Some(compact)) => f(PageMut::Compact(&mut compact[0])),
-                _ => unreachable!("sparse page of slot {slot} is missing"),
-            };
+    /// The slot at `offset` of the page `entry` names; zero for `EMPTY`.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
+    fn read(&self, entry: Entry, offset: usize) -> D {
+        if entry & COMPACT != 0 {
+            return self
+                .compact
+                .get((entry & !COMPACT) as usize)
+                .map_or(D::ZERO, |c| c.get(offset));
         }
-        match self.page_beyond_flat(slot) {
-            Page::Full(page) => f(PageMut::Full(page)),
-            Page::Compact(compact) => f(PageMut::Compact(&mut compact[0])),
+        // `EMPTY` fails this bounds check.
+        match self.hashed_full.get(entry as usize) {
+            Some(Some(full)) => full[offset],
+            _ => D::ZERO,
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn page_beyond_flat(&mut self, slot: u64) -> &mut Page<D> {
-        let (chunk, page) = chunk_of(slot);
-        let chunk = if chunk < NEAR_CHUNKS {
-            self.near.get_mut(chunk as usize).and_then(Option::as_mut)
-        } else {
-            match far_position(&self.far, chunk) {
-                Ok(at) => Some(&mut self.far[at].1),
-                Err(_) => None,
+    /// Where page number `page` is.
+    #[inline]
+    fn find(&self, page: u64) -> Found {
+        let number = flat_index(page);
+        match self.flat_full.get(number) {
+            Some(Some(_)) => Found::FlatFull(number),
+            Some(None) => Found::of(self.flat_compact[number]),
+            None => Found::of(self.hash.get(page)),
+        }
+    }
+
+    /// The slot at `offset` of the page at `found`, if the page has that slot in use (a full
+    /// page has every slot).
+    #[inline]
+    fn slot_mut(&mut self, found: Found, offset: usize) -> Option<&mut D> {
+        match found {
+            Found::FlatFull(number) => {
+                self.flat_full[number].as_mut().map(|full| &mut full[offset])
             }
-        };
-        match chunk.and_then(|chunk| chunk[page].as_mut()) {
-            Some(page) => page,
-            None => unreachable!("sparse page of slot {slot} is missing"),
+            Found::HashedFull(index) => {
+                self.hashed_full[index].as_mut().map(|full| &mut full[offset])
+            }
+            Found::Compact(index) => {
+                let compact = &mut self.compact[index];
+                compact.position(offset).map(|at| &mut compact.values[at])
+            }
+            Found::Missing => None,
         }
     }
 
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
-        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
-            page[offset_of(slot)] = value;
+        let (page, offset) = split(slot);
+        if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
+            full[offset] = value;
             return;
         }
-        self.set_slow(slot, value);
-    }
-
-    /// `set` for compact pages and chunked pages.
-    #[inline(never)]
-    fn set_slow(&mut self, slot: u64, value: D) {
-        self.with_page(slot, |page| match page {
-            PageMut::Full(values) => values[offset_of(slot)] = value,
-            PageMut::Compact(compact) => match compact.position(offset_of(slot)) {
-                Some(index) => compact.values[index] = value,
-                None => unreachable!("slot {slot} of a compact page is not occupied"),
-            },
-        });
+        match self.slot_mut(self.find(page), offset) {
+            Some(stored) => *stored = value,
+            None => unreachable!("sparse slot {slot} is not in use"),
+        }
     }
 
     /// Reads `slot` and zeroes it, in one lookup; zero if it was empty or its page is missing.
     /// Never allocates.
     #[inline]
     pub(crate) fn take(&mut self, slot: u64) -> D {
-        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
-            return core::mem::replace(&mut page[offset_of(slot)], D::ZERO);
+        let (page, offset) = split(slot);
+        if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
+            return core::mem::replace(&mut full[offset], D::ZERO);
         }
-        self.take_slow(slot)
+        let found = self.find(page);
+        if let Found::Compact(index) = found {
+            // A compact page frees the entry, so that its offset is unused again.
+            let compact = &mut self.compact[index];
+            return match compact.position(offset) {
+                Some(at) => {
+                    compact.offsets[at] = VACANT;
+                    core::mem::replace(&mut compact.values[at], D::ZERO)
+                }
+                None => D::ZERO,
+            };
+        }
+        self.slot_mut(found, offset).map_or(D::ZERO, |stored| core::mem::replace(stored, D::ZERO))
     }
 
-    /// `take` for compact pages, missing pages and chunked pages.
-    #[inline(never)]
-    fn take_slow(&mut self, slot: u64) -> D {
-        let value = self.get(slot);
-        if value != D::ZERO {
-            self.clear(slot);
-        }
-        value
-    }
-
-    /// Zeroes `slot`, whose page must exist. Never allocates.
+    /// Zeroes `slot`. Never allocates.
     #[inline]
     pub(crate) fn clear(&mut self, slot: u64) {
-        if let Some(Some(page)) = number_of(slot).and_then(|number| self.flat.get_mut(number)) {
-            page[offset_of(slot)] = D::ZERO;
-            return;
-        }
-        self.clear_slow(slot);
+        self.take(slot);
     }
 
-    /// `clear` for compact pages and chunked pages.
-    #[inline(never)]
-    fn clear_slow(&mut self, slot: u64) {
-        self.with_page(slot, |page| match page {
-            PageMut::Full(values) => values[offset_of(slot)] = D::ZERO,
-            PageMut::Compact(compact) => {
-                if let Some(index) = compact.position(offset_of(slot)) {
-                    compact.offsets[index] = VACANT;
-                    compact.values[index] = D::ZERO;
-                }
-            }
-        });
-    }
-
-    /// Gives the empty `slot` a non-zero value, allocating its page (and directories) or turning
-    /// a compact page full if needed.
+    /// Gives the empty `slot` a non-zero value, adding its page (as a compact page) or turning a
+    /// compact page full if needed. On `Err` nothing has changed.
     #[inline]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        let offset = offset_of(slot);
-        if slot >= FLAT_LIMIT {
-            return self.insert_beyond_flat(slot, value);
-        }
-        let number = (slot >> PAGE_BITS) as usize;
-        if let Some(Some(page)) = self.flat.get_mut(number) {
-            page[offset] = value;
+        let (page, offset) = split(slot);
+        if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
+            full[offset] = value;
             return Ok(());
         }
-        if number >= self.flat.len() {
-            let grow = number + 1 - self.flat.len();
-            self.flat.try_reserve(grow)?;
-            self.flat_compact.try_reserve(grow)?;
-            self.flat.resize_with(number + 1, || None);
-            self.flat_compact.resize_with(number + 1, || None);
-        }
-        match &mut self.flat_compact[number] {
-            Some(compact) => {
-                if !compact[0].try_insert(offset, value) {
-                    self.flat[number] = Some(compact[0].to_full_with(offset, value)?);
-                    self.flat_compact[number] = None;
+        match self.find(page) {
+            Found::FlatFull(number) => {
+                if let Some(full) = &mut self.flat_full[number] {
+                    full[offset] = value;
+                }
+                Ok(())
+            }
+            Found::HashedFull(index) => {
+                if let Some(full) = &mut self.hashed_full[index] {
+                    full[offset] = value;
+                }
+                Ok(())
+            }
+            Found::Compact(index) => {
+                if self.compact[index].try_insert(offset, value) {
+                    Ok(())
+                } else {
+                    self.grow_compact(page, index, offset, value)
                 }
             }
-            missing @ None => {
-                *missing = Some(try_box(Compact::with(offset, value))?);
-                self.page_count += 1;
-            }
+            Found::Missing => self.add_compact(page, offset, value),
         }
+    }
+
+    /// Turns compact page `index` (of page number `page`), which has no unused entry left, into
+    /// a full page holding its slots and `offset` = `value`; the compact page is freed.
+    #[cold]
+    fn grow_compact(
+        &mut self,
+        page: u64,
+        index: usize,
+        offset: usize,
+        value: D,
+    ) -> Result<(), Error> {
+        let mut full = new_full::<D>()?;
+        self.compact[index].fill(&mut full);
+        full[offset] = value;
+        try_reserve(&mut self.free, 1)?;
+        let number = flat_index(page);
+        if number < self.flat_full.len() {
+            self.flat_full[number] = Some(full);
+            self.flat_compact[number] = EMPTY;
+        } else {
+            let entry = Entry::try_from(self.hashed_full.len()).ok().filter(|&entry| entry < EMPTY);
+            let entry = entry.ok_or(Error::CapacityOverflow)?;
+            try_reserve(&mut self.hashed_full, 1)?;
+            self.hashed_full.push(Some(full));
+            // The page is in the hash lane already: this overwrites, needing no room.
+            self.hash.put(page, entry);
+        }
+        self.compact[index] = Compact::EMPTY;
+        self.free.push(index as Entry);
         Ok(())
     }
 
-    #[cold]
+    /// Adds a compact page for page number `page`, which has none, holding `offset` = `value`.
     #[inline(never)]
-    fn insert_beyond_flat(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        let (chunk, page) = chunk_of(slot);
-        match &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page] {
-            Some(page) => page.insert(offset_of(slot), value),
-            missing @ None => {
-                *missing = Some(Page::Compact(try_box(Compact::with(offset_of(slot), value))?));
-                self.page_count += 1;
-                Ok(())
+    fn add_compact(&mut self, page: u64, offset: usize, value: D) -> Result<(), Error> {
+        let reuse = self.free.last().copied();
+        if reuse.is_none() {
+            if self.compact.len() >= EMPTY as usize {
+                return Err(Error::CapacityOverflow);
             }
+            try_reserve(&mut self.compact, 1)?;
+        }
+        self.reserve_entry(page)?;
+        let mut compact = Compact::EMPTY;
+        compact.try_insert(offset, value);
+        let index = if let Some(index) = reuse {
+            self.free.pop();
+            self.compact[index as usize] = compact;
+            index
+        } else {
+            self.compact.push(compact);
+            (self.compact.len() - 1) as Entry
+        };
+        self.add_entry(page, COMPACT | index);
+        Ok(())
+    }
+
+    /// Makes room in the directory for the new page number `page`: grows the flat lane over it
+    /// if the lane may cover it, else makes room in the hash lane. After `Ok`, `add_entry(page,
+    /// _)` cannot fail.
+    fn reserve_entry(&mut self, page: u64) -> Result<(), Error> {
+        let limit = FLAT_MIN.max((self.page_count() + 1).saturating_mul(FLAT_PER_PAGE));
+        match usize::try_from(page) {
+            Ok(number) if number < self.flat_full.len() => Ok(()),
+            Ok(number) if number < limit && self.flat_is_dense() => {
+                // The lane ends right after the pages in use (its capacity grows
+                // geometrically), so a miss past the largest key always takes the same path.
+                self.grow_flat(number + 1)
+            }
+            _ => self.hash.reserve_one(),
         }
     }
 
-    /// Allocates full pages covering slots `0..limit` (bounded sets), so that inserting below
-    /// `limit` never allocates.
+    /// Whether the flat lane may grow: it is within its free size, or at least one in
+    /// `2 * FLAT_PER_PAGE` of the page numbers it covers has a page. Keys spread thinly over a
+    /// wide range (random or hashed ids) keep it small; keys from 0 up grow it.
+    fn flat_is_dense(&self) -> bool {
+        self.flat_full.len() < FLAT_MIN
+            || self.flat_named * 2 * FLAT_PER_PAGE >= self.flat_full.len()
+    }
+
+    /// Extends the flat lane to `len` page numbers, moving the hash lane's pages below `len`
+    /// over. On `Err` nothing has changed.
+    fn grow_flat(&mut self, len: usize) -> Result<(), Error> {
+        let grow = len.saturating_sub(self.flat_full.len());
+        try_reserve(&mut self.flat_full, grow)?;
+        try_reserve(&mut self.flat_compact, grow)?;
+        if self.hash.min_page < len as u64 {
+            self.move_to_flat(len)?;
+        }
+        self.flat_full.resize_with(len, || None);
+        self.flat_compact.resize(len, EMPTY);
+        Ok(())
+    }
+
+    /// Moves the hash lane's pages below `len` into the flat lane, whose room is reserved. On
+    /// `Err` nothing has changed.
+    #[cold]
+    fn move_to_flat(&mut self, len: usize) -> Result<(), Error> {
+        // What stays in the hash lane is allocated before anything changes.
+        let staying = self.hash.iter().filter(|&(page, _)| page >= len as u64);
+        let (staying, staying_full) = staying.fold((0, 0), |(pages, full), (_, entry)| {
+            (pages + 1, full + usize::from(entry & COMPACT == 0))
+        });
+        let mut rest = HashLane::with_room(staying)?;
+        let mut rest_full = Vec::new();
+        try_reserve_exact(&mut rest_full, staying_full)?;
+        self.flat_full.resize_with(len, || None);
+        self.flat_compact.resize(len, EMPTY);
+        for (page, entry) in self.hash.iter() {
+            let full =
+                if entry & COMPACT == 0 { self.hashed_full[entry as usize].take() } else { None };
+            if page < len as u64 {
+                let number = page as usize;
+                match full {
+                    Some(full) => self.flat_full[number] = Some(full),
+                    None => self.flat_compact[number] = entry,
+                }
+                self.flat_named += 1;
+            } else {
+                let entry = match full {
+                    Some(full) => {
+                        rest_full.push(Some(full));
+                        (rest_full.len() - 1) as Entry
+                    }
+                    None => entry,
+                };
+                rest.put(page, entry);
+            }
+        }
+        self.hash = rest;
+        self.hashed_full = rest_full;
+        Ok(())
+    }
+
+    /// Names the new page `page` with `entry`; its lane has room (`reserve_entry`).
+    fn add_entry(&mut self, page: u64, entry: Entry) {
+        match self.flat_compact.get_mut(flat_index(page)) {
+            Some(slot) => {
+                *slot = entry;
+                self.flat_named += 1;
+            }
+            None => self.hash.put(page, entry),
+        }
+    }
+
+    /// Adds full pages covering slots `0..limit` (bounded sets), so that inserting below `limit`
+    /// never allocates; compact pages there turn full. On `Err`, the pages may have changed
+    /// form, but every slot keeps its value.
     pub(crate) fn allocate_full_below(&mut self, limit: u64) -> Result<(), Error> {
         let pages = Self::check_full_below(limit)?;
         // Fail fast when the whole amount cannot be had, instead of allocating page after page.
         let mut probe: Vec<[D; PAGE_LEN]> = Vec::new();
         try_reserve_exact(&mut probe, pages)?;
         drop(probe);
-        for page_start in (0..limit).step_by(PAGE_LEN) {
-            if page_start >= FLAT_LIMIT {
-                let (chunk, page) = chunk_of(page_start);
-                let holder = &mut chunk_or_insert(&mut self.near, &mut self.far, chunk)?[page];
-                match holder {
-                    Some(Page::Full(_)) => {}
-                    Some(Page::Compact(compact)) => {
-                        *holder = Some(Page::Full(compact[0].to_full()?));
-                    }
-                    None => {
-                        *holder = Some(Page::Full(new_full::<D>()?));
-                        self.page_count += 1;
-                    }
-                }
+        if pages > self.flat_full.len() {
+            self.grow_flat(pages)?;
+        }
+        for number in 0..pages {
+            if self.flat_full[number].is_some() {
                 continue;
             }
-            let number = (page_start >> PAGE_BITS) as usize;
-            if number >= self.flat.len() {
-                self.flat.try_reserve(number + 1 - self.flat.len())?;
-                self.flat_compact.try_reserve(number + 1 - self.flat_compact.len())?;
-                self.flat.resize_with(number + 1, || None);
-                self.flat_compact.resize_with(number + 1, || None);
+            try_reserve(&mut self.free, 1)?;
+            let mut full = new_full::<D>()?;
+            match Found::of(self.flat_compact[number]) {
+                Found::Compact(index) => {
+                    self.compact[index].fill(&mut full);
+                    self.compact[index] = Compact::EMPTY;
+                    self.free.push(index as Entry);
+                }
+                _ => self.flat_named += 1,
             }
-            if self.flat[number].is_none() {
-                let full = if let Some(compact) = &self.flat_compact[number] {
-                    let full = compact[0].to_full()?;
-                    self.flat_compact[number] = None;
-                    full
-                } else {
-                    self.page_count += 1;
-                    new_full::<D>()?
-                };
-                self.flat[number] = Some(full);
-            }
+            self.flat_full[number] = Some(full);
+            self.flat_compact[number] = EMPTY;
         }
         Ok(())
     }
 
-    /// Releases every page whose slots are all zero, turns full pages with few slots in use
-    /// compact, drops chunks left without pages, and trims the directories.
-    pub(crate) fn release_empty_pages(&mut self) {
-        fn sweep<D: DenseIndex>(pages: &mut [Option<Page<D>>], released: &mut usize) -> bool {
-            let mut any = false;
-            for holder in pages {
-                if holder.as_mut().is_some_and(|page| !page.compact()) {
-                    *holder = None;
-                    *released += 1;
-                }
-                any |= holder.is_some();
-            }
-            any
-        }
-        let mut released = 0;
-        for (full, compact) in self.flat.iter_mut().zip(&mut self.flat_compact) {
-            if let Some(values) = full {
-                match shrink(values) {
-                    Shrunk::Empty => {
-                        *full = None;
-                        released += 1;
-                    }
-                    Shrunk::Compact(shrunk) => {
-                        *compact = Some(Box::new([shrunk]));
-                        *full = None;
-                    }
-                    Shrunk::Full => {}
-                }
-            } else if compact.as_ref().is_some_and(|page| page[0].len() == 0) {
-                *compact = None;
-                released += 1;
-            }
-        }
-        for chunk in &mut self.near {
-            if chunk.as_mut().is_some_and(|pages| !sweep(&mut pages[..], &mut released)) {
-                *chunk = None;
-            }
-        }
-        self.far.retain_mut(|(_, pages)| sweep(&mut pages[..], &mut released));
-        while matches!((self.flat.last(), self.flat_compact.last()), (Some(None), Some(None))) {
-            self.flat.pop();
-            self.flat_compact.pop();
-        }
-        self.flat.shrink_to_fit();
-        self.flat_compact.shrink_to_fit();
-        trim(&mut self.near);
-        self.page_count -= released;
-    }
-
-    fn chunk_pages(&self) -> impl Iterator<Item = &Page<D>> {
-        let chunks = self.near.iter().flatten().chain(self.far.iter().map(|(_, chunk)| chunk));
-        chunks.flat_map(|chunk| chunk.iter()).flatten()
-    }
-
     /// The number of full pages covering slots `0..limit`, or `Err(CapacityOverflow)` if they
-    /// need more memory than the address space has. Allocates nothing.
+    /// (and their directory) need more memory than the address space has. Allocates nothing.
     pub(crate) fn check_full_below(limit: u64) -> Result<usize, Error> {
         let pages = usize::try_from(limit.div_ceil(PAGE_LEN as u64)).ok();
+        let per_page =
+            size_of::<[D; PAGE_LEN]>() + size_of::<Option<Full<D>>>() + size_of::<Entry>();
         pages
             .filter(|&pages| {
-                pages
-                    .checked_mul(size_of::<[D; PAGE_LEN]>() + size_of::<usize>())
-                    .is_some_and(|bytes| isize::try_from(bytes).is_ok())
+                pages.checked_mul(per_page).is_some_and(|bytes| isize::try_from(bytes).is_ok())
             })
             .ok_or(Error::CapacityOverflow)
     }
 
-    /// The number of non-zero slots (`len` of the set, by the invariant). Also checks that no
-    /// page number has both a full and a compact page.
-    pub(crate) fn check(&self) -> usize {
-        assert_eq!(self.flat.len(), self.flat_compact.len(), "flat directories differ in length");
-        let mut occupied = 0;
-        for (full, compact) in self.flat.iter().zip(&self.flat_compact) {
-            match (full, compact) {
-                (Some(values), None) => {
-                    occupied += values.iter().filter(|&&value| value != D::ZERO).count();
+    /// Every page number with a page, and the page's slots.
+    fn pages(&self) -> impl Iterator<Item = (u64, PageRef<'_, D>)> + '_ {
+        let flat = self.flat_full.iter().zip(&self.flat_compact).enumerate();
+        let flat = flat.filter_map(|(number, (full, &entry))| {
+            let page = match full {
+                Some(full) => PageRef::Full(full),
+                None => self.page_ref(entry)?,
+            };
+            Some((number as u64, page))
+        });
+        let hashed =
+            self.hash.iter().filter_map(|(page, entry)| Some((page, self.page_ref(entry)?)));
+        flat.chain(hashed)
+    }
+
+    /// The page an entry other than `EMPTY` names.
+    fn page_ref(&self, entry: Entry) -> Option<PageRef<'_, D>> {
+        match Found::of(entry) {
+            Found::Compact(index) => self.compact.get(index).map(PageRef::Compact),
+            Found::HashedFull(index) => self.hashed_full.get(index)?.as_deref().map(PageRef::Full),
+            Found::FlatFull(_) | Found::Missing => None,
+        }
+    }
+
+    /// Adds page number `page`, which has no page, holding `values` in the smallest form that
+    /// fits them; nothing if they are all zero.
+    fn adopt(&mut self, page: u64, values: PageRef<'_, D>) -> Result<(), Error> {
+        let compact = match values {
+            PageRef::Compact(compact) => Some(*compact),
+            PageRef::Full(values) => Compact::from_full(values),
+        };
+        match compact {
+            Some(compact) if compact.len() == 0 => Ok(()),
+            Some(compact) => {
+                try_reserve(&mut self.compact, 1)?;
+                self.reserve_entry(page)?;
+                self.compact.push(compact);
+                self.add_entry(page, COMPACT | (self.compact.len() - 1) as Entry);
+                Ok(())
+            }
+            None => {
+                let PageRef::Full(values) = values else { unreachable!("a compact page fits") };
+                let mut full = new_full::<D>()?;
+                full.copy_from_slice(values);
+                try_reserve(&mut self.hashed_full, 1)?;
+                self.reserve_entry(page)?;
+                let number = flat_index(page);
+                if number < self.flat_full.len() {
+                    self.flat_full[number] = Some(full);
+                    self.flat_named += 1;
+                } else {
+                    self.hashed_full.push(Some(full));
+                    self.hash.put(page, (self.hashed_full.len() - 1) as Entry);
                 }
-                (None, Some(compact)) => occupied += compact[0].len(),
-                (None, None) => {}
-                (Some(_), Some(_)) => panic!("a page is both full and compact"),
+                Ok(())
             }
         }
-        occupied + self.chunk_pages().map(Page::occupied).sum::<usize>()
     }
 
-    /// The number of allocated pages.
+    /// Releases every page whose slots are all zero, turns full pages with few slots in use
+    /// compact, drops freed compact pages, and sizes the directory to the pages left. If the
+    /// memory for the rebuilt pages cannot be had, nothing changes.
+    pub(crate) fn release_empty_pages(&mut self) {
+        let mut pages: Vec<(u64, PageRef<'_, D>)> = Vec::new();
+        if pages.try_reserve_exact(self.page_count()).is_err() {
+            return;
+        }
+        pages.extend(self.pages());
+        pages.sort_unstable_by_key(|&(page, _)| page);
+        let mut rebuilt = Self::new();
+        for &(page, values) in &pages {
+            if rebuilt.adopt(page, values).is_err() {
+                return;
+            }
+        }
+        drop(pages);
+        rebuilt.flat_full.shrink_to_fit();
+        rebuilt.flat_compact.shrink_to_fit();
+        rebuilt.hashed_full.shrink_to_fit();
+        rebuilt.compact.shrink_to_fit();
+        *self = rebuilt;
+    }
+
+    /// The number of pages in use.
     pub(crate) fn page_count(&self) -> usize {
-        self.page_count
+        self.flat_named + self.hash.len
     }
 
-    /// Bytes held by the sparse side: pages, chunks and directories.
+    /// Bytes held by the sparse side: pages, arenas and both lanes of the directory.
+    ///
+    /// O(flat lane): full pages of the flat lane are counted.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        let chunks = self.near.iter().flatten().count() + self.far.len();
-        let full = self.flat.iter().flatten().count();
-        let compact = self.flat_compact.iter().flatten().count();
-        full * size_of::<[D; PAGE_LEN]>()
-            + compact * size_of::<Compact<D>>()
-            + self.chunk_pages().map(Page::bytes).sum::<usize>()
-            + chunks * size_of::<[Option<Page<D>>; CHUNK_LEN]>()
-            + self.flat.capacity() * size_of::<Option<Box<[D; PAGE_LEN]>>>()
-            + self.flat_compact.capacity() * size_of::<Option<Box<[Compact<D>; 1]>>>()
-            + self.near.capacity() * size_of::<Option<Chunk<D>>>()
-            + self.far.capacity() * size_of::<(u64, Chunk<D>)>()
+        let full_pages = self.flat_full.iter().flatten().count() + self.hashed_full.len();
+        full_pages * size_of::<[D; PAGE_LEN]>()
+            + self.flat_full.capacity() * size_of::<Option<Full<D>>>()
+            + self.flat_compact.capacity() * size_of::<Entry>()
+            + self.hashed_full.capacity() * size_of::<Option<Full<D>>>()
+            + self.compact.capacity() * size_of::<Compact<D>>()
+            + self.free.capacity() * size_of::<Entry>()
+            + self.hash.allocated_bytes()
     }
-}
 
-/// Drops trailing empty entries of a directory and its spare capacity.
-fn trim<T>(directory: &mut Vec<Option<T>>) {
-    while matches!(directory.last(), Some(None)) {
-        directory.pop();
-    }
-    directory.shrink_to_fit();
-}
-
-/// Where chunk number `chunk` is (`Ok`) or belongs (`Err`) in the sorted far list.
-fn far_position<D>(far: &[(u64, Chunk<D>)], chunk: u64) -> Result<usize, usize> {
-    far.binary_search_by_key(&chunk, |&(number, _)| number)
-}
-
-fn chunk_or_insert<'a, D: DenseIndex>(
-    near: &'a mut Vec<Option<Chunk<D>>>,
-    far: &'a mut Vec<(u64, Chunk<D>)>,
-    chunk: u64,
-) -> Result<&'a mut Chunk<D>, Error> {
-    if chunk < NEAR_CHUNKS {
-        let chunk = chunk as usize;
-        if chunk >= near.len() {
-            near.try_reserve(chunk + 1 - near.len())?;
-            near.resize_with(chunk + 1, || None);
+    /// Checks every invariant in the module docs and returns the number of non-zero slots (the
+    /// set's `len`, by its invariant); panics describing the first one broken.
+    pub(crate) fn check(&self) -> usize {
+        // 1. The flat lane.
+        let flat_len = self.flat_full.len();
+        assert_eq!(flat_len, self.flat_compact.len(), "the flat lane's vectors differ in length");
+        let mut compact_named = alloc::vec![false; self.compact.len()];
+        let mut name = |page: u64, index: usize| {
+            assert!(index < compact_named.len(), "page {page} names a compact page past the arena");
+            assert!(!compact_named[index], "two pages share compact page {index}");
+            compact_named[index] = true;
+        };
+        let mut named = 0;
+        for (number, (full, &entry)) in self.flat_full.iter().zip(&self.flat_compact).enumerate() {
+            assert!(
+                entry == EMPTY || entry & COMPACT != 0,
+                "flat page {number} has a non-compact entry {entry}"
+            );
+            assert!(full.is_none() || entry == EMPTY, "flat page {number} is full and compact");
+            if entry != EMPTY {
+                name(number as u64, (entry & !COMPACT) as usize);
+            }
+            named += usize::from(full.is_some() || entry != EMPTY);
         }
-        match &mut near[chunk] {
-            Some(chunk) => Ok(chunk),
-            missing @ None => Ok(missing.insert(new_chunk::<D>()?)),
-        }
-    } else {
-        // A sorted list rather than a map: its room is reserved fallibly before anything
-        // changes, so a failed allocation is an `Err`, never an abort.
-        match far_position(far, chunk) {
-            Ok(at) => Ok(&mut far[at].1),
-            Err(at) => {
-                far.try_reserve(1)?;
-                far.insert(at, (chunk, new_chunk::<D>()?));
-                Ok(&mut far[at].1)
+        assert_eq!(named, self.flat_named, "the flat lane names {named} pages");
+        // 2. The hash lane.
+        let mut full_named = alloc::vec![false; self.hashed_full.len()];
+        for (page, entry) in self.hash.iter() {
+            assert!(
+                page >= flat_len as u64,
+                "page {page} is in the hash lane but below the flat lane's end {flat_len}"
+            );
+            assert_eq!(
+                self.hash.find(page).map(|at| self.hash.buckets[at].entry),
+                Some(entry),
+                "page {page} is unreachable in the hash lane, or twice in it"
+            );
+            match Found::of(entry) {
+                Found::Compact(index) => name(page, index),
+                Found::HashedFull(index) => {
+                    assert!(
+                        index < full_named.len(),
+                        "page {page} names a full page past the list"
+                    );
+                    assert!(!full_named[index], "two pages share full page {index}");
+                    assert!(self.hashed_full[index].is_some(), "page {page} names a moved page");
+                    full_named[index] = true;
+                }
+                Found::Missing | Found::FlatFull(_) => {
+                    panic!("the hash lane holds page {page} empty")
+                }
             }
         }
+        let counted = self.hash.iter().count();
+        assert_eq!(counted, self.hash.len, "the hash lane counts {} entries", self.hash.len);
+        let min_page = self.hash.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
+        assert_eq!(min_page, self.hash.min_page, "the hash lane's smallest page is wrong");
+        assert!(
+            self.hash.buckets.is_empty() || self.hash.len * 4 < self.hash.buckets.len() * 3,
+            "the hash lane is over its load limit"
+        );
+        assert!(self.hash.buckets.len().is_power_of_two() || self.hash.buckets.is_empty());
+        // 3. Every full page named once; every compact page named once or free once.
+        assert!(full_named.iter().all(|&named| named), "a hashed full page is named by no entry");
+        assert!(self.hashed_full.len() < EMPTY as usize, "the full list reaches `EMPTY`");
+        for &index in &self.free {
+            let index = index as usize;
+            assert!(index < compact_named.len(), "free compact page {index} is past the arena");
+            assert!(!compact_named[index], "compact page {index} is both named and free");
+            compact_named[index] = true;
+        }
+        assert!(
+            compact_named.iter().all(|&named| named),
+            "a compact page is neither named nor free"
+        );
+        // 4. Compact pages well formed; free ones unused.
+        for (index, compact) in self.compact.iter().enumerate() {
+            let mut seen = [false; PAGE_LEN];
+            for (&at, &value) in compact.offsets.iter().zip(&compact.values) {
+                if at == VACANT {
+                    assert_eq!(value, D::ZERO, "an unused compact entry holds a value");
+                    continue;
+                }
+                let at = usize::from(at);
+                assert!(at < PAGE_LEN, "compact offset {at} is past the page");
+                assert!(!seen[at], "compact page {index} holds offset {at} twice");
+                seen[at] = true;
+                assert_ne!(value, D::ZERO, "a used compact entry holds zero");
+            }
+        }
+        for &index in &self.free {
+            assert_eq!(self.compact[index as usize].len(), 0, "free compact page {index} is used");
+        }
+        self.pages()
+            .map(|(_, page)| match page {
+                PageRef::Full(values) => values.iter().filter(|&&value| value != D::ZERO).count(),
+                PageRef::Compact(compact) => compact.len(),
+            })
+            .sum()
     }
 }
 
-/// Boxes `value`, reporting allocation failure instead of aborting.
-fn try_box<T>(value: T) -> Result<Box<[T; 1]>, Error> {
-    let mut storage = Vec::new();
-    storage.try_reserve_exact(1)?;
-    storage.push(value);
-    Ok(storage.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("one element")))
-}
-
-fn new_full<D: DenseIndex>() -> Result<Box<[D; PAGE_LEN]>, Error> {
-    let mut values = Vec::new();
-    values.try_reserve_exact(PAGE_LEN)?;
-    values.resize(PAGE_LEN, D::ZERO);
-    Ok(values
-        .into_boxed_slice()
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("page has PAGE_LEN slots")))
-}
-
-fn new_chunk<D: DenseIndex>() -> Result<Chunk<D>, Error> {
-    let mut pages = Vec::new();
-    pages.try_reserve_exact(CHUNK_LEN)?;
-    pages.resize_with(CHUNK_LEN, || None);
-    Ok(pages
-        .into_boxed_slice()
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("chunk has CHUNK_LEN pages")))
+/// The slots of one page, in whichever form it has.
+#[derive(Clone, Copy)]
+enum PageRef<'a, D> {
+    Full(&'a [D; PAGE_LEN]),
+    Compact(&'a Compact<D>),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn insert_all(pages: &mut Pages<u32>, slots: &[usize]) {
+    fn insert_all(pages: &mut Pages<u32>, slots: &[u64]) {
         for (value, &slot) in (1..).zip(slots) {
-            pages.insert(slot as u64, value).unwrap();
+            pages.insert(slot, value).unwrap();
         }
+        assert_eq!(pages.check(), slots.len());
     }
 
     #[test]
-    fn a_page_starts_compact_and_turns_full_on_its_seventeenth_slot() {
+    fn a_page_starts_compact_and_turns_full_on_its_ninth_slot() {
         let mut pages = Pages::<u32>::new();
-        let slots: Vec<usize> = (0..COMPACT_LEN).map(|i| i * 7).collect();
+        let slots: Vec<u64> = (0..COMPACT_LEN as u64).map(|i| i * 7).collect();
         insert_all(&mut pages, &slots);
-        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
-        assert_eq!(
-            pages.allocated_bytes(),
-            size_of::<Compact<u32>>()
-                + (pages.flat.capacity() + pages.flat_compact.capacity()) * size_of::<usize>()
-        );
+        assert!(pages.flat_full[0].is_none());
+        assert_eq!(pages.compact.len(), 1);
         pages.insert(500, 99).unwrap();
-        assert!(pages.flat[0].is_some() && pages.flat_compact[0].is_none());
+        assert!(pages.flat_full[0].is_some());
+        assert_eq!(pages.free, [0], "the compact page is free for the next new page");
         for (value, &slot) in (1..).zip(&slots) {
-            assert_eq!(pages.get(slot as u64), value);
+            assert_eq!(pages.get(slot), value);
         }
-        assert_eq!(pages.get(500), 99);
-        assert_eq!(pages.get(1), 0);
+        assert_eq!((pages.get(500), pages.get(1)), (99, 0));
         assert_eq!(pages.check(), COMPACT_LEN + 1);
+        assert_eq!(pages.page_count(), 1);
+        pages.insert(PAGE_LEN as u64, 5).unwrap();
+        assert_eq!((pages.compact.len(), pages.free.len()), (1, 0), "the freed page is reused");
+        assert_eq!(pages.check(), COMPACT_LEN + 2);
     }
 
     #[test]
     fn releasing_turns_sparse_full_pages_compact_and_drops_empty_ones() {
         let mut pages = Pages::<u32>::new();
-        let slots: Vec<usize> = (0..100).collect();
+        let slots: Vec<u64> = (0..100).collect();
         insert_all(&mut pages, &slots);
         pages.insert(5_000_000, 1).unwrap();
-        pages.insert(50_000_000, 1).unwrap();
-        for slot in 3..100_usize {
-            pages.clear(slot as u64);
+        pages.insert(1 << 50, 1).unwrap();
+        for slot in 3..100 {
+            pages.clear(slot);
         }
         pages.clear(5_000_000);
-        pages.clear(50_000_000);
+        pages.clear(1 << 50);
         pages.release_empty_pages();
-        assert!(pages.flat[0].is_none() && pages.flat_compact[0].is_some());
-        assert_eq!(pages.flat.len(), 1);
-        assert!(pages.near.is_empty());
+        assert_eq!(pages.check(), 3);
         assert_eq!(pages.page_count(), 1);
+        assert_eq!((pages.compact.len(), pages.hash.len, pages.flat_full.len()), (1, 0, 1));
         assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
     }
 
     #[test]
-    fn slots_far_apart_share_nothing_but_the_directories() {
+    fn slots_far_apart_share_nothing_but_the_directory() {
         let mut pages = Pages::<u32>::new();
-        pages.insert(0, 1).unwrap();
-        pages.insert(u64::from(u32::MAX), 2).unwrap();
+        insert_all(&mut pages, &[0, u64::from(u32::MAX), u64::MAX, 1 << 40]);
         assert_eq!(pages.get(0), 1);
-        assert_eq!(pages.get((u32::MAX as usize) as u64), 2);
-        assert_eq!(pages.get((PAGE_LEN) as u64), 0);
-        assert_eq!(pages.get(FLAT_LIMIT + 5), 0);
-        assert_eq!(pages.page_count(), 2);
-        assert!(pages.allocated_bytes() < 100 * 1024, "{}", pages.allocated_bytes());
-    }
-
-    #[test]
-    fn the_flat_directory_ends_where_the_chunks_begin() {
-        let mut pages = Pages::<u16>::new();
-        for slot in [FLAT_LIMIT - 1, FLAT_LIMIT, FLAT_LIMIT + PAGE_LEN as u64] {
-            pages.insert(slot, 3).unwrap();
+        assert_eq!(pages.get(u64::from(u32::MAX)), 2);
+        assert_eq!(pages.get(u64::MAX), 3);
+        assert_eq!(pages.get(1 << 40), 4);
+        for missing in [PAGE_LEN as u64, (1 << 40) + 1, u64::MAX - 1, u64::MAX - PAGE_LEN as u64] {
+            assert_eq!(pages.get(missing), 0, "slot {missing}");
         }
-        assert_eq!(pages.flat.len() as u64, FLAT_LIMIT >> PAGE_BITS);
-        assert_eq!(pages.page_count(), 3);
-        assert_eq!(pages.get(FLAT_LIMIT), 3);
-        assert_eq!(pages.get(FLAT_LIMIT + 1), 0);
-        pages.set(FLAT_LIMIT, 4);
-        assert_eq!(pages.get(FLAT_LIMIT), 4);
+        assert_eq!(pages.page_count(), 4);
+        assert_eq!(pages.hash.len, 3, "only page 0 is in the flat lane");
+        assert!(pages.allocated_bytes() < 1024, "{}", pages.allocated_bytes());
     }
 
     #[test]
-    fn slots_beyond_32_bits_use_the_far_list_on_every_target() {
-        let mut pages = Pages::<u8>::new();
-        pages.insert(u64::MAX, 7).unwrap();
-        pages.insert(1 << 40, 8).unwrap();
-        pages.insert((1 << 40) + (1 << 32), 9).unwrap();
-        assert_eq!(pages.get(u64::MAX), 7);
-        assert_eq!(pages.get(1 << 40), 8);
-        assert_eq!(pages.get((1 << 40) + (1 << 32)), 9);
-        assert_eq!(pages.get((1 << 40) + PAGE_LEN as u64), 0);
-        assert_eq!(pages.get(u64::MAX - (1 << 32)), 0, "shares its low 32 bits with u64::MAX");
-        assert!(pages.near.is_empty() && pages.flat.is_empty());
-        assert!(pages.far.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted by chunk");
-        pages.clear(1 << 40);
-        pages.release_empty_pages();
-        assert_eq!(pages.page_count(), 2);
-        assert_eq!(pages.far.len(), 2);
-        assert_eq!(pages.get(u64::MAX), 7);
+    fn slots_that_differ_in_their_high_bits_never_share_a_page() {
+        // On a 32-bit target these would share a page if slots were `usize`.
+        let mut pages = Pages::<u32>::new();
+        insert_all(&mut pages, &[5, (1 << 32) + 5, (2 << 32) + 5]);
+        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 2, 3));
+        assert_eq!(pages.take((1 << 32) + 5), 2);
+        assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 0, 3));
+        assert_eq!(pages.check(), 2);
+    }
+
+    #[test]
+    fn hashed_pages_turn_full_and_move_to_the_flat_lane_when_it_grows_over_them() {
+        let mut pages = Pages::<u32>::new();
+        // A page number past the free flat size: it lands in the hash lane, and turns full.
+        let far = (FLAT_MIN as u64 + 10) << PAGE_BITS;
+        let far_slots: Vec<u64> = (0..=COMPACT_LEN as u64).map(|i| far + i).collect();
+        insert_all(&mut pages, &far_slots);
+        assert_eq!((pages.flat_full.len(), pages.hash.len, pages.hashed_full.len()), (0, 1, 1));
+        // A second hashed page, compact, further out.
+        let further = far + 4 * PAGE_LEN as u64;
+        pages.insert(further, 77).unwrap();
+        // Then pages from 0 up, dense enough for the flat lane to grow past `far`'s page.
+        for page in 0..(FLAT_MIN as u64 + 12) {
+            if page != FLAT_MIN as u64 + 10 {
+                pages.insert((page << PAGE_BITS) + 1, 7).unwrap();
+            }
+        }
+        pages.check();
+        assert!(pages.flat_full.len() > FLAT_MIN + 10, "{}", pages.flat_full.len());
+        assert!(pages.flat_full[FLAT_MIN + 10].is_some(), "the full page moved to the flat lane");
+        for (value, &slot) in (1..).zip(&far_slots) {
+            assert_eq!(pages.get(slot), value);
+        }
+        pages.set(far, 1234);
+        assert_eq!(pages.get(far), 1234);
+        assert_eq!(pages.get(further), 77);
+        assert_eq!(pages.take(further), 77);
+        assert_eq!(pages.get(further), 0);
+    }
+
+    #[test]
+    fn thinly_spread_pages_keep_the_flat_lane_small() {
+        let mut pages = Pages::<u32>::new();
+        // One page in every 64 page numbers: too thin for the flat lane past its free size.
+        let count: u64 = if cfg!(miri) { 300 } else { 10_000 };
+        let slots: Vec<u64> = (0..count).map(|i| (i * 64) << PAGE_BITS).collect();
+        insert_all(&mut pages, &slots);
+        assert!(pages.flat_full.len() <= FLAT_MIN, "{}", pages.flat_full.len());
+        assert_eq!(pages.flat_named + pages.hash.len, count as usize);
+        for (value, &slot) in (1..).zip(&slots) {
+            assert_eq!(pages.get(slot), value);
+            assert_eq!(pages.get(slot + 1), 0);
+        }
     }
 
     #[test]
@@ -790,8 +1043,16 @@ mod tests {
         pages.insert(3, 1).unwrap();
         pages.allocate_full_below(3 * PAGE_LEN as u64 - 1).unwrap();
         assert_eq!(pages.page_count(), 3);
-        assert!(pages.flat.iter().all(Option::is_some));
-        assert!(pages.flat_compact.iter().all(Option::is_none));
+        assert!(pages.flat_full.iter().all(Option::is_some));
+        assert_eq!(pages.free, [0]);
         assert_eq!(pages.get(3), 1, "values survive the conversion");
+        assert_eq!(pages.check(), 1);
+    }
+
+    #[test]
+    fn huge_bounds_fail_before_allocating() {
+        assert_eq!(Pages::<u32>::check_full_below(u64::MAX), Err(Error::CapacityOverflow));
+        assert_eq!(Pages::<u32>::check_full_below(1 << 62), Err(Error::CapacityOverflow));
+        assert_eq!(Pages::<u32>::check_full_below(PAGE_LEN as u64 + 1), Ok(2));
     }
 }

@@ -967,7 +967,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
-    /// 16 keys is compact (about 100 bytes), a fuller one is a plain array (2 KiB with `u32`).
+    /// 8 keys is compact (48 bytes with `u32`), a fuller one is a plain array (2 KiB with `u32`).
     ///
     /// Computes in **O(1)** time.
     ///
@@ -988,9 +988,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
-    /// let few: SparseSet<u32> = (0..10).collect();
+    /// let few: SparseSet<u32> = (0..5).collect();
     /// let many: SparseSet<u32> = (0..10_000).collect();
-    /// assert!(few.allocated_bytes() < 1024); // one compact page
+    /// assert!(few.allocated_bytes() < 512); // one compact page
     /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
     /// ```
     #[must_use]
