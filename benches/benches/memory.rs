@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::hint::black_box;
 
+use rustc_hash::FxHashMap;
 use slotmap::{DefaultKey, SecondaryMap, SparseSecondaryMap};
 use sparse_soa::SparseMap;
 use sparse_soa_bench::{BenchMap, Bevy, Fx, Position, PositionSoa, Rng, SEED, VecOption};
@@ -120,6 +121,78 @@ fn after_removal<M: BenchMap<Position>>(rows: &mut Vec<Row>, shrink: Option<fn(&
     black_box(&map);
 }
 
+/// Bytes held by a map filled with `keys`, each mapped to a `u32`.
+fn held_by<K: Copy, M, R>(
+    keys: &[K],
+    empty: impl Fn() -> M,
+    put: impl Fn(&mut M, K) -> R,
+) -> usize {
+    let before = live();
+    let mut map = empty();
+    for &key in keys {
+        black_box(put(&mut map, key));
+    }
+    let bytes = live() - before;
+    black_box(&map);
+    bytes
+}
+
+/// Uniformly random keys (hashed ids): sparse-soa beside the hash and tree maps, values `u32`.
+fn random_keys(rows: &mut Vec<Row>) {
+    let patterns: [(&'static str, &'static str, usize); 4] = [
+        ("random u32 (1k keys)", "u32", 1_000),
+        ("random u32 (100k keys)", "u32", 100_000),
+        ("random u64 (1k keys)", "u64", 1_000),
+        ("random u64 (100k keys)", "u64", 100_000),
+    ];
+    for (pattern, width, count) in patterns {
+        let mut rng = Rng::new(SEED ^ count as u64);
+        let mut wide: Vec<u64> = Vec::with_capacity(count);
+        let mut seen = std::collections::HashSet::new();
+        while wide.len() < count {
+            let key = rng.next_u64();
+            let key = if width == "u32" { key >> 32 } else { key };
+            if seen.insert(key) {
+                wide.push(key);
+            }
+        }
+        let narrow: Vec<u32> = wide.iter().map(|&key| key as u32).collect();
+        let bytes: [(&str, usize); 3] = if width == "u32" {
+            [
+                ("sparse-soa", held_by(&narrow, SparseMap::<u32, u32>::new, |m, k| m.insert(k, k))),
+                (
+                    "fxhashmap",
+                    held_by(&narrow, FxHashMap::<u32, u32>::default, |m, k| m.insert(k, k)),
+                ),
+                ("btreemap", held_by(&narrow, BTreeMap::<u32, u32>::new, |m, k| m.insert(k, k))),
+            ]
+        } else {
+            [
+                (
+                    "sparse-soa",
+                    held_by(&wide, SparseMap::<u64, u32>::new, |m, k| m.insert(k, k as u32)),
+                ),
+                (
+                    "fxhashmap",
+                    held_by(&wide, FxHashMap::<u64, u32>::default, |m, k| m.insert(k, k as u32)),
+                ),
+                (
+                    "btreemap",
+                    held_by(&wide, BTreeMap::<u64, u32>::new, |m, k| m.insert(k, k as u32)),
+                ),
+            ]
+        };
+        for (contender, bytes) in bytes {
+            rows.push(Row {
+                pattern,
+                contender: contender.to_owned(),
+                elements: count,
+                bytes: Some(bytes),
+            });
+        }
+    }
+}
+
 fn main() {
     if std::env::args().any(|arg| arg == "--list") {
         // `cargo bench` probes harness-less targets with `--list`; nothing to list.
@@ -162,6 +235,8 @@ fn main() {
         u32::MAX,
     );
     measure::<VecOption<Position>>(&mut rows, "500 near 0 + 500 near u32::MAX", &ends, u32::MAX);
+
+    random_keys(&mut rows);
 
     after_removal::<SparseMap<u32, Position>>(&mut rows, Some(SparseMap::shrink_to_fit));
     after_removal::<PositionSoa>(&mut rows, Some(PositionSoa::shrink_to_fit));

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
-use slotmap::{DefaultKey, DenseSlotMap, SecondaryMap, SparseSecondaryMap};
+use slotmap::{DefaultKey, DenseSlotMap, SecondaryMap, SlotMap, SparseSecondaryMap};
 use soa_derive::StructOfArray;
 use sparse_soa::{Entities, Entity, SparseMap, SparseSoa};
 use sparse_soa_bench::{
@@ -282,6 +282,86 @@ fn insert_named(c: &mut Criterion) {
     let mut g = group(c, "insert_string", N, N);
     for_each_map!(insert_into, Named, &mut g, &keys, &values);
     g.finish();
+}
+
+/// `Entity`-keyed lookups: the generation check is part of every hit and miss. Every slot has
+/// been used twice, so generations are not all the first one; `stale` probes the handles of the
+/// first occupants.
+fn entity_lookups(c: &mut Criterion) {
+    for size in sizes() {
+        let mut entities = Entities::new();
+        let first: Vec<Entity> = (0..size).map(|_| entities.spawn()).collect();
+        for &entity in &first {
+            entities.despawn(entity);
+        }
+        let live: Vec<Entity> = (0..size).map(|_| entities.spawn()).collect();
+        let order = random_permutation(size, SEED);
+        let probes: Vec<Entity> = order.iter().map(|&i| live[i as usize]).collect();
+        let stale: Vec<Entity> = order.iter().map(|&i| first[i as usize]).collect();
+        let ours: SparseMap<Entity, Position> =
+            live.iter().map(|&entity| (entity, Position::from_key(entity.index()))).collect();
+
+        // slotmap: the same history in a primary map, then a secondary map on its keys.
+        let mut primary: SlotMap<DefaultKey, ()> = SlotMap::new();
+        let first_keys: Vec<DefaultKey> = (0..size).map(|_| primary.insert(())).collect();
+        for &key in &first_keys {
+            primary.remove(key);
+        }
+        let live_keys: Vec<DefaultKey> = (0..size).map(|_| primary.insert(())).collect();
+        let mut secondary: SecondaryMap<DefaultKey, Position> = SecondaryMap::new();
+        for (i, &key) in (0..).zip(&live_keys) {
+            secondary.insert(key, Position::from_key(i));
+        }
+        let key_probes: Vec<DefaultKey> = order.iter().map(|&i| live_keys[i as usize]).collect();
+        let key_stale: Vec<DefaultKey> = order.iter().map(|&i| first_keys[i as usize]).collect();
+
+        // bevy's sparse set keyed by the entity's index: no generation check at all, the floor.
+        let mut bevy = Bevy::<Position>::empty();
+        for &entity in &live {
+            bevy.put(entity.index(), Position::from_key(entity.index()));
+        }
+        let index_probes: Vec<u32> = probes.iter().map(|entity| entity.index()).collect();
+
+        let mut g = group(c, "get_entity", size, size);
+        g.bench_function("sparse-soa", |b| {
+            b.iter(|| {
+                probes.iter().filter_map(|&e| ours.get(black_box(e)).map(|p| p.x)).sum::<f32>()
+            });
+        });
+        g.bench_function("slotmap-secondary", |b| {
+            b.iter(|| {
+                key_probes
+                    .iter()
+                    .filter_map(|&k| secondary.get(black_box(k)).map(|p| p.x))
+                    .sum::<f32>()
+            });
+        });
+        g.bench_function("bevy-index-only", |b| {
+            b.iter(|| index_probes.iter().filter_map(|&k| bevy.x_of(black_box(k))).sum::<f32>());
+        });
+        g.finish();
+
+        for (workload, ours_probes, their_probes) in [
+            ("contains_entity", &probes, &key_probes),
+            ("contains_entity_stale", &stale, &key_stale),
+        ] {
+            let mut g = group(c, workload, size, size);
+            g.bench_function("sparse-soa", |b| {
+                b.iter(|| ours_probes.iter().filter(|&&e| ours.contains_key(black_box(e))).count());
+            });
+            g.bench_function("slotmap-secondary", |b| {
+                b.iter(|| {
+                    their_probes.iter().filter(|&&k| secondary.contains_key(black_box(k))).count()
+                });
+            });
+            if workload == "contains_entity" {
+                g.bench_function("bevy-index-only", |b| {
+                    b.iter(|| index_probes.iter().filter(|&&k| bevy.has(black_box(k))).count());
+                });
+            }
+            g.finish();
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -854,6 +934,7 @@ criterion::criterion_group!(
     insert_one_per_page,
     lookups,
     misses,
+    entity_lookups,
     update,
     remove,
     insert_named,
