@@ -9,6 +9,10 @@
     reason = "benchmark values are made from keys and counts; their exact value does not matter"
 )]
 #![allow(
+    clippy::inline_always,
+    reason = "the lookup methods of every contender: the harness must not add a call to any of them"
+)]
+#![allow(
     clippy::implicit_hasher,
     reason = "the contender is std's HashMap with its default hasher, on purpose"
 )]
@@ -166,8 +170,9 @@ impl Named {
 
 /// The map operations every contender offers, keyed by `u32`.
 ///
-/// Each method is `#[inline]` in every implementation, so the benchmark loops compile to the
-/// contender's own code with nothing in between.
+/// Each method is inlined in every implementation (the lookups `#[inline(always)]`: a wrapper
+/// LLVM declines to inline would add a call per operation to whichever contender's lookup is
+/// largest), so the benchmark loops compile to the contender's own code with nothing in between.
 pub trait BenchMap<V>: Sized {
     /// The contender's name: the criterion function name.
     const NAME: &'static str;
@@ -180,7 +185,7 @@ pub trait BenchMap<V>: Sized {
     /// The value under `key`, mutably.
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V>;
     /// Field `x` of the value under `key`: what the lookup workloads read.
-    #[inline]
+    #[inline(always)]
     fn x_of(&self, key: u32) -> Option<f32>
     where
         V: HasX,
@@ -188,7 +193,7 @@ pub trait BenchMap<V>: Sized {
         self.lookup(key).map(HasX::x)
     }
     /// Adds `dx` to field `x` of the value under `key`; returns whether it was there.
-    #[inline]
+    #[inline(always)]
     fn add_x(&mut self, key: u32, dx: f32) -> bool
     where
         V: HasX,
@@ -215,15 +220,15 @@ impl<V> BenchMap<V> for SparseMap<u32, V> {
     fn put(&mut self, key: u32, value: V) {
         self.insert(key, value);
     }
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, key: u32) -> Option<&V> {
         self.get(key)
     }
-    #[inline]
+    #[inline(always)]
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
         self.get_mut(key)
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.contains_key(key)
     }
@@ -253,15 +258,15 @@ macro_rules! impl_std_map {
             fn put(&mut self, key: u32, value: V) {
                 self.insert(key, value);
             }
-            #[inline]
+            #[inline(always)]
             fn lookup(&self, key: u32) -> Option<&V> {
                 self.get(&key)
             }
-            #[inline]
+            #[inline(always)]
             fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
                 self.get_mut(&key)
             }
-            #[inline]
+            #[inline(always)]
             fn has(&self, key: u32) -> bool {
                 self.contains_key(&key)
             }
@@ -298,15 +303,15 @@ impl<V> BenchMap<V> for Fx<V> {
     fn put(&mut self, key: u32, value: V) {
         self.0.insert(key, value);
     }
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, key: u32) -> Option<&V> {
         self.0.get(&key)
     }
-    #[inline]
+    #[inline(always)]
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
         self.0.get_mut(&key)
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.0.contains_key(&key)
     }
@@ -347,15 +352,15 @@ impl<V> BenchMap<V> for VecOption<V> {
             self.len += 1;
         }
     }
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, key: u32) -> Option<&V> {
         self.slots.get(key as usize)?.as_ref()
     }
-    #[inline]
+    #[inline(always)]
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
         self.slots.get_mut(key as usize)?.as_mut()
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.slots.get(key as usize).is_some_and(Option::is_some)
     }
@@ -389,15 +394,15 @@ impl<V: 'static> BenchMap<V> for Bevy<V> {
     fn put(&mut self, key: u32, value: V) {
         self.0.insert(key, value);
     }
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, key: u32) -> Option<&V> {
         self.0.get(key)
     }
-    #[inline]
+    #[inline(always)]
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
         self.0.get_mut(key)
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.0.contains(key)
     }
@@ -434,15 +439,15 @@ macro_rules! impl_slotmap_secondary {
             fn put(&mut self, key: u32, value: V) {
                 self.insert(slot_key(key), value);
             }
-            #[inline]
+            #[inline(always)]
             fn lookup(&self, key: u32) -> Option<&V> {
                 self.get(slot_key(key))
             }
-            #[inline]
+            #[inline(always)]
             fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
                 self.get_mut(slot_key(key))
             }
-            #[inline]
+            #[inline(always)]
             fn has(&self, key: u32) -> bool {
                 self.contains_key(slot_key(key))
             }
@@ -489,15 +494,15 @@ impl<V> BenchMap<V> for SetAndColumn<V> {
             self.column[index] = value;
         }
     }
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, key: u32) -> Option<&V> {
         self.column.get(self.set.get_index_of(key)?)
     }
-    #[inline]
+    #[inline(always)]
     fn lookup_mut(&mut self, key: u32) -> Option<&mut V> {
         self.column.get_mut(self.set.get_index_of(key)?)
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.set.contains(key)
     }
@@ -627,7 +632,7 @@ macro_rules! impl_derived {
             fn lookup_mut(&mut self, _key: u32) -> Option<&mut $value> {
                 unreachable!("derived storages are written through add_x")
             }
-            #[inline]
+            #[inline(always)]
             fn has(&self, key: u32) -> bool {
                 self.contains_key(key)
             }
@@ -667,15 +672,15 @@ impl BenchMap<Position> for PositionSoa {
     fn lookup_mut(&mut self, _key: u32) -> Option<&mut Position> {
         unreachable!("derived storages are written through add_x")
     }
-    #[inline]
+    #[inline(always)]
     fn x_of(&self, key: u32) -> Option<f32> {
         self.get(key).map(|position| *position.x)
     }
-    #[inline]
+    #[inline(always)]
     fn add_x(&mut self, key: u32, dx: f32) -> bool {
         self.get_mut(key).map(|position| *position.x += dx).is_some()
     }
-    #[inline]
+    #[inline(always)]
     fn has(&self, key: u32) -> bool {
         self.contains_key(key)
     }

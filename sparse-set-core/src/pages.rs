@@ -87,7 +87,7 @@ const EMPTY: Entry = COMPACT - 1;
 /// The flat lane may always cover this many page numbers (12 KiB of directory).
 const FLAT_MIN: usize = 1024;
 /// Past `FLAT_MIN`, the flat lane covers at most this many page numbers per page in use.
-const FLAT_PER_PAGE: usize = 8;
+const FLAT_PER_PAGE: usize = 4;
 /// The page number no page has (page numbers are below 2^55): marks a vacant hash bucket.
 const NO_PAGE: u64 = u64::MAX;
 

@@ -446,7 +446,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.get(1), Some(&'a'));
     /// assert_eq!(map.get(2), None);
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
+    )]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
         self.values.get(self.set.get_index_of(key)?)
@@ -464,7 +468,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// }
     /// assert_eq!(map[1], 11);
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
+    )]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
         self.values.get_mut(self.set.get_index_of(key)?)
     }
@@ -511,7 +519,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert!(map.contains_key(1));
     /// assert!(!map.contains_key(2));
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
+    )]
     #[must_use]
     pub fn contains_key(&self, key: K) -> bool {
         self.set.contains(key)
@@ -527,7 +539,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.get_index_of(9), Some(1));
     /// assert_eq!(map.get_index_of(10), None);
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
+    )]
     #[must_use]
     pub fn get_index_of(&self, key: K) -> Option<usize> {
         self.set.get_index_of(key)

@@ -352,7 +352,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert!(set.contains(3));
     /// assert!(!set.contains(4));
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "a wrapper of `get_index_of`, inlined as it is")]
     #[must_use]
     pub fn contains(&self, key: K) -> bool {
         self.get_index_of(key).is_some()

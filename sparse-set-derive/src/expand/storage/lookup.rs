@@ -15,7 +15,10 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         /// The element stored under `key`.
         ///
         /// Computes in **O(1)** time.
-        #[inline]
+        // Always: a thin wrapper over the key index's lookup, which callers' loops must
+        // inline whole (see `SparseSet::get_index_of`).
+        #[inline(always)]
+        #[allow(clippy::inline_always)]
         pub fn get(&self, key: #k) -> #option<#ref_ty> {
             let __index = self.#keys.get_index_of(key)?;
             #option::Some(#refs { #(#members: &self.#columns[__index],)* })
@@ -24,7 +27,10 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         /// The element stored under `key`, mutably.
         ///
         /// Computes in **O(1)** time.
-        #[inline]
+        // Always: a thin wrapper over the key index's lookup, which callers' loops must
+        // inline whole (see `SparseSet::get_index_of`).
+        #[inline(always)]
+        #[allow(clippy::inline_always)]
         pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
             let __index = self.#keys.get_index_of(key)?;
             #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
@@ -76,7 +82,10 @@ pub(super) fn keys(input: &Input<'_>) -> TokenStream {
         /// Whether `key` is stored.
         ///
         /// Computes in **O(1)** time.
-        #[inline]
+        // Always: a thin wrapper over the key index's lookup, which callers' loops must
+        // inline whole (see `SparseSet::get_index_of`).
+        #[inline(always)]
+        #[allow(clippy::inline_always)]
         #[must_use]
         pub fn contains_key(&self, key: #k) -> #bool {
             self.#keys.contains(key)
@@ -85,7 +94,10 @@ pub(super) fn keys(input: &Input<'_>) -> TokenStream {
         /// The dense position of `key`: its row in every column.
         ///
         /// Computes in **O(1)** time.
-        #[inline]
+        // Always: a thin wrapper over the key index's lookup, which callers' loops must
+        // inline whole (see `SparseSet::get_index_of`).
+        #[inline(always)]
+        #[allow(clippy::inline_always)]
         #[must_use]
         pub fn get_index_of(&self, key: #k) -> #option<#usize> {
             self.#keys.get_index_of(key)
