@@ -20,7 +20,7 @@
 //! |---|---|---|
 //! | `insert` | O(1) amortised | allocates when the dense side grows or a key is first in its page |
 //! | `remove`, `remove_with_info` | O(1) | **swap-remove**: the last element moves into the gap |
-//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | page pointer, then the slot (and the dense key, for generational keys) |
+//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | one load for keys in the leading run of full pages (keys from 0 up), else the page, then the slot; then the dense key, for generational keys |
 //! | `clear` | O(len) | resets the slots of the keys only: independent of the key space |
 //! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
 //! | `retain` | O(len) | visits each element once, keeps relative order |

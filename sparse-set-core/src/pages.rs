@@ -14,12 +14,20 @@
 //!   compact page turns full when its (`COMPACT_LEN` + 1)-th slot arrives, so each full page's
 //!   own allocation is paid for by at least nine inserts. `release_empty_pages`
 //!   (`shrink_to_fit`) turns full pages with few slots back into compact ones and drops empty
-//!   pages. Bounded sets use full pages from the start, so they never allocate after
-//!   construction.
+//!   pages.
+//!
+//! # The prefix
+//!
+//! Full pages from page 0 up without a gap are one flat array, the **prefix**: a slot there is
+//! one load, as in a flat sparse array (bevy's, `EnTT`'s). A page joins it when it turns full
+//! right after it (and the full pages that follow join too); it grows by doubling, so the
+//! amortised cost per page is one copy. Keys from 0 up (entity ids, indices) end up there.
+//! Bounded sets allocate their whole key range as the prefix, exactly, so they never allocate
+//! after construction.
 //!
 //! # The directory
 //!
-//! One mapping, page number -> page, in two lanes:
+//! Every other page is found through one mapping, page number -> page, in two lanes:
 //!
 //! - the **flat lane** covers page numbers below its length: `flat_full[n]` is the full page
 //!   `n` (the hot path: the page pointer, then the slot, as in a flat sparse array), and
@@ -35,10 +43,12 @@
 //! and has no `COMPACT` bit, so a missing page reads zero through the full-page bounds check.
 //!
 //! Every lookup (hit or miss, either form, any key) is inlined into the caller: no call, and
-//! its branches depend on how the keys are distributed (flat or hashed, full or compact), not
-//! on the individual key, so they predict well.
+//! its branches depend on how the keys are distributed (prefix, flat or hashed, full or
+//! compact), not on the individual key, so they predict well. `last` bounds the slots in use
+//! while nothing is hashed, so a miss past the largest key is one comparison.
 //!
-//! Memory: pages touched, plus 12 bytes per flat page number and about 21 to 43 bytes (16 per
+//! Memory: pages touched (the prefix up to twice, while it grows), plus 12 bytes per flat page
+//! number and about 21 to 43 bytes (16 per
 //! bucket, at most 3/4 of them used) per hashed page. Nothing is sized by the largest key.
 //!
 //! Why an [`Entity`](crate::Entity)'s generation stays on the dense side: see the measurement in
@@ -48,11 +58,15 @@
 //!
 //! Checked, all of them, by [`Pages::check`], which `SparseSet::assert_invariants` calls.
 //!
+//! 0. The prefix is a whole number of pages; no page number of the prefix has an entry in the
+//!    flat lane or the hash lane. `last` is `u64::MAX` if the hash lane holds a page, else the
+//!    last slot of the prefix or of the flat lane, whichever is further (0 if neither has one).
 //! 1. `flat_full` and `flat_compact` have the same length, the flat lane's. No page number has
 //!    both a full page in `flat_full` and an entry other than `EMPTY` in `flat_compact`, and
 //!    `flat_compact` holds only `EMPTY` and compact entries. `flat_named` counts the page
 //!    numbers of the flat lane that have a page.
-//! 2. The hash lane holds only page numbers at or past the flat lane's end, each at most once,
+//! 2. The hash lane holds only page numbers at or past the flat lane's end and the prefix's,
+//!    each at most once,
 //!    never with `EMPTY`; `hash.len` counts them, fewer than 3/4 of the buckets, each reachable
 //!    from its home bucket without crossing a vacant one; `hash.min_page` is the smallest.
 //! 3. Every index of `hashed_full` is named by exactly one hash-lane entry. Every index of the
@@ -61,7 +75,7 @@
 //!    value; its unused entries have the offset [`VACANT`] and the value zero. Free compact
 //!    pages are all unused.
 //!
-//! The number of pages in use is derived (`flat_named + hash.len`).
+//! The number of pages in use is derived (prefix pages + `flat_named` + `hash.len`).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -159,6 +173,23 @@ impl<D: DenseIndex> Compact<D> {
             if at != VACANT {
                 values[usize::from(at)] = stored;
             }
+        }
+    }
+
+    /// Checks invariant 4 of the module docs: distinct offsets in the page, non-zero values,
+    /// unused entries zero.
+    fn check(&self) {
+        let mut seen = [false; PAGE_LEN];
+        for (&at, &value) in self.offsets.iter().zip(&self.values) {
+            if at == VACANT {
+                assert_eq!(value, D::ZERO, "an unused compact entry holds a value");
+                continue;
+            }
+            let at = usize::from(at);
+            assert!(at < PAGE_LEN, "compact offset {at} is past the page");
+            assert!(!seen[at], "a compact page holds offset {at} twice");
+            seen[at] = true;
+            assert_ne!(value, D::ZERO, "a used compact entry holds zero");
         }
     }
 
@@ -305,11 +336,26 @@ impl HashLane {
     fn allocated_bytes(&self) -> usize {
         self.buckets.capacity() * size_of::<Bucket>()
     }
+
+    /// Checks the table's part of invariant 2: its count, smallest page, load and size.
+    fn check(&self) {
+        let counted = self.iter().count();
+        assert_eq!(counted, self.len, "the hash lane counts {} entries", self.len);
+        let min_page = self.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
+        assert_eq!(min_page, self.min_page, "the hash lane's smallest page is wrong");
+        assert!(
+            self.buckets.is_empty() || self.len * 4 < self.buckets.len() * 3,
+            "the hash lane is over its load limit"
+        );
+        assert!(self.buckets.is_empty() || self.buckets.len().is_power_of_two());
+    }
 }
 
 /// Where a page is, for the write paths.
 #[derive(Clone, Copy)]
 enum Found {
+    /// Page `n` of the prefix.
+    Prefix(usize),
     /// `flat_full[n]`.
     FlatFull(usize),
     /// `hashed_full[i]`.
@@ -333,6 +379,12 @@ impl Found {
 /// The sparse side of a set. See the module docs for the layout and the invariants.
 #[derive(Clone, Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
+    /// Every slot past this is empty: the last slot of the prefix or of the flat lane's pages,
+    /// whichever is further, while the hash lane is empty; `u64::MAX` otherwise. A miss past the
+    /// largest key is one comparison.
+    last: u64,
+    /// The prefix: slots `0..prefix.len()` as one flat array, a whole number of pages, all full.
+    prefix: Vec<D>,
     /// The flat lane's full pages, by page number.
     flat_full: Vec<Option<Full<D>>>,
     /// The flat lane's compact entries (or `EMPTY`), by page number.
@@ -359,6 +411,8 @@ impl<D: DenseIndex> Default for Pages<D> {
 impl<D: DenseIndex> Pages<D> {
     pub(crate) const fn new() -> Self {
         Self {
+            last: 0,
+            prefix: Vec::new(),
             flat_full: Vec::new(),
             flat_compact: Vec::new(),
             flat_named: 0,
@@ -372,14 +426,20 @@ impl<D: DenseIndex> Pages<D> {
     /// The value stored in `slot`: zero if it is empty or its page is missing.
     ///
     /// `always`: see `SparseSet::get_index_of`. The whole path, misses included, is inlined: a
-    /// full page of the flat lane is the page pointer and the slot; anything else is one entry
-    /// (flat or hashed) and `read`.
+    /// slot past `last` is one comparison; a slot of the prefix is one load, as in a flat sparse array; a full page of the flat lane
+    /// is the page pointer and the slot; anything else is one entry (flat or hashed) and `read`.
     #[inline(always)]
     #[expect(
         clippy::inline_always,
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     pub(crate) fn get(&self, slot: u64) -> D {
+        if slot > self.last {
+            return D::ZERO;
+        }
+        if let Some(&value) = self.prefix.get(flat_index(slot)) {
+            return value;
+        }
         let (page, offset) = split(slot);
         let number = flat_index(page);
         let entry = match self.flat_full.get(number) {
@@ -390,17 +450,33 @@ impl<D: DenseIndex> Pages<D> {
         self.read(entry, offset)
     }
 
+    /// Recomputes `last` after the prefix, the flat lane or the hash lane changed size.
+    fn refresh_last(&mut self) {
+        self.last = self.computed_last();
+    }
+
+    /// What `last` must be.
+    fn computed_last(&self) -> u64 {
+        if self.hash.len > 0 {
+            return u64::MAX;
+        }
+        let flat = (self.flat_full.len() as u64).saturating_mul(PAGE_LEN as u64);
+        flat.max(self.prefix.len() as u64).saturating_sub(1)
+    }
+
     /// The slot at `offset` of the page `entry` names; zero for `EMPTY`.
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
     fn read(&self, entry: Entry, offset: usize) -> D {
+        if entry == EMPTY {
+            return D::ZERO;
+        }
         if entry & COMPACT != 0 {
             return self
                 .compact
                 .get((entry & !COMPACT) as usize)
                 .map_or(D::ZERO, |c| c.get(offset));
         }
-        // `EMPTY` fails this bounds check.
         match self.hashed_full.get(entry as usize) {
             Some(Some(full)) => full[offset],
             _ => D::ZERO,
@@ -411,6 +487,9 @@ impl<D: DenseIndex> Pages<D> {
     #[inline]
     fn find(&self, page: u64) -> Found {
         let number = flat_index(page);
+        if number < self.prefix_pages() {
+            return Found::Prefix(number);
+        }
         match self.flat_full.get(number) {
             Some(Some(_)) => Found::FlatFull(number),
             Some(None) => Found::of(self.flat_compact[number]),
@@ -423,6 +502,7 @@ impl<D: DenseIndex> Pages<D> {
     #[inline]
     fn slot_mut(&mut self, found: Found, offset: usize) -> Option<&mut D> {
         match found {
+            Found::Prefix(number) => self.prefix.get_mut(number * PAGE_LEN + offset),
             Found::FlatFull(number) => {
                 self.flat_full[number].as_mut().map(|full| &mut full[offset])
             }
@@ -440,6 +520,10 @@ impl<D: DenseIndex> Pages<D> {
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
+        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+            *stored = value;
+            return;
+        }
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             full[offset] = value;
@@ -455,6 +539,9 @@ impl<D: DenseIndex> Pages<D> {
     /// Never allocates.
     #[inline]
     pub(crate) fn take(&mut self, slot: u64) -> D {
+        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+            return core::mem::replace(stored, D::ZERO);
+        }
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             return core::mem::replace(&mut full[offset], D::ZERO);
@@ -484,12 +571,20 @@ impl<D: DenseIndex> Pages<D> {
     /// compact page full if needed. On `Err` nothing has changed.
     #[inline]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
+        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+            *stored = value;
+            return Ok(());
+        }
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             full[offset] = value;
             return Ok(());
         }
         match self.find(page) {
+            Found::Prefix(number) => {
+                self.prefix[number * PAGE_LEN + offset] = value;
+                Ok(())
+            }
             Found::FlatFull(number) => {
                 if let Some(full) = &mut self.flat_full[number] {
                     full[offset] = value;
@@ -523,11 +618,30 @@ impl<D: DenseIndex> Pages<D> {
         offset: usize,
         value: D,
     ) -> Result<(), Error> {
+        let number = flat_index(page);
+        if number == self.prefix_pages() && number < self.flat_full.len() {
+            // The page continues the prefix: it is appended there, and full pages after it
+            // follow.
+            try_reserve(&mut self.prefix, PAGE_LEN)?;
+            try_reserve(&mut self.free, 1)?;
+            let start = self.prefix.len();
+            self.prefix.resize(start + PAGE_LEN, D::ZERO);
+            let appended: &mut [D; PAGE_LEN] = (&mut self.prefix[start..])
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"));
+            self.compact[index].fill(appended);
+            appended[offset] = value;
+            self.compact[index] = Compact::EMPTY;
+            self.free.push(index as Entry);
+            self.flat_compact[number] = EMPTY;
+            self.flat_named -= 1;
+            self.absorb_full_pages();
+            return Ok(());
+        }
         let mut full = new_full::<D>()?;
         self.compact[index].fill(&mut full);
         full[offset] = value;
         try_reserve(&mut self.free, 1)?;
-        let number = flat_index(page);
         if number < self.flat_full.len() {
             self.flat_full[number] = Some(full);
             self.flat_compact[number] = EMPTY;
@@ -569,6 +683,28 @@ impl<D: DenseIndex> Pages<D> {
         Ok(())
     }
 
+    /// The number of pages in the prefix.
+    #[inline]
+    fn prefix_pages(&self) -> usize {
+        self.prefix.len() / PAGE_LEN
+    }
+
+    /// Moves the flat lane's full pages that continue the prefix into it, while its memory can
+    /// be had (a page that cannot move stays where it is, as valid as before).
+    fn absorb_full_pages(&mut self) {
+        loop {
+            let number = self.prefix_pages();
+            let Some(slot) = self.flat_full.get_mut(number) else { return };
+            if slot.is_none() || try_reserve(&mut self.prefix, PAGE_LEN).is_err() {
+                return;
+            }
+            if let Some(full) = slot.take() {
+                self.prefix.extend_from_slice(&full[..]);
+                self.flat_named -= 1;
+            }
+        }
+    }
+
     /// Makes room in the directory for the new page number `page`: grows the flat lane over it
     /// if the lane may cover it, else makes room in the hash lane. After `Ok`, `add_entry(page,
     /// _)` cannot fail.
@@ -604,6 +740,7 @@ impl<D: DenseIndex> Pages<D> {
         }
         self.flat_full.resize_with(len, || None);
         self.flat_compact.resize(len, EMPTY);
+        self.refresh_last();
         Ok(())
     }
 
@@ -649,12 +786,12 @@ impl<D: DenseIndex> Pages<D> {
 
     /// Names the new page `page` with `entry`; its lane has room (`reserve_entry`).
     fn add_entry(&mut self, page: u64, entry: Entry) {
-        match self.flat_compact.get_mut(flat_index(page)) {
-            Some(slot) => {
-                *slot = entry;
-                self.flat_named += 1;
-            }
-            None => self.hash.put(page, entry),
+        if let Some(slot) = self.flat_compact.get_mut(flat_index(page)) {
+            *slot = entry;
+            self.flat_named += 1;
+        } else {
+            self.hash.put(page, entry);
+            self.refresh_last();
         }
     }
 
@@ -663,30 +800,37 @@ impl<D: DenseIndex> Pages<D> {
     /// form, but every slot keeps its value.
     pub(crate) fn allocate_full_below(&mut self, limit: u64) -> Result<(), Error> {
         let pages = Self::check_full_below(limit)?;
-        // Fail fast when the whole amount cannot be had, instead of allocating page after page.
-        let mut probe: Vec<[D; PAGE_LEN]> = Vec::new();
-        try_reserve_exact(&mut probe, pages)?;
-        drop(probe);
+        if pages <= self.prefix_pages() {
+            return Ok(());
+        }
         if pages > self.flat_full.len() {
             self.grow_flat(pages)?;
         }
-        for number in 0..pages {
-            if self.flat_full[number].is_some() {
-                continue;
+        // The prefix over every page, allocated at once (so a huge limit fails before anything
+        // else is), then filled from the pages it replaces.
+        let mut prefix = Vec::new();
+        try_reserve_exact(&mut prefix, pages * PAGE_LEN)?;
+        try_reserve(&mut self.free, pages)?;
+        prefix.extend_from_slice(&self.prefix);
+        for number in self.prefix_pages()..pages {
+            let start = prefix.len();
+            prefix.resize(start + PAGE_LEN, D::ZERO);
+            let values: &mut [D; PAGE_LEN] = (&mut prefix[start..])
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"));
+            if let Some(full) = self.flat_full[number].take() {
+                values.copy_from_slice(&full[..]);
+                self.flat_named -= 1;
+            } else if let Found::Compact(index) = Found::of(self.flat_compact[number]) {
+                self.compact[index].fill(values);
+                self.compact[index] = Compact::EMPTY;
+                self.free.push(index as Entry);
+                self.flat_compact[number] = EMPTY;
+                self.flat_named -= 1;
             }
-            try_reserve(&mut self.free, 1)?;
-            let mut full = new_full::<D>()?;
-            match Found::of(self.flat_compact[number]) {
-                Found::Compact(index) => {
-                    self.compact[index].fill(&mut full);
-                    self.compact[index] = Compact::EMPTY;
-                    self.free.push(index as Entry);
-                }
-                _ => self.flat_named += 1,
-            }
-            self.flat_full[number] = Some(full);
-            self.flat_compact[number] = EMPTY;
         }
+        self.prefix = prefix;
+        self.refresh_last();
         Ok(())
     }
 
@@ -705,6 +849,10 @@ impl<D: DenseIndex> Pages<D> {
 
     /// Every page number with a page, and the page's slots.
     fn pages(&self) -> impl Iterator<Item = (u64, PageRef<'_, D>)> + '_ {
+        let prefix = self.prefix.chunks_exact(PAGE_LEN).enumerate().map(|(number, values)| {
+            let values = values.try_into().unwrap_or_else(|_| unreachable!("whole pages"));
+            (number as u64, PageRef::Full(values))
+        });
         let flat = self.flat_full.iter().zip(&self.flat_compact).enumerate();
         let flat = flat.filter_map(|(number, (full, &entry))| {
             let page = match full {
@@ -715,7 +863,7 @@ impl<D: DenseIndex> Pages<D> {
         });
         let hashed =
             self.hash.iter().filter_map(|(page, entry)| Some((page, self.page_ref(entry)?)));
-        flat.chain(hashed)
+        prefix.chain(flat).chain(hashed)
     }
 
     /// The page an entry other than `EMPTY` names.
@@ -723,7 +871,7 @@ impl<D: DenseIndex> Pages<D> {
         match Found::of(entry) {
             Found::Compact(index) => self.compact.get(index).map(PageRef::Compact),
             Found::HashedFull(index) => self.hashed_full.get(index)?.as_deref().map(PageRef::Full),
-            Found::FlatFull(_) | Found::Missing => None,
+            Found::Prefix(_) | Found::FlatFull(_) | Found::Missing => None,
         }
     }
 
@@ -745,6 +893,12 @@ impl<D: DenseIndex> Pages<D> {
             }
             None => {
                 let PageRef::Full(values) = values else { unreachable!("a compact page fits") };
+                if flat_index(page) == self.prefix_pages() {
+                    try_reserve(&mut self.prefix, PAGE_LEN)?;
+                    self.prefix.extend_from_slice(values);
+                    self.refresh_last();
+                    return Ok(());
+                }
                 let mut full = new_full::<D>()?;
                 full.copy_from_slice(values);
                 try_reserve(&mut self.hashed_full, 1)?;
@@ -779,6 +933,7 @@ impl<D: DenseIndex> Pages<D> {
             }
         }
         drop(pages);
+        rebuilt.prefix.shrink_to_fit();
         rebuilt.flat_full.shrink_to_fit();
         rebuilt.flat_compact.shrink_to_fit();
         rebuilt.hashed_full.shrink_to_fit();
@@ -788,7 +943,7 @@ impl<D: DenseIndex> Pages<D> {
 
     /// The number of pages in use.
     pub(crate) fn page_count(&self) -> usize {
-        self.flat_named + self.hash.len
+        self.prefix_pages() + self.flat_named + self.hash.len
     }
 
     /// Bytes held by the sparse side: pages, arenas and both lanes of the directory.
@@ -797,6 +952,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn allocated_bytes(&self) -> usize {
         let full_pages = self.flat_full.iter().flatten().count() + self.hashed_full.len();
         full_pages * size_of::<[D; PAGE_LEN]>()
+            + self.prefix.capacity() * size_of::<D>()
             + self.flat_full.capacity() * size_of::<Option<Full<D>>>()
             + self.flat_compact.capacity() * size_of::<Entry>()
             + self.hashed_full.capacity() * size_of::<Option<Full<D>>>()
@@ -808,6 +964,16 @@ impl<D: DenseIndex> Pages<D> {
     /// Checks every invariant in the module docs and returns the number of non-zero slots (the
     /// set's `len`, by its invariant); panics describing the first one broken.
     pub(crate) fn check(&self) -> usize {
+        // 0. The last slot and the prefix.
+        assert_eq!(self.last, self.computed_last(), "`last` is stale");
+        assert_eq!(self.prefix.len() % PAGE_LEN, 0, "the prefix ends inside a page");
+        let prefix_pages = self.prefix_pages();
+        for number in 0..prefix_pages.min(self.flat_full.len()) {
+            assert!(
+                self.flat_full[number].is_none() && self.flat_compact[number] == EMPTY,
+                "page {number} is in the prefix and in the flat lane"
+            );
+        }
         // 1. The flat lane.
         let flat_len = self.flat_full.len();
         assert_eq!(flat_len, self.flat_compact.len(), "the flat lane's vectors differ in length");
@@ -834,8 +1000,8 @@ impl<D: DenseIndex> Pages<D> {
         let mut full_named = alloc::vec![false; self.hashed_full.len()];
         for (page, entry) in self.hash.iter() {
             assert!(
-                page >= flat_len as u64,
-                "page {page} is in the hash lane but below the flat lane's end {flat_len}"
+                page >= flat_len.max(prefix_pages) as u64,
+                "page {page} is in the hash lane but below the flat lane's or the prefix's end"
             );
             assert_eq!(
                 self.hash.find(page).map(|at| self.hash.buckets[at].entry),
@@ -853,20 +1019,12 @@ impl<D: DenseIndex> Pages<D> {
                     assert!(self.hashed_full[index].is_some(), "page {page} names a moved page");
                     full_named[index] = true;
                 }
-                Found::Missing | Found::FlatFull(_) => {
+                Found::Missing | Found::FlatFull(_) | Found::Prefix(_) => {
                     panic!("the hash lane holds page {page} empty")
                 }
             }
         }
-        let counted = self.hash.iter().count();
-        assert_eq!(counted, self.hash.len, "the hash lane counts {} entries", self.hash.len);
-        let min_page = self.hash.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
-        assert_eq!(min_page, self.hash.min_page, "the hash lane's smallest page is wrong");
-        assert!(
-            self.hash.buckets.is_empty() || self.hash.len * 4 < self.hash.buckets.len() * 3,
-            "the hash lane is over its load limit"
-        );
-        assert!(self.hash.buckets.len().is_power_of_two() || self.hash.buckets.is_empty());
+        self.hash.check();
         // 3. Every full page named once; every compact page named once or free once.
         assert!(full_named.iter().all(|&named| named), "a hashed full page is named by no entry");
         assert!(self.hashed_full.len() < EMPTY as usize, "the full list reaches `EMPTY`");
@@ -881,20 +1039,7 @@ impl<D: DenseIndex> Pages<D> {
             "a compact page is neither named nor free"
         );
         // 4. Compact pages well formed; free ones unused.
-        for (index, compact) in self.compact.iter().enumerate() {
-            let mut seen = [false; PAGE_LEN];
-            for (&at, &value) in compact.offsets.iter().zip(&compact.values) {
-                if at == VACANT {
-                    assert_eq!(value, D::ZERO, "an unused compact entry holds a value");
-                    continue;
-                }
-                let at = usize::from(at);
-                assert!(at < PAGE_LEN, "compact offset {at} is past the page");
-                assert!(!seen[at], "compact page {index} holds offset {at} twice");
-                seen[at] = true;
-                assert_ne!(value, D::ZERO, "a used compact entry holds zero");
-            }
-        }
+        self.compact.iter().for_each(Compact::check);
         for &index in &self.free {
             assert_eq!(self.compact[index as usize].len(), 0, "free compact page {index} is used");
         }
@@ -933,7 +1078,8 @@ mod tests {
         assert!(pages.flat_full[0].is_none());
         assert_eq!(pages.compact.len(), 1);
         pages.insert(500, 99).unwrap();
-        assert!(pages.flat_full[0].is_some());
+        assert_eq!(pages.prefix.len(), PAGE_LEN, "page 0 turned full, as the prefix");
+        assert!(pages.flat_full[0].is_none());
         assert_eq!(pages.free, [0], "the compact page is free for the next new page");
         for (value, &slot) in (1..).zip(&slots) {
             assert_eq!(pages.get(slot), value);
@@ -1023,6 +1169,40 @@ mod tests {
     }
 
     #[test]
+    fn full_pages_from_zero_up_join_the_prefix_in_any_order() {
+        let mut pages = Pages::<u32>::new();
+        // Page 1 turns full first (a boxed page of the flat lane), then page 0: the prefix takes
+        // both. Page 3 stays boxed: page 2 is compact.
+        let mut slots: Vec<u64> = (0..=COMPACT_LEN as u64).map(|i| PAGE_LEN as u64 + i).collect();
+        slots.extend((0..=COMPACT_LEN as u64).map(|i| 3 * PAGE_LEN as u64 + i));
+        slots.push(2 * PAGE_LEN as u64);
+        insert_all(&mut pages, &slots);
+        assert!(pages.prefix.is_empty() && pages.flat_full[1].is_some());
+        let mut all = slots.clone();
+        all.extend(0..=COMPACT_LEN as u64);
+        for (value, &slot) in (1..).zip(&all).skip(slots.len()) {
+            pages.insert(slot, value).unwrap();
+        }
+        assert_eq!(pages.check(), all.len());
+        assert_eq!(pages.prefix.len(), 2 * PAGE_LEN);
+        assert!(pages.flat_full[1].is_none() && pages.flat_full[3].is_some());
+        assert_eq!(pages.page_count(), 4);
+        for (value, &slot) in (1..).zip(&all) {
+            assert_eq!(pages.get(slot), value, "slot {slot}");
+        }
+        pages.set(PAGE_LEN as u64, 1000);
+        assert_eq!(pages.take(PAGE_LEN as u64), 1000);
+        // Emptied down to one key, the prefix's second page turns compact on release.
+        for &slot in &slots[1..=COMPACT_LEN] {
+            pages.clear(slot);
+        }
+        pages.release_empty_pages();
+        assert_eq!(pages.check(), all.len() - COMPACT_LEN - 1);
+        assert_eq!(pages.prefix.len(), PAGE_LEN);
+        assert_eq!(pages.get(0), (slots.len() + 1) as u32);
+    }
+
+    #[test]
     fn thinly_spread_pages_keep_the_flat_lane_small() {
         let mut pages = Pages::<u32>::new();
         // One page in every 64 page numbers: too thin for the flat lane past its free size.
@@ -1043,7 +1223,9 @@ mod tests {
         pages.insert(3, 1).unwrap();
         pages.allocate_full_below(3 * PAGE_LEN as u64 - 1).unwrap();
         assert_eq!(pages.page_count(), 3);
-        assert!(pages.flat_full.iter().all(Option::is_some));
+        assert_eq!(pages.prefix.len(), 3 * PAGE_LEN, "one flat array, as in a flat sparse set");
+        assert_eq!(pages.prefix.capacity(), 3 * PAGE_LEN, "allocated exactly");
+        assert!(pages.flat_full.iter().all(Option::is_none));
         assert_eq!(pages.free, [0]);
         assert_eq!(pages.get(3), 1, "values survive the conversion");
         assert_eq!(pages.check(), 1);
