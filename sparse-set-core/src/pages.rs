@@ -722,11 +722,12 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     /// Whether the flat lane may grow: it is within its free size, or at least one in
-    /// `2 * FLAT_PER_PAGE` of the page numbers it covers has a page. Keys spread thinly over a
+    /// `2 * FLAT_PER_PAGE` of the page numbers it covers has a page (in the lane or the
+    /// prefix). Keys spread thinly over a
     /// wide range (random or hashed ids) keep it small; keys from 0 up grow it.
     fn flat_is_dense(&self) -> bool {
-        self.flat_full.len() < FLAT_MIN
-            || self.flat_named * 2 * FLAT_PER_PAGE >= self.flat_full.len()
+        let pages = self.prefix_pages() + self.flat_named;
+        self.flat_full.len() < FLAT_MIN || pages * 2 * FLAT_PER_PAGE >= self.flat_full.len()
     }
 
     /// Extends the flat lane to `len` page numbers, moving the hash lane's pages below `len`
@@ -1200,6 +1201,20 @@ mod tests {
         assert_eq!(pages.check(), all.len() - COMPACT_LEN - 1);
         assert_eq!(pages.prefix.len(), PAGE_LEN);
         assert_eq!(pages.get(0), (slots.len() + 1) as u32);
+    }
+
+    #[test]
+    fn keys_from_zero_up_stay_in_the_prefix_past_the_free_flat_size() {
+        let mut pages = Pages::<u32>::new();
+        let count =
+            if cfg!(miri) { 3 * PAGE_LEN as u64 } else { (FLAT_MIN as u64 + 10) << PAGE_BITS };
+        for slot in 0..count {
+            pages.insert(slot, 1).unwrap();
+        }
+        assert_eq!(pages.prefix.len() as u64, count, "every page is in the prefix");
+        assert_eq!((pages.hash.len, pages.last), (0, count - 1));
+        assert_eq!(pages.get(count), 0);
+        assert_eq!(pages.check(), count as usize);
     }
 
     #[test]
