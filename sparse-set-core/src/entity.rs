@@ -128,6 +128,9 @@ impl fmt::Display for Entity {
 }
 
 impl Key for Entity {
+    /// Index and generation are the whole entity.
+    const SLOT_AND_VERSION_ARE_KEY: bool = true;
+
     /// The index alone: the generation never addresses the sparse array.
     #[inline]
     fn sparse_index(self) -> usize {

@@ -43,6 +43,16 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// behaviour, but lookups may then find a different key that shares the slot.
     const SLOT_IS_KEY: bool = false;
 
+    /// Whether the slot and the [`version`](Key::version) together identify the key: `true`
+    /// only if no two different keys return the same `sparse_index` and the same `version`
+    /// (an [`Entity`](crate::Entity): index and generation).
+    ///
+    /// The set then keeps each slot's version beside it for slots from 0 up, and lookups compare
+    /// versions instead of reading the dense key: one memory access instead of two dependent
+    /// ones. Claiming `true` wrongly cannot cause undefined behaviour, but lookups may then find
+    /// a different key that shares the slot and the version.
+    const SLOT_AND_VERSION_ARE_KEY: bool = false;
+
     /// The slot of the sparse array this key occupies.
     ///
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);

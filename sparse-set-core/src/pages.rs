@@ -238,11 +238,13 @@ struct HashLane {
     len: usize,
     /// The smallest page number in the table; `NO_PAGE` when it is empty.
     min_page: u64,
+    /// The largest page number in the table; 0 when it is empty.
+    max_page: u64,
 }
 
 impl HashLane {
     const fn new() -> Self {
-        Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE }
+        Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE, max_page: 0 }
     }
 
     /// An empty table with room for `pages` pages: no buckets if `pages` is zero.
@@ -323,6 +325,7 @@ impl HashLane {
                 *bucket = Bucket { page, entry };
                 self.len += 1;
                 self.min_page = self.min_page.min(page);
+                self.max_page = self.max_page.max(page);
                 return;
             }
             at = (at + 1) & mask;
@@ -343,6 +346,8 @@ impl HashLane {
         assert_eq!(counted, self.len, "the hash lane counts {} entries", self.len);
         let min_page = self.iter().map(|(page, _)| page).min().unwrap_or(NO_PAGE);
         assert_eq!(min_page, self.min_page, "the hash lane's smallest page is wrong");
+        let max_page = self.iter().map(|(page, _)| page).max().unwrap_or(0);
+        assert_eq!(max_page, self.max_page, "the hash lane's largest page is wrong");
         assert!(
             self.buckets.is_empty() || self.len * 4 < self.buckets.len() * 3,
             "the hash lane is over its load limit"
@@ -683,6 +688,12 @@ impl<D: DenseIndex> Pages<D> {
         Ok(())
     }
 
+    /// The number of slots in the prefix.
+    #[inline]
+    pub(crate) fn prefix_len(&self) -> usize {
+        self.prefix.len()
+    }
+
     /// The number of pages in the prefix.
     #[inline]
     fn prefix_pages(&self) -> usize {
@@ -710,6 +721,12 @@ impl<D: DenseIndex> Pages<D> {
     /// _)` cannot fail.
     fn reserve_entry(&mut self, page: u64) -> Result<(), Error> {
         let limit = FLAT_MIN.max((self.page_count() + 1).saturating_mul(FLAT_PER_PAGE));
+        // Hashed pages the flat lane may now cover (keys inserted from the top down: their
+        // first pages were too far out) move over. If that memory cannot be had, they stay.
+        if self.hash.len > 0 && self.hash.max_page < limit as u64 && self.flat_is_dense() {
+            let len = (self.hash.max_page as usize + 1).max(self.flat_full.len());
+            let _stays_hashed = self.grow_flat(len);
+        }
         match usize::try_from(page) {
             Ok(number) if number < self.flat_full.len() => Ok(()),
             Ok(number) if number < limit && self.flat_is_dense() => {
@@ -1215,6 +1232,19 @@ mod tests {
         assert_eq!((pages.hash.len, pages.last), (0, count - 1));
         assert_eq!(pages.get(count), 0);
         assert_eq!(pages.check(), count as usize);
+    }
+
+    #[test]
+    fn keys_from_the_top_down_end_in_the_prefix_too() {
+        let mut pages = Pages::<u32>::new();
+        let count =
+            if cfg!(miri) { 3 * PAGE_LEN as u64 } else { (FLAT_MIN as u64 + 300) << PAGE_BITS };
+        for (value, slot) in (1..).zip((0..count).rev()) {
+            pages.insert(slot, value).unwrap();
+        }
+        assert_eq!(pages.check(), count as usize);
+        assert_eq!(pages.prefix.len() as u64, count, "every page is in the prefix");
+        assert_eq!(pages.hash.len, 0);
     }
 
     #[test]

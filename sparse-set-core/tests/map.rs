@@ -1047,3 +1047,50 @@ fn overwriting_a_key_never_allocates_even_at_full_capacity() {
     assert_eq!(allocations, 0);
     map.assert_invariants();
 }
+
+#[test]
+fn entity_lookups_compare_generations_in_dense_and_in_sparse_slots() {
+    use sparse_set_core::Entities;
+    let mut entities = Entities::new();
+    let first: Vec<Entity> = (0..2_000).map(|_| entities.spawn()).collect();
+    for &e in &first {
+        entities.despawn(e);
+    }
+    let live: Vec<Entity> = (0..2_000).map(|_| entities.spawn()).collect();
+    let mut map: SparseMap<Entity, u32> = live.iter().map(|&e| (e, e.index())).collect();
+    // Far indices, beyond the slots kept dense: the same answers through the other path.
+    let far = [entity(1 << 30, 4), entity(u32::MAX - 1, 2)];
+    for &e in &far {
+        map.insert(e, 7);
+    }
+    map.assert_invariants();
+    for (&old, &new) in first.iter().zip(&live) {
+        assert_eq!(map.get(new), Some(&new.index()));
+        assert!(!map.contains_key(old), "{old:?} is stale: {new:?} holds its slot");
+        assert_eq!(map.get_index_of(old), None);
+    }
+    for &e in &far {
+        assert_eq!(map.get(e), Some(&7));
+        let older = entity(e.index(), e.generation().get() - 1);
+        assert!(!map.contains_key(older));
+    }
+    // A newer generation replaces the dead one in place; the old handle stops matching.
+    let (dead, reborn) = (live[5], entity(live[5].index(), live[5].generation().get() + 1));
+    assert_eq!(map.insert(reborn, 99), Some(dead.index()));
+    assert!(!map.contains_key(dead) && map.get(reborn) == Some(&99));
+    map.assert_invariants();
+    // Removing keeps the answers right for every key that moved.
+    for &e in live.iter().step_by(3) {
+        map.remove(e);
+    }
+    map.shrink_to_fit();
+    map.assert_invariants();
+    for (i, &e) in live.iter().enumerate() {
+        let expected = if i % 3 == 0 || i == 5 { None } else { Some(&e.index()) };
+        assert_eq!(map.get(e), expected, "{e:?}");
+    }
+    assert_eq!(map.get(reborn), Some(&99));
+    let copy = map.clone();
+    copy.assert_invariants();
+    assert_eq!(copy.get(reborn), Some(&99));
+}

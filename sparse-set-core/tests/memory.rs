@@ -62,10 +62,11 @@ fn growing_copies_the_sparse_side_a_bounded_number_of_times() {
             usage.freed
         );
         assert_eq!(usage.live(), set.allocated_bytes());
-        // Pages live in arenas that grow by doubling, so growing frees at most what is finally
-        // held: each byte is copied O(1) times on average, and no page has an allocation of
-        // its own.
-        assert!(usage.freed <= set.allocated_bytes(), "{usage:?}");
+        // Pages live in arenas that grow by doubling, and the directory's lanes are rebuilt a
+        // bounded number of times (keys from the top down move from the hash lane to the flat
+        // one once), so growing frees at most twice what is finally held: each byte is copied
+        // O(1) times on average, and no compact page has an allocation of its own.
+        assert!(usage.freed <= 2 * set.allocated_bytes(), "{usage:?}");
         // Step-100 keys put about five keys in each page: compact pages, about 45 bytes a key
         // at most in all.
         assert!(usage.live() <= 45 * keys.len(), "{usage:?}");

@@ -134,6 +134,11 @@ struct Bounds {
 pub struct SparseSet<K = u32, D: DenseIndex = u32> {
     sparse: Pages<D>,
     dense: Vec<K>,
+    /// For keys that [`Key::SLOT_AND_VERSION_ARE_KEY`]: the version of the key in each slot
+    /// below its length (meaningless where the slot is empty), read beside the slot so that a
+    /// lookup need not read the dense key. Grows over the sparse prefix (the slots from 0 up
+    /// kept as one flat array).
+    versions: Vec<u32>,
     bounds: Option<Bounds>,
 }
 
@@ -156,7 +161,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { sparse: Pages::new(), dense: Vec::new(), bounds: None }
+        Self { sparse: Pages::new(), dense: Vec::new(), versions: Vec::new(), bounds: None }
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
@@ -263,7 +268,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
         sparse.allocate_full_below(key_limit as u64)?;
-        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
+        let mut versions = Vec::new();
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            // Over the whole prefix the pages made, so that no insert grows it.
+            try_reserve_exact(&mut versions, sparse.prefix_len())?;
+            versions.resize(sparse.prefix_len(), 0);
+        }
+        Ok(Self { sparse, dense, versions, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
     /// The number of keys.
@@ -379,7 +390,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     )]
     #[must_use]
     pub fn get_index_of(&self, key: K) -> Option<usize> {
-        let position = self.position_of_slot(key.sparse_slot())?;
+        let slot = key.sparse_slot();
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            let at = usize::try_from(slot).unwrap_or(usize::MAX);
+            if let Some(&version) = self.versions.get(at) {
+                // The slot and its version are read side by side: no dense key to wait for.
+                let position = self.position_of_slot(slot)?;
+                return (version == key.version()).then_some(position);
+            }
+        }
+        let position = self.position_of_slot(slot)?;
         if K::SLOT_IS_KEY {
             debug_assert!(self.dense[position] == key);
             return Some(position);
@@ -515,6 +535,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             }
             check_not_stale(key, *held)?;
             *held = key;
+            self.record_version(key);
             return Ok((position, true));
         }
         let position = self.dense.len();
@@ -524,7 +545,42 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.try_reserve(1)?;
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
+        self.record_version(key);
         Ok((position, true))
+    }
+
+    /// Notes the version of `key`, just stored, in `versions`, which then grows to cover the
+    /// sparse prefix (the slots from 0 up kept as one flat array, see `pages`) if it has grown.
+    /// Slots left uncovered (outside the prefix, or when memory cannot be had) are looked up
+    /// through the dense key instead, so nothing here can fail.
+    #[inline]
+    fn record_version(&mut self, key: K) {
+        if !K::SLOT_AND_VERSION_ARE_KEY {
+            return;
+        }
+        if self.versions.len() < self.sparse.prefix_len() {
+            self.cover_prefix();
+        }
+        let slot = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
+        if let Some(version) = self.versions.get_mut(slot) {
+            *version = key.version();
+        }
+    }
+
+    /// Grows `versions` over the whole prefix, filling in the versions of the keys stored in the
+    /// newly covered slots: O(slots covered), so O(1) amortised per slot.
+    #[cold]
+    fn cover_prefix(&mut self) {
+        let old = self.versions.len();
+        let len = self.sparse.prefix_len();
+        if try_reserve(&mut self.versions, len - old).is_err() {
+            return;
+        }
+        for slot in old..len {
+            let position = self.sparse.get(slot as u64).to_usize().checked_sub(1);
+            let version = position.map_or(0, |position| self.dense[position].version());
+            self.versions.push(version);
+        }
     }
 
     /// Checks that one more key with sparse index `slot` fits.
@@ -965,6 +1021,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
         self.dense.shrink_to_fit();
         self.sparse.release_empty_pages();
+        // Versions follow the prefix, which may have shrunk.
+        self.versions.truncate(self.sparse.prefix_len());
+        self.versions.shrink_to_fit();
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
@@ -996,7 +1055,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        self.dense.capacity() * size_of::<K>() + self.sparse.allocated_bytes()
+        self.dense.capacity() * size_of::<K>()
+            + self.versions.capacity() * size_of::<u32>()
+            + self.sparse.allocated_bytes()
     }
 
     /// Checks every invariant in the module docs; panics describing the first one broken.
@@ -1039,7 +1100,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 position + 1,
                 "slot of key {key:?} does not point at its position {position}"
             );
+            if let Some(&version) = usize::try_from(slot).ok().and_then(|at| self.versions.get(at))
+            {
+                assert_eq!(version, key.version(), "the recorded version of {key:?} is wrong");
+            }
         }
+        assert!(
+            K::SLOT_AND_VERSION_ARE_KEY || self.versions.is_empty(),
+            "versions recorded for keys that do not use them"
+        );
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
     }
 }
@@ -1085,7 +1154,9 @@ impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
             }
             None => self.dense.clone(),
         };
-        Self { sparse: self.sparse.clone(), dense, bounds: self.bounds }
+        let mut versions = Vec::with_capacity(self.versions.capacity());
+        versions.extend_from_slice(&self.versions);
+        Self { sparse: self.sparse.clone(), dense, versions, bounds: self.bounds }
     }
 }
 
