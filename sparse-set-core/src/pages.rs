@@ -51,8 +51,8 @@
 //! number and about 21 to 43 bytes (16 per
 //! bucket, at most 3/4 of them used) per hashed page. Nothing is sized by the largest key.
 //!
-//! Why an [`Entity`](crate::Entity)'s generation stays on the dense side: see the measurement in
-//! the `set` module's docs.
+//! How an [`Entity`](crate::Entity)'s generation is compared without reading the dense key: see
+//! the `set` module's docs (its versions follow the prefix).
 //!
 //! # Invariants
 //!

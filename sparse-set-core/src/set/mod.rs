@@ -8,8 +8,11 @@
 //! and for a bounded set `len <= capacity` and every slot is below `key_limit`.
 //!
 //! A lookup reads the slot; for keys whose slot identifies them ([`Key::SLOT_IS_KEY`]: the
-//! integers) a non-zero slot is the answer, for others (an [`Entity`](crate::Entity), whose
-//! generation is not in the slot) the dense key at that position is compared too.
+//! integers) a non-zero slot is the answer. For keys whose slot and version identify them
+//! ([`Key::SLOT_AND_VERSION_ARE_KEY`]: an [`Entity`](crate::Entity)) the set keeps each slot's
+//! version in `versions` over the sparse prefix (slots from 0 up), and compares it; for other
+//! keys, and outside the prefix, the dense key at that position is compared. For every key in
+//! a slot below `versions.len()`, `versions[slot] == key.version()`.
 //!
 //! # Why `clear` is O(len), not O(1)
 //!
@@ -23,23 +26,25 @@
 //!
 //! [`SparseSet::assert_invariants`] checks all of it; the tests call it after every step.
 //!
-//! # Generational keys: the generation stays on the dense side, for now
+//! # Generational keys: the generation beside the slot
 //!
-//! For an [`Entity`](crate::Entity) a lookup reads the slot, then the dense key to compare
-//! generations: two dependent loads. Keeping the generation in the slot (as `EnTT` keeps the
-//! version in its sparse entries) saves the second. Measured with a model of both layouts on the
-//! development machine (2-core AMD EPYC; dense indices 0..n stored in shuffled order, looked up
-//! in random order; best of 30 runs):
+//! For an [`Entity`](crate::Entity), a lookup that reads the slot and then the dense key to
+//! compare generations makes two dependent loads. Keeping the generation beside the slot (as
+//! `EnTT` keeps the version in its sparse entries) makes them independent. Measured first with a
+//! model of both layouts on the development machine (2-core AMD EPYC; dense indices 0..n stored
+//! in shuffled order, looked up in random order; best of 30 runs):
 //!
 //! | n | `contains` hit | stale miss | `get` hit | bytes per slot |
 //! |---|---|---|---|---|
 //! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
 //! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
 //!
-//! It wins, at twice the sparse memory for generational keys. It is not adopted yet: the slot's
-//! type would then depend on the key type, which takes an associated type on [`Key`] (that every
-//! user implementation would have to name) or a generation stored beside integer keys too
-//! (doubling their pages, and a `u8` width's one-byte slot).
+//! Adopted for the keys that say their slot and version identify them, without changing the
+//! slot's type: the versions are a second flat array, `versions`, beside the sparse prefix, so
+//! integer keys pay nothing. Measured in the set itself (a function calling `contains` per key,
+//! 100,000 live entities whose slots were each used twice, random order, best of 100 rounds):
+//! 4.61 ns before, 2.88 ns after (1.11 ns for `u32` keys). The two arrays are separate, so a
+//! lookup still touches two cache lines where an interleaved slot would touch one.
 
 mod iter;
 
