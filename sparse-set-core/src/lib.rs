@@ -33,7 +33,7 @@
 //! them. A page with up to 8 keys is compact (48 bytes with the default `u32` dense width); a
 //! fuller one is a plain array (2 KiB). Memory follows the keys used, not the largest key: keys
 //! `0` and `u32::MAX` together cost two compact pages, and uniformly random `u32` or `u64` keys
-//! (hashed ids) cost about 90 to 115 bytes each in all. A narrower dense width
+//! (hashed ids) cost 85 to 112 bytes each in all. A narrower dense width
 //! ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the number of
 //! elements; exceeding it is an [`Error`], never a wrap-around.
 //!
