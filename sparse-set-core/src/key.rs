@@ -33,6 +33,11 @@ use core::hash::Hash;
 ///
 /// Memory follows the slots actually used, so keys should be small, dense-ish integers: the sparse
 /// array is allocated in pages of 512 slots around the slots in use.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot key a sparse set: it does not implement `Key`",
+    label = "not a `Key`",
+    note = "keys are `u8`, `u16`, `u32`, `u64`, `usize` and `Entity`; for another type (a signed integer, an id of your own), implement `Key` for a newtype that returns its slot, as the `Key` docs show"
+)]
 pub trait Key: Copy + Eq + Hash + Debug {
     /// Whether the slot alone identifies the key: `true` only if no two different keys return
     /// the same [`sparse_index`](Key::sparse_index).

@@ -76,7 +76,7 @@ impl Container {
                         skip_value(&meta)?;
                     }
                     _ => {
-                        errors.push(unknown(&key, span));
+                        errors.push(unknown(&key, span, "struct", CONTAINER_KEYS));
                         skip_value(&meta)?;
                     }
                 }
@@ -110,7 +110,7 @@ impl Field {
                         skip_value(&meta)?;
                     }
                     _ => {
-                        errors.push(unknown(&key, span));
+                        errors.push(unknown(&key, span, "field", FIELD_KEYS));
                         skip_value(&meta)?;
                     }
                 }
@@ -139,8 +139,56 @@ fn sparse_soa_attrs<'a>(attrs: &'a [Attribute], errors: &mut Errors) -> Vec<&'a 
     found
 }
 
-fn unknown(key: &str, span: Span) -> syn::Error {
-    syn::Error::new(span, format!("unknown sparse_soa attribute `{key}`"))
+/// An unknown key at `level` ("struct" or "field"): names the nearest valid key, as rustc does
+/// for a misspelled name, and lists them all.
+fn unknown(key: &str, span: Span, level: &str, valid: &[&str]) -> syn::Error {
+    let list = valid.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ");
+    let hint = match closest(key, valid) {
+        Some(nearest) => format!("; did you mean `{nearest}`?"),
+        None => String::new(),
+    };
+    syn::Error::new(
+        span,
+        format!("unknown sparse_soa attribute `{key}`{hint} (valid on a {level}: {list})"),
+    )
+}
+
+/// The candidate nearest to `key` by edit distance, if it is close enough to be a typo: at most
+/// a third of the key's length, and at least one edit (the rule rustc uses for suggestions).
+fn closest<'a>(key: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let limit = (key.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|&candidate| (edit_distance(key, candidate), candidate))
+        .filter(|&(distance, _)| distance <= limit)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance with adjacent transpositions counted as one edit (so `nmae` is one edit
+/// from `name`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // rows[i][j]: the distance between a[..i] and b[..j].
+    let mut rows = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = rows[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = substitution.min(rows[i - 1][j] + 1).min(rows[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 fn set_once<T>(
@@ -278,4 +326,29 @@ fn take_value(input: ParseStream<'_>) -> syn::Result<TokenStream> {
         }
         Ok((tokens, rest))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_substitutions_and_swaps() {
+        assert_eq!(edit_distance("name", "name"), 0);
+        assert_eq!(edit_distance("nmae", "name"), 1);
+        assert_eq!(edit_distance("nam", "name"), 1);
+        assert_eq!(edit_distance("names", "name"), 1);
+        assert_eq!(edit_distance("kye", "key"), 1);
+        assert_eq!(edit_distance("colour", "crate"), 5);
+        assert_eq!(edit_distance("", "key"), 3);
+    }
+
+    #[test]
+    fn only_close_keys_are_suggested() {
+        assert_eq!(closest("nmae", CONTAINER_KEYS), Some("name"));
+        assert_eq!(closest("denes", CONTAINER_KEYS), Some("dense"));
+        assert_eq!(closest("renmae", FIELD_KEYS), Some("rename"));
+        assert_eq!(closest("colour", CONTAINER_KEYS), None);
+        assert_eq!(closest("x", CONTAINER_KEYS), None);
+    }
 }

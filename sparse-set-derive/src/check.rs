@@ -213,7 +213,9 @@ mod tests {
         };
         let messages = messages(&input);
         assert_eq!(messages.len(), 4, "{messages:#?}");
-        assert_eq!(messages[0], "unknown sparse_soa attribute `nmae`");
+        assert!(
+            messages[0].starts_with("unknown sparse_soa attribute `nmae`; did you mean `name`?")
+        );
         assert!(messages[1].starts_with("field `len` would get the column accessor `len`"));
         assert!(messages[2].starts_with("field `text` has the unsized type `str`"));
         assert!(messages[3].starts_with("a field's type cannot mention `Self`"));
