@@ -68,7 +68,9 @@ impl<'a> Input<'a> {
                 Fields::Unit => {
                     return Err(syn::Error::new(
                         input.ident.span(),
-                        "`SparseSoa` cannot be derived for unit structs: they have no fields to store in columns",
+                        "`SparseSoa` cannot be derived for unit structs: they have no fields to store in \
+                         columns; a tag (which keys have it) is a `SparseSet` of the keys, such as \
+                         `SparseSet<Entity>`",
                     ));
                 }
             },
