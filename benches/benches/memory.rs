@@ -37,14 +37,11 @@ struct Row {
 
 /// Bytes held by a map of `M` filled with `keys`, measured while it is alive.
 fn held<M: BenchMap<Position>>(keys: &[u32]) -> (usize, usize) {
-    let before = live();
-    let mut map = M::empty();
-    for &key in keys {
+    let mut count = 0;
+    let bytes = held_by(keys, M::empty, |map, key| {
         map.put(key, Position::from_key(key));
-    }
-    let bytes = live() - before;
-    let count = map.count();
-    black_box(&map);
+        count = map.count();
+    });
     (count, bytes)
 }
 
@@ -121,66 +118,66 @@ fn after_removal<M: BenchMap<Position>>(rows: &mut Vec<Row>, shrink: Option<fn(&
     black_box(&map);
 }
 
-/// Bytes held by a map filled with `keys`, each mapped to a `u32`.
-fn held_by<K: Copy, M, R>(
-    keys: &[K],
-    empty: impl Fn() -> M,
-    put: impl Fn(&mut M, K) -> R,
-) -> usize {
+/// Bytes held by a map made by `empty` and filled with `keys` through `put`, measured while it
+/// is alive.
+fn held_by<K: Copy, M>(keys: &[K], empty: impl Fn() -> M, mut put: impl FnMut(&mut M, K)) -> usize {
     let before = live();
     let mut map = empty();
     for &key in keys {
-        black_box(put(&mut map, key));
+        put(&mut map, key);
     }
     let bytes = live() - before;
     black_box(&map);
     bytes
 }
 
+/// The three rows of one random-key pattern: sparse-soa, `FxHashMap` and `BTreeMap`, values
+/// `u32`.
+fn random_rows<K: sparse_soa::Key + Ord>(keys: &[K]) -> [(&'static str, usize); 3] {
+    [
+        (
+            "sparse-soa",
+            held_by(keys, SparseMap::<K, u32>::new, |m, k| {
+                m.insert(k, 1);
+            }),
+        ),
+        (
+            "fxhashmap",
+            held_by(keys, FxHashMap::<K, u32>::default, |m, k| {
+                m.insert(k, 1);
+            }),
+        ),
+        (
+            "btreemap",
+            held_by(keys, BTreeMap::<K, u32>::new, |m, k| {
+                m.insert(k, 1);
+            }),
+        ),
+    ]
+}
+
 /// Uniformly random keys (hashed ids): sparse-soa beside the hash and tree maps, values `u32`.
 fn random_keys(rows: &mut Vec<Row>) {
-    let patterns: [(&'static str, &'static str, usize); 4] = [
-        ("random u32 (1k keys)", "u32", 1_000),
-        ("random u32 (100k keys)", "u32", 100_000),
-        ("random u64 (1k keys)", "u64", 1_000),
-        ("random u64 (100k keys)", "u64", 100_000),
+    let patterns: [(&'static str, bool, usize); 4] = [
+        ("random u32 (1k keys)", true, 1_000),
+        ("random u32 (100k keys)", true, 100_000),
+        ("random u64 (1k keys)", false, 1_000),
+        ("random u64 (100k keys)", false, 100_000),
     ];
-    for (pattern, width, count) in patterns {
+    for (pattern, narrow, count) in patterns {
         let mut rng = Rng::new(SEED ^ count as u64);
-        let mut wide: Vec<u64> = Vec::with_capacity(count);
+        let mut keys: Vec<u64> = Vec::with_capacity(count);
         let mut seen = std::collections::HashSet::new();
-        while wide.len() < count {
-            let key = rng.next_u64();
-            let key = if width == "u32" { key >> 32 } else { key };
+        while keys.len() < count {
+            let key = if narrow { rng.next_u64() >> 32 } else { rng.next_u64() };
             if seen.insert(key) {
-                wide.push(key);
+                keys.push(key);
             }
         }
-        let narrow: Vec<u32> = wide.iter().map(|&key| key as u32).collect();
-        let bytes: [(&str, usize); 3] = if width == "u32" {
-            [
-                ("sparse-soa", held_by(&narrow, SparseMap::<u32, u32>::new, |m, k| m.insert(k, k))),
-                (
-                    "fxhashmap",
-                    held_by(&narrow, FxHashMap::<u32, u32>::default, |m, k| m.insert(k, k)),
-                ),
-                ("btreemap", held_by(&narrow, BTreeMap::<u32, u32>::new, |m, k| m.insert(k, k))),
-            ]
+        let bytes = if narrow {
+            random_rows(&keys.iter().map(|&key| key as u32).collect::<Vec<_>>())
         } else {
-            [
-                (
-                    "sparse-soa",
-                    held_by(&wide, SparseMap::<u64, u32>::new, |m, k| m.insert(k, k as u32)),
-                ),
-                (
-                    "fxhashmap",
-                    held_by(&wide, FxHashMap::<u64, u32>::default, |m, k| m.insert(k, k as u32)),
-                ),
-                (
-                    "btreemap",
-                    held_by(&wide, BTreeMap::<u64, u32>::new, |m, k| m.insert(k, k as u32)),
-                ),
-            ]
+            random_rows(&keys)
         };
         for (contender, bytes) in bytes {
             rows.push(Row {

@@ -208,6 +208,13 @@ impl<D: DenseIndex> Compact<D> {
     }
 }
 
+/// Appends a zeroed page to `prefix` (whose room the caller reserved) and returns it.
+fn push_zeroed_page<D: DenseIndex>(prefix: &mut Vec<D>) -> &mut [D; PAGE_LEN] {
+    let start = prefix.len();
+    prefix.resize(start + PAGE_LEN, D::ZERO);
+    (&mut prefix[start..]).try_into().unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"))
+}
+
 /// A zeroed full page, allocated fallibly.
 fn new_full<D: DenseIndex>() -> Result<Full<D>, Error> {
     let mut values = Vec::new();
@@ -586,22 +593,6 @@ impl<D: DenseIndex> Pages<D> {
             return Ok(());
         }
         match self.find(page) {
-            Found::Prefix(number) => {
-                self.prefix[number * PAGE_LEN + offset] = value;
-                Ok(())
-            }
-            Found::FlatFull(number) => {
-                if let Some(full) = &mut self.flat_full[number] {
-                    full[offset] = value;
-                }
-                Ok(())
-            }
-            Found::HashedFull(index) => {
-                if let Some(full) = &mut self.hashed_full[index] {
-                    full[offset] = value;
-                }
-                Ok(())
-            }
             Found::Compact(index) => {
                 if self.compact[index].try_insert(offset, value) {
                     Ok(())
@@ -610,6 +601,13 @@ impl<D: DenseIndex> Pages<D> {
                 }
             }
             Found::Missing => self.add_compact(page, offset, value),
+            // A full page (of the lane the fast paths above did not cover): every slot is there.
+            found => {
+                if let Some(stored) = self.slot_mut(found, offset) {
+                    *stored = value;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -629,15 +627,10 @@ impl<D: DenseIndex> Pages<D> {
             // follow.
             try_reserve(&mut self.prefix, PAGE_LEN)?;
             try_reserve(&mut self.free, 1)?;
-            let start = self.prefix.len();
-            self.prefix.resize(start + PAGE_LEN, D::ZERO);
-            let appended: &mut [D; PAGE_LEN] = (&mut self.prefix[start..])
-                .try_into()
-                .unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"));
+            let appended = push_zeroed_page(&mut self.prefix);
             self.compact[index].fill(appended);
             appended[offset] = value;
-            self.compact[index] = Compact::EMPTY;
-            self.free.push(index as Entry);
+            self.free_compact(index);
             self.flat_compact[number] = EMPTY;
             self.flat_named -= 1;
             self.absorb_full_pages();
@@ -658,9 +651,15 @@ impl<D: DenseIndex> Pages<D> {
             // The page is in the hash lane already: this overwrites, needing no room.
             self.hash.put(page, entry);
         }
+        self.free_compact(index);
+        Ok(())
+    }
+
+    /// Empties compact page `index`, which no entry names any more, onto the free list (whose
+    /// room the caller reserved).
+    fn free_compact(&mut self, index: usize) {
         self.compact[index] = Compact::EMPTY;
         self.free.push(index as Entry);
-        Ok(())
     }
 
     /// Adds a compact page for page number `page`, which has none, holding `offset` = `value`.
@@ -686,6 +685,13 @@ impl<D: DenseIndex> Pages<D> {
         };
         self.add_entry(page, COMPACT | index);
         Ok(())
+    }
+
+    /// The value of prefix slot `at`; zero past the prefix.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on the lookup path of generational keys")]
+    pub(crate) fn prefix_get(&self, at: usize) -> D {
+        self.prefix.get(at).copied().unwrap_or(D::ZERO)
     }
 
     /// The number of slots in the prefix.
@@ -831,18 +837,13 @@ impl<D: DenseIndex> Pages<D> {
         try_reserve(&mut self.free, pages)?;
         prefix.extend_from_slice(&self.prefix);
         for number in self.prefix_pages()..pages {
-            let start = prefix.len();
-            prefix.resize(start + PAGE_LEN, D::ZERO);
-            let values: &mut [D; PAGE_LEN] = (&mut prefix[start..])
-                .try_into()
-                .unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"));
+            let values = push_zeroed_page(&mut prefix);
             if let Some(full) = self.flat_full[number].take() {
                 values.copy_from_slice(&full[..]);
                 self.flat_named -= 1;
             } else if let Found::Compact(index) = Found::of(self.flat_compact[number]) {
                 self.compact[index].fill(values);
-                self.compact[index] = Compact::EMPTY;
-                self.free.push(index as Entry);
+                self.free_compact(index);
                 self.flat_compact[number] = EMPTY;
                 self.flat_named -= 1;
             }

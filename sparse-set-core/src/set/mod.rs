@@ -142,7 +142,7 @@ pub struct SparseSet<K = u32, D: DenseIndex = u32> {
     /// For keys that [`Key::SLOT_AND_VERSION_ARE_KEY`]: the version of the key in each slot
     /// below its length (meaningless where the slot is empty), read beside the slot so that a
     /// lookup need not read the dense key. Grows over the sparse prefix (the slots from 0 up
-    /// kept as one flat array).
+    /// kept as one flat array), and never reaches past it.
     versions: Vec<u32>,
     bounds: Option<Bounds>,
 }
@@ -400,7 +400,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             let at = usize::try_from(slot).unwrap_or(usize::MAX);
             if let Some(&version) = self.versions.get(at) {
                 // The slot and its version are read side by side: no dense key to wait for.
-                let position = self.position_of_slot(slot)?;
+                // `versions` never reaches past the prefix, so the slot is read there directly.
+                let position = self.sparse.prefix_get(at).to_usize().checked_sub(1)?;
                 return (version == key.version()).then_some(position);
             }
         }
@@ -1114,6 +1115,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             K::SLOT_AND_VERSION_ARE_KEY || self.versions.is_empty(),
             "versions recorded for keys that do not use them"
         );
+        assert!(
+            self.versions.len() <= self.sparse.prefix_len(),
+            "versions reach past the sparse prefix"
+        );
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
     }
 }
@@ -1159,9 +1164,13 @@ impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
             }
             None => self.dense.clone(),
         };
-        let mut versions = Vec::with_capacity(self.versions.capacity());
-        versions.extend_from_slice(&self.versions);
-        Self { sparse: self.sparse.clone(), dense, versions, bounds: self.bounds }
+        // A bounded set's versions cover its whole prefix already: a plain copy keeps that.
+        Self {
+            sparse: self.sparse.clone(),
+            dense,
+            versions: self.versions.clone(),
+            bounds: self.bounds,
+        }
     }
 }
 
