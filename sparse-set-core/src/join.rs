@@ -1,9 +1,11 @@
-//! Joins: walking the keys two storages have in common.
+//! Joins: walking the keys two storages have in common. The two-storage forms of a
+//! [`query`](crate::query()), which takes up to 8 storages, tags and exclusions.
 //!
 //! A join walks the dense keys of the smaller storage and looks each one up in the other, so it
 //! costs **O(min(n, m))** lookups for storages of n and m elements.
 
 use crate::Storage;
+use crate::query::{SharedIter, query};
 
 /// Iterates over the keys stored in both `a` and `b`, with both values.
 ///
@@ -26,12 +28,13 @@ where
     A: Storage,
     B: Storage<Key = A::Key>,
 {
-    Intersection { a, b, a_drives: a.len() <= b.len(), next: 0 }
+    Intersection { inner: query((a, b)).into_iter() }
 }
 
 /// Calls `f` with every key stored in both `a` and `b`, with `a`'s value mutably.
 ///
 /// The smaller storage drives. Computes in **O(min(n, m))** time for storages of n and m elements.
+/// The same as `query((a, b)).for_each(..)`, which takes up to 8 storages.
 ///
 /// ```
 /// use sparse_set_core::{join, SparseMap};
@@ -47,28 +50,12 @@ where
     A: Storage,
     B: Storage<Key = A::Key>,
 {
-    if a.len() <= b.len() {
-        for index in 0..a.len() {
-            let Some((key, value)) = a.get_index_mut(index) else { break };
-            if let Some(other) = b.get(key) {
-                f(key, value, other);
-            }
-        }
-    } else {
-        for (index, &key) in b.keys().iter().enumerate() {
-            if let (Some(value), Some((_, other))) = (a.get_mut(key), b.get_index(index)) {
-                f(key, value, other);
-            }
-        }
-    }
+    query((a, b)).for_each(|key, (a, b)| f(key, a, b));
 }
 
 /// The iterator of [`intersection`].
 pub struct Intersection<'a, A: Storage, B: Storage> {
-    a: &'a A,
-    b: &'a B,
-    a_drives: bool,
-    next: usize,
+    inner: SharedIter<(&'a A, &'a B), ()>,
 }
 
 impl<'a, A, B> Iterator for Intersection<'a, A, B>
@@ -78,26 +65,12 @@ where
 {
     type Item = (A::Key, A::Ref<'a>, B::Ref<'a>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let index = self.next;
-            self.next += 1;
-            if self.a_drives {
-                let (key, value) = self.a.get_index(index)?;
-                if let Some(other) = self.b.get(key) {
-                    return Some((key, value, other));
-                }
-            } else {
-                let (key, other) = self.b.get_index(index)?;
-                if let Some(value) = self.a.get(key) {
-                    return Some((key, value, other));
-                }
-            }
-        }
+        self.inner.next().map(|(key, (a, b))| (key, a, b))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let driver = if self.a_drives { self.a.len() } else { self.b.len() };
-        (0, Some(driver.saturating_sub(self.next)))
+        self.inner.size_hint()
     }
 }

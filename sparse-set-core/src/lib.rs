@@ -12,7 +12,8 @@
 //!   one slice.
 //! - [`Entities`] / [`Entity`]: generational ids; a despawned entity's handle is rejected by every
 //!   set keyed by `Entity`, even after its slot is reused.
-//! - [`Storage`] and [`join`]: code generic over storages, and walking two of them together.
+//! - [`Storage`] and [`query()`]: code generic over storages, and walking up to 8 of them together
+//!   (shared or mutable, optional, with tags and exclusions). [`join`] is its two-storage form.
 //!
 //! # Costs
 //!
@@ -90,6 +91,7 @@ mod key;
 pub mod map;
 mod pages;
 mod permutation;
+pub mod query;
 pub mod set;
 mod storage;
 
@@ -99,6 +101,7 @@ pub use error::Error;
 pub use key::Key;
 pub use map::SparseMap;
 pub use permutation::Permutation;
+pub use query::query;
 pub use set::{Iter, Moved, Removed, SparseSet};
 pub use storage::Storage;
 

@@ -230,3 +230,61 @@ pub trait Storage {
         self.as_sparse_set().assert_invariants();
     }
 }
+
+/// A [`SparseSet`] is the storage of a tag: it stores keys and nothing else, so its value and its
+/// views are `()`. This is what lets a set take part in a [`query`](crate::query()) (as a member
+/// whose view is `()`, or excluded) and in code generic over storages.
+///
+/// ```
+/// use sparse_set_core::{query, SparseMap, SparseSet};
+///
+/// let speeds: SparseMap<u32, f32> = [(1, 2.0), (2, 3.0)].into_iter().collect();
+/// let boosted: SparseSet<u32> = [2].into_iter().collect();
+/// let mut fast = Vec::new();
+/// query((&speeds, &boosted)).for_each(|key, (speed, ())| fast.push((key, speed * 2.0)));
+/// assert_eq!(fast, [(2, 6.0)]);
+/// ```
+impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
+    type Key = K;
+    type Dense = D;
+    type Value = ();
+    type Ref<'a>
+        = ()
+    where
+        Self: 'a;
+    type Mut<'a>
+        = ()
+    where
+        Self: 'a;
+
+    #[inline]
+    fn as_sparse_set(&self) -> &SparseSet<K, D> {
+        self
+    }
+
+    #[inline]
+    fn get_index(&self, index: usize) -> Option<(K, ())> {
+        SparseSet::get_index(self, index).map(|key| (key, ()))
+    }
+
+    #[inline]
+    fn get_index_mut(&mut self, index: usize) -> Option<(K, ())> {
+        SparseSet::get_index(self, index).map(|key| (key, ()))
+    }
+
+    /// Stores `key`; returns `Some(())` if it was already stored.
+    #[inline]
+    fn insert(&mut self, key: K, (): ()) -> Option<()> {
+        (!SparseSet::insert(self, key)).then_some(())
+    }
+
+    #[inline]
+    fn remove(&mut self, key: K) -> Option<()> {
+        SparseSet::remove(self, key).then_some(())
+    }
+
+    #[inline]
+    fn assert_invariants(&self) {
+        SparseSet::assert_invariants(self);
+    }
+}

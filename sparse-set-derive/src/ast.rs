@@ -25,6 +25,8 @@ pub(crate) struct Input<'a> {
     pub(crate) vis: &'a Visibility,
     pub(crate) generics: &'a Generics,
     pub(crate) style: Style,
+    /// A unit struct: a tag, whose storage is a `SparseSet` of the keys that have it.
+    pub(crate) tag: bool,
     pub(crate) fields: Vec<Field<'a>>,
     pub(crate) attrs: attr::Container,
     pub(crate) names: Names,
@@ -58,21 +60,14 @@ pub(crate) struct Field<'a> {
 
 impl<'a> Input<'a> {
     /// Reads the struct and its attributes; problems that do not stop the reading go to `errors`.
-    /// `Err` when the shape cannot be derived for at all (an enum, a union, a unit struct).
+    /// `Err` when the shape cannot be derived for at all (an enum, a union).
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
         let attrs = attr::Container::from_attrs(&input.attrs, errors);
-        let (style, fields) = match &input.data {
+        let (style, tag, fields) = match &input.data {
             Data::Struct(data) => match &data.fields {
-                Fields::Named(fields) => (Style::Named, &fields.named),
-                Fields::Unnamed(fields) => (Style::Tuple, &fields.unnamed),
-                Fields::Unit => {
-                    return Err(syn::Error::new(
-                        input.ident.span(),
-                        "`SparseSoa` cannot be derived for unit structs: they have no fields to store in \
-                         columns; a tag (which keys have it) is a `SparseSet` of the keys, such as \
-                         `SparseSet<Entity>`",
-                    ));
-                }
+                Fields::Named(fields) => (Style::Named, false, Some(&fields.named)),
+                Fields::Unnamed(fields) => (Style::Tuple, false, Some(&fields.unnamed)),
+                Fields::Unit => (Style::Named, true, None),
             },
             Data::Enum(data) => {
                 return Err(syn::Error::new(
@@ -88,7 +83,8 @@ impl<'a> Input<'a> {
             }
         };
         let fields = fields
-            .iter()
+            .into_iter()
+            .flatten()
             .enumerate()
             .map(|(index, field)| Field::from_syn(field, index, errors))
             .collect();
@@ -117,6 +113,7 @@ impl<'a> Input<'a> {
             vis: &input.vis,
             generics: &input.generics,
             style,
+            tag,
             fields,
             attrs,
             names,

@@ -14,6 +14,7 @@ use crate::names::{STORAGE_METHODS, STORAGE_TRAIT_METHODS, type_text};
 /// Checks `input` as a whole; problems go to `errors`.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
     check_has_fields(input, errors);
+    check_tag(input, errors);
     check_storage_name(input, errors);
     check_accessors(input, errors);
     for field in &input.fields {
@@ -22,7 +23,7 @@ pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
 }
 
 fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
-    if input.fields.is_empty() {
+    if input.fields.is_empty() && !input.tag {
         let shape = match input.style {
             Style::Named => "`{}`",
             Style::Tuple => "`()`",
@@ -31,6 +32,19 @@ fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
             input.span(),
             format!(
                 "`SparseSoa` needs at least one field, and `{}` has none ({shape}); use `SparseSet` to store keys alone",
+                input.ident
+            ),
+        ));
+    }
+}
+
+/// A tag's storage is a type alias of `SparseSet`, which has no room for the struct's generics.
+fn check_tag(input: &Input<'_>, errors: &mut Errors) {
+    if input.tag && !input.generics.params.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &input.generics,
+            format!(
+                "a tag cannot have generic parameters: the storage of `{}` is a `SparseSet` of the keys that have it",
                 input.ident
             ),
         ));

@@ -5,6 +5,7 @@ mod columns;
 mod iter;
 mod refs;
 mod storage;
+mod tag;
 mod traits;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -16,6 +17,9 @@ use crate::names::type_text;
 
 /// Everything `#[derive(SparseSoa)]` generates for `input`.
 pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
+    if input.tag {
+        return tag::expand(input);
+    }
     let storage = storage::expand(input);
     let refs = refs::expand(input);
     let columns = columns::expand(input);

@@ -1,6 +1,0 @@
-use sparse_soa::SparseSoa;
-
-#[derive(SparseSoa)]
-struct Marker;
-
-fn main() {}
