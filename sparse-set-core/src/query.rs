@@ -73,9 +73,9 @@ use crate::{Key, Storage};
 /// assert_eq!(armour.values(), &[0, 1]);
 /// ```
 ///
-/// # Panics
-///
-/// A query whose members are all [`optional`] does not compile: something must drive it.
+/// A query whose members are all [`optional`] has nothing to drive it: it fails to build, with
+/// "a query needs at least one member that is not optional to drive it" (an error raised when
+/// the query's code is generated, so `cargo build` reports it and `cargo check` does not).
 #[must_use = "a query does nothing until it is iterated"]
 pub fn query<M: Members>(members: M) -> Query<M, ()> {
     Query { members, without: () }
@@ -392,7 +392,7 @@ macro_rules! storage_member {
 
             #[inline]
             fn key_at(&self, index: usize) -> Option<S::Key> {
-                S::keys(self).get(index).copied()
+                S::as_sparse_set(self).get_index(index)
             }
 
             #[inline]
@@ -403,7 +403,7 @@ macro_rules! storage_member {
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "the lookup of a probed member, in the loop")]
             fn locate(&self, key: S::Key) -> Option<usize> {
-                S::get_index_of(self, key)
+                S::as_sparse_set(self).get_index_of(key)
             }
         }
     };
@@ -509,7 +509,7 @@ impl<S: Storage> Exclude<S::Key> for &S {
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the lookup of an excluded storage, in the loop")]
     fn holds(&self, key: S::Key) -> bool {
-        S::contains_key(self, key)
+        S::as_sparse_set(self).contains(key)
     }
 }
 

@@ -119,6 +119,7 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
     /// assert_eq!(Storage::len(&map), 1);
     /// ```
+    #[inline]
     fn len(&self) -> usize {
         self.as_sparse_set().len()
     }
@@ -132,6 +133,7 @@ pub trait Storage {
     ///
     /// assert!(Storage::is_empty(&SparseMap::<u32, char>::new()));
     /// ```
+    #[inline]
     fn is_empty(&self) -> bool {
         self.as_sparse_set().is_empty()
     }
@@ -146,6 +148,7 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
     /// assert_eq!(Storage::keys(&map), &[4, 2]);
     /// ```
+    #[inline]
     fn keys(&self) -> &[Self::Key] {
         self.as_sparse_set().as_slice()
     }
@@ -160,6 +163,7 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
     /// assert!(Storage::contains_key(&map, 4));
     /// ```
+    #[inline]
     fn contains_key(&self, key: Self::Key) -> bool {
         self.as_sparse_set().contains(key)
     }
@@ -174,6 +178,7 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
     /// assert_eq!(Storage::get_index_of(&map, 2), Some(1));
     /// ```
+    #[inline]
     fn get_index_of(&self, key: Self::Key) -> Option<usize> {
         self.as_sparse_set().get_index_of(key)
     }
@@ -188,6 +193,7 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
     /// assert_eq!(Storage::get(&map, 4), Some(&'a'));
     /// ```
+    #[inline]
     fn get(&self, key: Self::Key) -> Option<Self::Ref<'_>> {
         let index = self.get_index_of(key)?;
         self.get_index(index).map(|(_, value)| value)
@@ -204,6 +210,7 @@ pub trait Storage {
     /// *Storage::get_mut(&mut map, 4).unwrap() = 'b';
     /// assert_eq!(map[4], 'b');
     /// ```
+    #[inline]
     fn get_mut(&mut self, key: Self::Key) -> Option<Self::Mut<'_>> {
         let index = self.get_index_of(key)?;
         self.get_index_mut(index).map(|(_, value)| value)

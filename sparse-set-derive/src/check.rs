@@ -42,7 +42,7 @@ fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
 fn check_tag(input: &Input<'_>, errors: &mut Errors) {
     if input.tag && !input.generics.params.is_empty() {
         errors.push(syn::Error::new_spanned(
-            &input.generics,
+            input.generics,
             format!(
                 "a tag cannot have generic parameters: the storage of `{}` is a `SparseSet` of the keys that have it",
                 input.ident

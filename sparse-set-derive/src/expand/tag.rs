@@ -17,5 +17,10 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     quote! {
         #[doc = #doc]
         #vis type #storage = #p::SparseSet<#k, #d>;
+
+        // A tag is named, never built: this use keeps `dead_code` quiet about it.
+        const _: () = {
+            let _: #ident = #ident;
+        };
     }
 }
