@@ -41,6 +41,7 @@ mkdir -p "$extra"
 } > "$extra/run.txt"
 
 SPARSE_SOA_BENCH_MODE=$mode cargo bench -p sparse-soa-bench --bench ops
+SPARSE_SOA_BENCH_MODE=$mode cargo bench -p sparse-soa-bench --bench systems
 SPARSE_SOA_MEMORY_OUT=$extra/memory.tsv cargo bench -p sparse-soa-bench --bench memory
 if [ "$mode" = full ]; then
     benches/compile-time/measure.sh > "$extra/compile.tsv"

@@ -281,6 +281,55 @@ const TARGETS: &[Target] = &[
         max: 0.08,
     },
     Target {
+        what: "move system: query vs bevy sparse-set query",
+        group: "systems_move/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy-sparse",
+        max: 1.0,
+    },
+    Target {
+        what: "move system: query vs shipyard",
+        group: "systems_move/100000",
+        numerator: "sparse-soa",
+        denominator: "shipyard",
+        max: 1.0,
+    },
+    Target {
+        what: "move system: query vs the same loop by hand",
+        group: "systems_move/100000",
+        numerator: "sparse-soa",
+        denominator: "sparse-soa-hand",
+        max: 1.1,
+    },
+    Target {
+        what: "accelerate system (2 mutable of 3): query vs bevy sparse-set query",
+        group: "systems_accelerate/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy-sparse",
+        max: 1.0,
+    },
+    Target {
+        what: "accelerate system (2 mutable of 3): query vs shipyard",
+        group: "systems_accelerate/100000",
+        numerator: "sparse-soa",
+        denominator: "shipyard",
+        max: 1.0,
+    },
+    Target {
+        what: "accelerate system (2 mutable of 3): query vs the same loop by hand",
+        group: "systems_accelerate/100000",
+        numerator: "sparse-soa",
+        denominator: "sparse-soa-hand",
+        max: 1.1,
+    },
+    Target {
+        what: "intersection 50% vs bevy's SparseSet probed by hand",
+        group: "intersection_50pct/100000",
+        numerator: "sparse-soa",
+        denominator: "bevy",
+        max: 1.0,
+    },
+    Target {
         what: "clear + refill: key space 10,000,000 (full) or 100,000 (quick) vs 1,000",
         group: "clear_refill_1000_keys",
         numerator: "10000000",
@@ -362,6 +411,14 @@ const WORKLOADS: &[(&str, &str)] = &[
     (
         "clear_refill_1000_keys",
         "Clear a storage, then insert the same 1,000 random keys again; the size in the group name is the key space.",
+    ),
+    (
+        "systems_move",
+        "The move system over n entities (each has a 3-`f32` position, half a velocity, a tenth are frozen; fixed seed): every unfrozen entity with a velocity moves. Per operation = per entity of the world. `sparse-soa` is a query (`for_each`), `sparse-soa-iter` its lending iterator, `sparse-soa-hand` the same storages walked by hand; bevy's queries over table and sparse-set components, shipyard's views.",
+    ),
+    (
+        "systems_accelerate",
+        "Three storages, two of them mutable: every entity with a position, a velocity and an acceleration (a quarter of them) gains the acceleration, then moves.",
     ),
     (
         "churn_frame",
