@@ -351,6 +351,32 @@ impl Entities {
         })
     }
 
+    /// Asks `keep` about every live entity, once each in slot order, and despawns those it
+    /// rejects (as [`despawn`](Self::despawn) does).
+    ///
+    /// Computes in **O(slots)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// let [a, b, c] = [entities.spawn(), entities.spawn(), entities.spawn()];
+    /// entities.retain(|entity| entity != b);
+    /// assert_eq!(entities.iter().collect::<Vec<_>>(), [a, c]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(Entity) -> bool) {
+        // Slots are numbered by `u32` (checked when each was made).
+        for (index, at) in (0..).zip(0..self.slots.len()) {
+            let slot = &self.slots[at];
+            if !slot.alive {
+                continue;
+            }
+            let entity = Entity { index, generation: slot.generation };
+            if !keep(entity) {
+                self.despawn(entity);
+            }
+        }
+    }
+
     /// Despawns every live entity (bumping each slot's generation).
     ///
     /// Computes in **O(slots)** time.
@@ -412,6 +438,45 @@ mod tests {
         assert!(!entities.is_alive(last));
         assert!(!entities.is_alive(e));
         entities.assert_invariants();
+    }
+
+    #[test]
+    fn retain_asks_each_live_entity_once_and_despawns_the_rejected() {
+        let mut entities = Entities::new();
+        let spawned: Vec<Entity> = (0..6).map(|_| entities.spawn()).collect();
+        assert!(entities.despawn(spawned[4]));
+        let mut asked = Vec::new();
+        entities.retain(|entity| {
+            asked.push(entity);
+            entity.index() % 2 == 1
+        });
+        entities.assert_invariants();
+        assert_eq!(asked, [spawned[0], spawned[1], spawned[2], spawned[3], spawned[5]]);
+        assert_eq!(entities.iter().collect::<Vec<_>>(), [spawned[1], spawned[3], spawned[5]]);
+        assert_eq!(entities.len(), 3);
+        for &rejected in &[spawned[0], spawned[2]] {
+            assert!(!entities.is_alive(rejected));
+            assert!(!entities.despawn(rejected));
+        }
+        // The rejected slots are free again, with their generations bumped.
+        let reused = [entities.spawn(), entities.spawn(), entities.spawn()];
+        let mut indices: Vec<u32> = reused.iter().map(|entity| entity.index()).collect();
+        indices.sort_unstable();
+        assert_eq!(indices, [0, 2, 4]);
+        assert!(reused.iter().all(|entity| entity.generation().get() == 2));
+        entities.assert_invariants();
+    }
+
+    #[test]
+    fn retain_retires_a_rejected_slot_at_the_last_generation() {
+        let mut entities = Entities::new();
+        let e = entities.spawn();
+        entities.set_generation_for_test(0, NonZeroU32::MAX);
+        let last = Entity::from_parts(e.index(), NonZeroU32::MAX);
+        entities.retain(|_| false);
+        entities.assert_invariants();
+        assert!(entities.is_empty() && !entities.is_alive(last));
+        assert_eq!(entities.spawn().index(), 1);
     }
 
     #[test]
