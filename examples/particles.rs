@@ -1,10 +1,11 @@
 //! A small particle simulation on derived struct-of-arrays storages.
 //!
-//! Particles are `Entity` handles with components in three storages: `Position` and `Velocity`
-//! (derived with `#[derive(SparseSoa)]`, keyed by `Entity`) and a remaining lifetime. Every frame
-//! spawns a burst, applies gravity by looping over one velocity column, moves every particle that
-//! has a velocity through a join, and despawns the expired ones (swap-remove in every column).
-//! Some particles are static sparks without a velocity, so the join really skips keys.
+//! Particles are `Entity` handles with components in a `World` of derived storages keyed by
+//! `Entity`: `Position`, `Velocity`, a remaining lifetime, and a `Spark` tag. Every frame spawns
+//! a burst, applies gravity by looping over one velocity column, moves every particle that has a
+//! velocity with a query, bounces them off the floor with a query over two mutable storages, and
+//! despawns the expired ones with one `despawn` for the whole world. One in eight particles is a
+//! static spark (tagged, no velocity), so queries really skip keys.
 //!
 //! Run with `cargo run --release --example particles`.
 
@@ -12,7 +13,7 @@
 
 use std::time::Instant;
 
-use sparse_soa::{Entities, Entity, SparseSoa, join};
+use sparse_soa::{Entities, Entity, SparseSoa, World, query};
 
 /// Where a particle is.
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
@@ -38,6 +39,21 @@ struct Velocity {
 struct Life {
     frames_left: u16,
     age: u16,
+}
+
+/// A spark: a particle that does not move.
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Spark;
+
+/// Every storage of the simulation: `despawn` removes a particle from all of them.
+#[derive(Default, World)]
+struct Particles {
+    entities: Entities,
+    positions: PositionSoa,
+    velocities: VelocitySoa,
+    lives: LifeSoa,
+    sparks: SparkSoa,
 }
 
 const FRAMES: u32 = 600;
@@ -75,62 +91,63 @@ struct Stats {
 fn main() {
     let started = Instant::now();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut entities = Entities::new();
-    let mut positions = PositionSoa::new();
-    let mut velocities = VelocitySoa::new();
-    let mut lives = LifeSoa::new();
+    let mut world = Particles::default();
     let mut stats = Stats::default();
     let mut expired: Vec<Entity> = Vec::new();
 
     for _ in 0..FRAMES {
         // Spawn a burst: one in eight is a static spark with no velocity.
         for i in 0..BURST {
-            let particle = entities.spawn();
-            positions.insert(
+            let particle = world.entities.spawn();
+            world.positions.insert(
                 particle,
                 Position { x: rng.range(-1.0, 1.0), y: 0.0, z: rng.range(-1.0, 1.0) },
             );
-            if i % 8 != 0 {
+            if i % 8 == 0 {
+                world.sparks.insert(particle);
+            } else {
                 let velocity = Velocity {
                     dx: rng.range(-2.0, 2.0),
                     dy: rng.range(4.0, 9.0),
                     dz: rng.range(-2.0, 2.0),
                 };
-                velocities.insert(particle, velocity);
+                world.velocities.insert(particle, velocity);
             }
-            lives.insert(particle, Life { frames_left: 60 + (rng.next() % 120) as u16, age: 0 });
+            let life = Life { frames_left: 60 + (rng.next() % 120) as u16, age: 0 };
+            world.lives.insert(particle, life);
             stats.spawned += 1;
         }
 
         // Gravity: one contiguous column, no lookups.
-        for dy in velocities.dy_mut() {
+        for dy in world.velocities.dy_mut() {
             *dy += GRAVITY * DT;
         }
 
-        // Movement: join positions with velocities (the smaller storage drives).
-        join::for_each_mut(&mut positions, &velocities, |_, position, velocity| {
-            *position.x += velocity.dx * DT;
-            *position.y += velocity.dy * DT;
-            *position.z += velocity.dz * DT;
-            stats.moved += 1;
-        });
+        // Movement: a query over positions and velocities (the smaller storage drives), sparks
+        // excluded.
+        query((&mut world.positions, &world.velocities)).without(&world.sparks).for_each(
+            |_, (position, velocity)| {
+                *position.x += velocity.dx * DT;
+                *position.y += velocity.dy * DT;
+                *position.z += velocity.dz * DT;
+                stats.moved += 1;
+            },
+        );
 
-        // The floor: particles below it bounce, losing energy. Columns of one storage, read by
-        // key from another.
-        for (particle, position) in &mut positions {
+        // The floor: particles below it bounce, losing energy. Two mutable storages in one
+        // query.
+        query((&mut world.positions, &mut world.velocities)).for_each(|_, (position, velocity)| {
             if *position.y < 0.0 {
                 *position.y = 0.0;
-                if let Some(velocity) = velocities.get_mut(particle) {
-                    if *velocity.dy < 0.0 {
-                        *velocity.dy *= -0.5;
-                        stats.bounced += 1;
-                    }
+                if *velocity.dy < 0.0 {
+                    *velocity.dy *= -0.5;
+                    stats.bounced += 1;
                 }
             }
-        }
+        });
 
         // Ageing: two columns of one storage at once, the keys alongside.
-        let columns = lives.columns_mut();
+        let columns = world.lives.columns_mut();
         for i in 0..columns.keys.len() {
             columns.frames_left[i] -= 1;
             columns.age[i] += 1;
@@ -139,18 +156,17 @@ fn main() {
             }
         }
 
-        stats.peak_alive = stats.peak_alive.max(entities.len());
+        stats.peak_alive = stats.peak_alive.max(world.entities.len());
 
-        // Despawn: each removal is a swap-remove in every column of every storage.
+        // Despawn: one call removes the particle from every storage of the world (a
+        // swap-remove in every column) and from the allocator.
         for particle in expired.drain(..) {
-            positions.remove(particle);
-            velocities.remove(particle);
-            lives.remove(particle);
-            entities.despawn(particle);
+            world.despawn(particle);
             stats.despawned += 1;
         }
     }
 
+    let Particles { entities, positions, velocities, lives, sparks } = &world;
     let alive = positions.len();
     let moving = velocities.len();
     let mean_height = positions.y().iter().sum::<f32>() / alive as f32;
@@ -166,7 +182,9 @@ fn main() {
         alive - moving,
         stats.peak_alive
     );
-    println!("  {} position updates through the join, {} bounces", stats.moved, stats.bounced);
+    println!("  {} position updates through the query, {} bounces", stats.moved, stats.bounced);
+    let sparks_alive = query((sparks, lives)).into_iter().count();
+    println!("  {sparks_alive} sparks alive, each tagged and without a velocity");
     println!("  entity slots reused with a newer generation: {reused} of {}", entities.len());
     if let Some((particle, position)) = highest {
         println!(

@@ -29,8 +29,9 @@
 //! assert_eq!(positions.keys(), &[7]);
 //! ```
 //!
-//! The derive is described item by item, attribute by attribute, in the
-//! [derive reference](derive_reference). Everything else here is re-exported from
+//! New here? The [guide] goes from zero to a game tick: components, entities, a world, systems
+//! over several storages with [`query()`], despawn. The derive is described item by item,
+//! attribute by attribute, in the [derive reference](derive_reference). Everything else here is re-exported from
 //! [`sparse-set-core`](sparse_set_core), which works without the derive: [`SparseSet`] (the
 //! index alone), [`SparseMap`] (array-of-structs values beside it), [`Entities`] (generational
 //! ids), [`Storage`] and [`join`] (code generic over storages).
@@ -58,17 +59,29 @@ pub use sparse_set_core::*;
 #[doc(inline)]
 pub use sparse_set_derive::SparseSoa;
 
+/// Derives one `despawn(entity)` and one `retain_entities(keep)` for a struct whose fields are
+/// storages and optionally an [`Entities`] allocator: see the
+/// [derive reference](crate::derive_reference#world) and the [guide](crate::guide).
+#[doc(inline)]
+pub use sparse_set_derive::World;
+
 #[doc = include_str!("derive_reference.md")]
 pub mod derive_reference {}
+
+#[doc = include_str!("guide.md")]
+pub mod guide {}
 
 /// What the code `#[derive(SparseSoa)]` generates refers to. Not public API: it may change in
 /// any release, which is why `sparse-soa` pins `sparse-set-derive` to its exact version.
 #[doc(hidden)]
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
-    pub use sparse_set_core::__private::{try_reserve, try_reserve_exact};
+    pub use sparse_set_core::__private::{
+        WorldStorage, despawn, retain_keys, try_reserve, try_reserve_exact, world_storage,
+    };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{DenseIndex, Error, Permutation, Removed, SparseSet, Storage};
+    pub use sparse_set_core::{Entities, Entity};
 
     /// A column that can be truncated through a trait object, so that one call can truncate
     /// columns of different types.

@@ -94,6 +94,7 @@ mod permutation;
 pub mod query;
 pub mod set;
 mod storage;
+mod world;
 
 pub use dense::DenseIndex;
 pub use entity::{Entities, Entity};
@@ -110,4 +111,5 @@ pub use storage::Storage;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::error::{try_reserve, try_reserve_exact};
+    pub use crate::world::{WorldStorage, despawn, retain_keys, world_storage};
 }

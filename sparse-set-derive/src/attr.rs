@@ -1,7 +1,9 @@
 //! `#[sparse_soa(...)]` attributes: parsed with `parse_nested_meta`, every problem reported.
 //!
-//! Container (on the struct): `name = "..."`, `key = Type`, `dense = u8 | u16 | u32 | usize`,
-//! `crate = path`. Field: `rename = "..."`.
+//! `SparseSoa`: container (on the struct) `name = "..."`, `key = Type`,
+//! `dense = u8 | u16 | u32 | usize`, `crate = path`; field `rename = "..."`.
+//!
+//! `World`: container `crate = path`; field `entities`, `skip`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
@@ -13,6 +15,8 @@ use crate::errors::Errors;
 
 const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate"];
 const FIELD_KEYS: &[&str] = &["rename"];
+const WORLD_CONTAINER_KEYS: &[&str] = &["crate"];
+const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip"];
 const DENSE_WIDTHS: &[&str] = &["u8", "u16", "u32", "usize"];
 
 /// An attribute value and the span of the key that set it.
@@ -111,6 +115,71 @@ impl Field {
                     }
                     _ => {
                         errors.push(unknown(&key, span, "field", FIELD_KEYS));
+                        skip_value(&meta)?;
+                    }
+                }
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
+            }
+        }
+        field
+    }
+}
+
+/// The struct-level attributes of `#[derive(World)]`.
+#[derive(Default)]
+pub(crate) struct WorldContainer {
+    /// `crate = path`: where the runtime is.
+    pub(crate) krate: Option<Spanned<Path>>,
+}
+
+/// The field-level attributes of `#[derive(World)]`.
+#[derive(Default)]
+pub(crate) struct WorldField {
+    /// `entities`: this field is the `Entities` allocator.
+    pub(crate) entities: Option<Spanned<()>>,
+    /// `skip`: this field is not a storage.
+    pub(crate) skip: Option<Spanned<()>>,
+}
+
+impl WorldContainer {
+    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut container = WorldContainer::default();
+        for attr in sparse_soa_attrs(attrs, errors) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = path_name(&meta.path);
+                let span = key_span(&meta.path);
+                if key == "crate" {
+                    let path = parse_path_value(&meta)?;
+                    set_once(&mut container.krate, path, span, "crate", errors);
+                } else {
+                    errors.push(unknown(&key, span, "`World` struct", WORLD_CONTAINER_KEYS));
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
+            }
+        }
+        container
+    }
+}
+
+impl WorldField {
+    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let mut field = WorldField::default();
+        for attr in sparse_soa_attrs(attrs, errors) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = path_name(&meta.path);
+                let span = key_span(&meta.path);
+                match key.as_str() {
+                    "entities" => set_once(&mut field.entities, (), span, "entities", errors),
+                    "skip" => set_once(&mut field.skip, (), span, "skip", errors),
+                    _ => {
+                        errors.push(unknown(&key, span, "`World` field", WORLD_FIELD_KEYS));
                         skip_value(&meta)?;
                     }
                 }

@@ -20,6 +20,7 @@ mod check;
 mod errors;
 mod expand;
 mod names;
+mod world;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -44,4 +45,21 @@ fn derive(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     }
     let model = errors.finish(model)?;
     Ok(expand::expand(&model))
+}
+
+/// Derives `despawn` and `retain_entities` for a struct whose fields are storages (and
+/// optionally an `Entities` allocator): one call removes an entity from every storage. See the
+/// `sparse_soa::derive_reference` documentation, section `World`.
+#[proc_macro_derive(World, attributes(sparse_soa))]
+pub fn derive_world(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let mut errors = errors::Errors::default();
+    let model = world::World::from_syn(&input, &mut errors);
+    if let Ok(model) = &model {
+        world::check(model, &mut errors);
+    }
+    match errors.finish(model) {
+        Ok(model) => world::expand(&model).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
 }

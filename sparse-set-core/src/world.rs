@@ -1,0 +1,154 @@
+//! The algorithms behind `#[derive(World)]` (in `sparse-soa`): removing a key from every storage
+//! of a world, and retaining the keys a predicate keeps. The generated code only lists the
+//! world's storages, as a slice of [`WorldStorage`] trait objects, and calls these. Not public
+//! API: reached through `__private`, and may change in any release.
+
+use crate::Storage;
+
+/// A storage of a world, seen through a trait object so that one slice can hold storages of
+/// different types: what despawning and retaining need of it, and nothing more.
+///
+/// Implemented for every [`Storage`], with its key as `K`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a storage keyed by `{K}`, so `World` cannot despawn from it",
+    label = "not a storage keyed by `{K}`",
+    note = "a world's fields are storages (`SparseMap`, `SparseSet`, a derived `...Soa`) all keyed by the world's key, plus an optional `Entities` allocator",
+    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage"
+)]
+pub trait WorldStorage<K> {
+    /// [`Storage::len`]: the number of keys stored.
+    fn key_count(&self) -> usize;
+    /// The key at dense position `index`, if there is one.
+    fn key_at(&self, index: usize) -> Option<K>;
+    /// [`Storage::contains_key`].
+    fn contains(&self, key: K) -> bool;
+    /// [`Storage::remove`] (a swap-remove), dropping the value; whether `key` was stored.
+    fn remove(&mut self, key: K) -> bool;
+}
+
+impl<S: Storage> WorldStorage<S::Key> for S {
+    #[inline]
+    fn key_count(&self) -> usize {
+        Storage::len(self)
+    }
+
+    #[inline]
+    fn key_at(&self, index: usize) -> Option<S::Key> {
+        Storage::keys(self).get(index).copied()
+    }
+
+    #[inline]
+    fn contains(&self, key: S::Key) -> bool {
+        Storage::contains_key(self, key)
+    }
+
+    #[inline]
+    fn remove(&mut self, key: S::Key) -> bool {
+        Storage::remove(self, key).is_some()
+    }
+}
+
+/// `storage` as a world's trait object. The generated code passes every storage field through
+/// it, so a field that is not a storage of the world's key is reported on that field, with
+/// [`WorldStorage`]'s note on what to do.
+#[inline]
+pub fn world_storage<K, S: WorldStorage<K>>(storage: &mut S) -> &mut dyn WorldStorage<K> {
+    storage
+}
+
+/// Removes `key` from every storage (dropping its values); whether any held it.
+///
+/// Computes in **O(storages)** time.
+pub fn despawn<K: Copy>(storages: &mut [&mut dyn WorldStorage<K>], key: K) -> bool {
+    let mut held = false;
+    for storage in storages {
+        held |= storage.remove(key);
+    }
+    held
+}
+
+/// Asks `keep` once per key in the union of the storages' keys and removes each key it rejects
+/// from every storage, at the moment it is rejected. Allocates nothing.
+///
+/// The storages are walked in order, each from its last dense position down to 0. A key that
+/// an earlier storage holds is skipped: it was asked there and kept, since a rejected key
+/// leaves every storage at once. A rejected key's swap-remove moves the last key of the storage
+/// being walked into the current position, which the walk has already passed (or is at), so
+/// walking backwards visits every key of that storage exactly once.
+///
+/// Computes in **O(total len × storages)** time.
+pub fn retain_keys<K: Copy>(
+    storages: &mut [&mut dyn WorldStorage<K>],
+    mut keep: impl FnMut(K) -> bool,
+) {
+    for walked in 0..storages.len() {
+        let mut index = storages[walked].key_count();
+        while index > 0 {
+            index -= 1;
+            // Re-read at every step: a rejection moves keys. `key_at` also guards the index.
+            let Some(key) = storages[walked].key_at(index) else { continue };
+            if storages[..walked].iter().any(|earlier| earlier.contains(key)) {
+                continue;
+            }
+            if !keep(key) {
+                despawn(storages, key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::collections::BTreeSet;
+    use alloc::vec::Vec;
+
+    use super::*;
+    use crate::{SparseMap, SparseSet};
+
+    #[test]
+    fn despawn_removes_from_every_storage_that_holds_the_key() {
+        let mut a: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+        let mut b: SparseSet<u32> = [2, 3].into_iter().collect();
+        assert!(despawn(&mut [&mut a, &mut b], 2));
+        assert_eq!((a.keys(), b.as_slice()), (&[1][..], &[3][..]));
+        assert!(despawn(&mut [&mut a, &mut b], 3));
+        assert!(!despawn(&mut [&mut a, &mut b], 3));
+        assert_eq!((a.keys(), b.as_slice()), (&[1][..], &[][..]));
+    }
+
+    #[test]
+    fn retain_keys_asks_each_key_of_the_union_once() {
+        let mut a: SparseMap<u32, u32> = (0..20).map(|key| (key, key)).collect();
+        let mut b: SparseSet<u32> = (10..30).collect();
+        let mut c: SparseSet<u32> = [5, 25, 40, 41].into_iter().collect();
+        let mut asked = Vec::new();
+        retain_keys(&mut [&mut a, &mut b, &mut c], |key| {
+            asked.push(key);
+            key % 3 != 0
+        });
+        let unique: BTreeSet<u32> = asked.iter().copied().collect();
+        assert_eq!(unique.len(), asked.len(), "a key was asked twice: {asked:?}");
+        assert_eq!(unique, (0..30).chain([40, 41]).collect());
+        for keys in [a.keys(), b.as_slice(), c.as_slice()] {
+            assert!(keys.iter().all(|key| key % 3 != 0), "a rejected key was kept: {keys:?}");
+        }
+        assert_eq!((a.len(), b.len(), c.len()), (13, 14, 4));
+        a.assert_invariants();
+        b.assert_invariants();
+        c.assert_invariants();
+        assert!(a.iter().all(|(key, &value)| key == value));
+    }
+
+    #[test]
+    fn retain_keys_rejecting_everything_empties_every_storage() {
+        let mut a: SparseSet<u32> = (0..10).collect();
+        let mut b: SparseSet<u32> = (5..15).rev().collect();
+        let mut asked = 0;
+        retain_keys(&mut [&mut a, &mut b], |_| {
+            asked += 1;
+            false
+        });
+        assert_eq!(asked, 15);
+        assert!(a.is_empty() && b.is_empty());
+    }
+}
