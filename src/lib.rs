@@ -61,7 +61,7 @@ pub use sparse_set_derive::SparseSoa;
 
 /// Derives one `despawn(entity)` and one `retain_entities(keep)` for a struct whose fields are
 /// storages and optionally an [`Entities`] allocator: see the
-/// [derive reference](crate::derive_reference#world) and the [guide](crate::guide).
+/// [derive reference](crate::derive_reference#world) and the [guide].
 #[doc(inline)]
 pub use sparse_set_derive::World;
 
