@@ -15,27 +15,22 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::measurement::WallTime;
-use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
+use criterion::{BatchSize, BenchmarkGroup, Criterion};
 use slotmap::{DefaultKey, DenseSlotMap, SecondaryMap, SlotMap, SparseSecondaryMap};
 use soa_derive::StructOfArray;
 use sparse_soa::{Entities, Entity, SparseMap, SparseSoa};
 use sparse_soa_bench::{
     BenchMap, Bevy, Big, BigSoa, Fx, Named, NamedSoa, Position, PositionSoa, Rng, SEED,
-    SetAndColumn, VecOption, Visit, dense_ascending, random_permutation, step_ascending,
-    step_descending,
+    SetAndColumn, VecOption, Visit, dense_ascending, group, quick, random_permutation,
+    step_ascending, step_descending,
 };
 
 /// The element count of every workload.
 const N: u32 = 100_000;
 /// The larger size some workloads also run at in full mode.
 const N_LARGE: u32 = 1_000_000;
-
-fn quick() -> bool {
-    std::env::var("SPARSE_SOA_BENCH_MODE").is_ok_and(|mode| mode == "quick")
-}
 
 fn sizes() -> Vec<u32> {
     if quick() { vec![N] } else { vec![N, N_LARGE] }
@@ -45,22 +40,6 @@ fn sizes() -> Vec<u32> {
 /// name both sizes and a lookup pass is short.
 fn lookup_sizes() -> Vec<u32> {
     vec![N, N_LARGE]
-}
-
-fn group<'a>(
-    c: &'a mut Criterion,
-    workload: &str,
-    size: u32,
-    ops: u32,
-) -> BenchmarkGroup<'a, WallTime> {
-    let mut group = c.benchmark_group(format!("{workload}/{size}"));
-    group.throughput(Throughput::Elements(u64::from(ops)));
-    if quick() {
-        group.sample_size(10);
-        group.warm_up_time(Duration::from_millis(200));
-        group.measurement_time(Duration::from_millis(600));
-    }
-    group
 }
 
 /// Runs `$body::<M>($($arg),*)` for every map contender that stores `$v`.

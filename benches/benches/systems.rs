@@ -22,38 +22,20 @@
 )]
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use bevy_ecs::component::Component;
 use bevy_ecs::query::{With, Without};
 use bevy_ecs::world::World;
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, Throughput};
+use criterion::Criterion;
 use shipyard::{IntoIter, View, ViewMut};
 use sparse_soa::{Entities, Entity, SparseSoa, query};
-use sparse_soa_bench::{Rng, SEED};
+use sparse_soa_bench::{Rng, SEED, group, quick};
 
 /// The time step of every system.
 const DT: f32 = 1.0 / 60.0;
 
-fn quick() -> bool {
-    std::env::var("SPARSE_SOA_BENCH_MODE").is_ok_and(|mode| mode == "quick")
-}
-
 fn sizes() -> Vec<u32> {
     if quick() { vec![100_000] } else { vec![100_000, 1_000_000] }
-}
-
-fn group<'a>(c: &'a mut Criterion, workload: &str, size: u32) -> BenchmarkGroup<'a, WallTime> {
-    let mut group = c.benchmark_group(format!("{workload}/{size}"));
-    // Throughput per entity of the world, so that ns/op compares across contenders.
-    group.throughput(Throughput::Elements(u64::from(size)));
-    if quick() {
-        group.sample_size(10);
-        group.warm_up_time(Duration::from_millis(200));
-        group.measurement_time(Duration::from_millis(600));
-    }
-    group
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,7 +230,8 @@ fn step(p: &mut [f32; 3], v: &[f32; 3]) {
 fn move_system(c: &mut Criterion) {
     for size in sizes() {
         let layout = layout(size);
-        let mut g = group(c, "systems_move", size);
+        // Per entity of the world, so that ns/op compares across contenders.
+        let mut g = group(c, "systems_move", size, size);
 
         let mut w = sparse_soa_world(&layout);
         g.bench_function("sparse-soa", |b| {
@@ -339,7 +322,7 @@ fn move_system(c: &mut Criterion) {
 fn accelerate_system(c: &mut Criterion) {
     for size in sizes() {
         let layout = layout(size);
-        let mut g = group(c, "systems_accelerate", size);
+        let mut g = group(c, "systems_accelerate", size, size);
 
         let mut w = sparse_soa_world(&layout);
         g.bench_function("sparse-soa", |b| {

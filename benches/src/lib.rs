@@ -19,6 +19,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 use rustc_hash::FxHashMap;
 use slotmap::{DefaultKey, Key as _, KeyData, SecondaryMap, SparseSecondaryMap};
 use sparse_soa::{SparseMap, SparseSet, SparseSoa};
@@ -63,6 +65,30 @@ impl Rng {
             items.swap(i, j);
         }
     }
+}
+
+/// Whether `SPARSE_SOA_BENCH_MODE=quick`: every measurement shortened, the larger sizes skipped.
+#[must_use]
+pub fn quick() -> bool {
+    std::env::var("SPARSE_SOA_BENCH_MODE").is_ok_and(|mode| mode == "quick")
+}
+
+/// The criterion group `{workload}/{size}`, reporting time per one of `ops` elements, with
+/// quick mode's shorter measurement.
+pub fn group<'a>(
+    c: &'a mut Criterion,
+    workload: &str,
+    size: u32,
+    ops: u32,
+) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(format!("{workload}/{size}"));
+    group.throughput(Throughput::Elements(u64::from(ops)));
+    if quick() {
+        group.sample_size(10);
+        group.warm_up_time(std::time::Duration::from_millis(200));
+        group.measurement_time(std::time::Duration::from_millis(600));
+    }
+    group
 }
 
 /// `0, 1, …, n - 1`.

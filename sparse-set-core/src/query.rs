@@ -187,8 +187,8 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         reason = "a lending iterator: its items borrow it, which `Iterator` cannot express"
     )]
     pub fn iter(&mut self) -> QueryIter<'_, M, W> {
-        let driver = self.members.driver();
-        QueryIter { members: &mut self.members, without: &self.without, driver, next: 0 }
+        let cursor = Cursor::new(&self.members);
+        QueryIter { members: &mut self.members, without: &self.without, cursor }
     }
 
     /// The members, given back.
@@ -213,8 +213,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
 pub struct QueryIter<'q, M, W> {
     members: &'q mut M,
     without: &'q W,
-    driver: Option<usize>,
-    next: usize,
+    cursor: Cursor,
 }
 
 impl<M: Members, W: Exclude<M::Key>> QueryIter<'_, M, W> {
@@ -240,19 +239,9 @@ impl<M: Members, W: Exclude<M::Key>> QueryIter<'_, M, W> {
     where
         M: MembersView<'v>,
     {
-        let driver = self.driver?;
-        loop {
-            let index = self.next;
-            if index >= self.members.member_len(driver) {
-                return None;
-            }
-            self.next += 1;
-            // A skipped key ends this step; the borrow checker cannot see that the returned
-            // views and the next attempt do not overlap, so locate first, then view.
-            if let Some(slots) = self.members.locate_driven(driver, index, self.without) {
-                return self.members.views(slots);
-            }
-        }
+        // Locate first, then view: the views borrow the members until the next call.
+        let slots = self.cursor.advance(&*self.members, self.without)?;
+        self.members.views(slots)
     }
 
     /// Bounds on the number of elements left: at most the driver's keys not yet visited.
@@ -268,7 +257,44 @@ impl<M: Members, W: Exclude<M::Key>> QueryIter<'_, M, W> {
     /// ```
     #[must_use]
     pub fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.driver.map_or(0, |driver| self.members.member_len(driver) - self.next);
+        self.cursor.size_hint(&*self.members)
+    }
+}
+
+/// Where an iteration over a query stands: its driver and the driver's next dense position.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    driver: Option<usize>,
+    next: usize,
+}
+
+impl Cursor {
+    fn new<M: Members>(members: &M) -> Self {
+        Cursor { driver: members.driver(), next: 0 }
+    }
+
+    /// The next matching key and every member's slot for it; `None` once the driver's keys are
+    /// exhausted.
+    #[inline]
+    fn advance<M: Members, W: Exclude<M::Key>>(
+        &mut self,
+        members: &M,
+        without: &W,
+    ) -> Option<(M::Key, M::Slots)> {
+        let driver = self.driver?;
+        while self.next < members.member_len(driver) {
+            let index = self.next;
+            self.next += 1;
+            if let Some(slots) = members.locate_driven(driver, index, without) {
+                return Some(slots);
+            }
+        }
+        None
+    }
+
+    /// At most the driver's keys not yet visited are left.
+    fn size_hint<M: Members>(&self, members: &M) -> (usize, Option<usize>) {
+        let left = self.driver.map_or(0, |driver| members.member_len(driver) - self.next);
         (0, Some(left))
     }
 }
@@ -278,8 +304,7 @@ impl<M: Members, W: Exclude<M::Key>> QueryIter<'_, M, W> {
 pub struct SharedIter<M, W> {
     members: M,
     without: W,
-    driver: Option<usize>,
-    next: usize,
+    cursor: Cursor,
 }
 
 impl<M: SharedMembers, W: Exclude<M::Key>> IntoIterator for Query<M, W> {
@@ -298,8 +323,8 @@ impl<M: SharedMembers, W: Exclude<M::Key>> IntoIterator for Query<M, W> {
     /// assert_eq!(sums, [7]);
     /// ```
     fn into_iter(self) -> Self::IntoIter {
-        let driver = self.members.driver();
-        SharedIter { members: self.members, without: self.without, driver, next: 0 }
+        let cursor = Cursor::new(&self.members);
+        SharedIter { members: self.members, without: self.without, cursor }
     }
 }
 
@@ -307,22 +332,12 @@ impl<M: SharedMembers, W: Exclude<M::Key>> Iterator for SharedIter<M, W> {
     type Item = (M::Key, M::Items);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let driver = self.driver?;
-        loop {
-            let index = self.next;
-            if index >= self.members.member_len(driver) {
-                return None;
-            }
-            self.next += 1;
-            if let Some(slots) = self.members.locate_driven(driver, index, &self.without) {
-                return self.members.items(slots);
-            }
-        }
+        let slots = self.cursor.advance(&self.members, &self.without)?;
+        self.members.items(slots)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.driver.map_or(0, |driver| self.members.member_len(driver) - self.next);
-        (0, Some(left))
+        self.cursor.size_hint(&self.members)
     }
 }
 

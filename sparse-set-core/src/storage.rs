@@ -289,9 +289,4 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     fn remove(&mut self, key: K) -> Option<()> {
         SparseSet::remove(self, key).then_some(())
     }
-
-    #[inline]
-    fn assert_invariants(&self) {
-        SparseSet::assert_invariants(self);
-    }
 }

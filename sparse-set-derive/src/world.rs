@@ -61,12 +61,11 @@ impl<'a> World<'a> {
                 (Some(ident), true) => Member::Named(ident.clone()),
                 _ => Member::Unnamed(index.into()),
             };
-            if let (Some(skip), Some(marked)) = (&field_attrs.skip, &field_attrs.entities) {
+            if let (Some(_), Some(marked)) = (&field_attrs.skip, &field_attrs.entities) {
                 errors.push(syn::Error::new(
                     marked.span,
                     "a field cannot be both `entities` and `skip`",
                 ));
-                let _ = skip;
                 continue;
             }
             if field_attrs.skip.is_some() {
