@@ -41,13 +41,13 @@ impl Storage for Scores {
         Some((self.keys.get_index(index)?, self.values.get_mut(index)?))
     }
 
-    fn insert(&mut self, key: u32, value: i64) -> Option<i64> {
-        let (index, added) = self.keys.insert_full(key);
+    fn try_insert(&mut self, key: u32, value: i64) -> Result<Option<i64>, sparse_soa::Error> {
+        let (index, added) = self.keys.try_insert(key)?;
         if added {
             self.values.push(value);
-            None
+            Ok(None)
         } else {
-            Some(std::mem::replace(&mut self.values[index], value))
+            Ok(Some(std::mem::replace(&mut self.values[index], value)))
         }
     }
 

@@ -86,12 +86,14 @@ mod macros;
 mod dense;
 mod entity;
 mod error;
+pub mod group;
 pub mod join;
 mod key;
 pub mod map;
 mod pages;
 mod permutation;
 pub mod query;
+mod rows;
 pub mod set;
 mod storage;
 mod world;
@@ -99,12 +101,14 @@ mod world;
 pub use dense::DenseIndex;
 pub use entity::{Entities, Entity};
 pub use error::Error;
+pub use group::Group;
 pub use key::Key;
 pub use map::SparseMap;
 pub use permutation::Permutation;
 pub use query::query;
+pub use rows::{Aligned, AlignedIter, Rows};
 pub use set::{Iter, Moved, Removed, SparseSet};
-pub use storage::Storage;
+pub use storage::{Columnar, Storage};
 
 /// Items the code `#[derive(SparseSoa)]` generates calls through the `sparse-soa` facade. Not
 /// public API: it may change in any release.

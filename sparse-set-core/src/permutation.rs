@@ -168,6 +168,25 @@ impl Permutation {
         self.order.is_empty()
     }
 
+    /// Calls `swap(a, b)` for each swap of positions that carries out the permutation, in
+    /// order: what [`apply`](Self::apply) does to a slice, for arrays that are not one (several
+    /// storages moved together, each through its own `swap_indices`).
+    ///
+    /// Computes in **O(n)** time with at most `n - 1` calls; never allocates.
+    ///
+    /// ```
+    /// # use sparse_set_core::Permutation;
+    /// let perm = Permutation::from_vec(vec![2, 0, 1]).unwrap();
+    /// let mut items = vec!['a', 'b', 'c'];
+    /// perm.for_each_swap(|a, b| items.swap(a, b));
+    /// assert_eq!(items, ['c', 'a', 'b']);
+    /// ```
+    pub fn for_each_swap(&self, mut swap: impl FnMut(usize, usize)) {
+        for &(a, b) in &self.swaps {
+            swap(a, b);
+        }
+    }
+
     /// Reorders `items` in place: afterwards `items[new]` is what `items[order()[new]]` was.
     ///
     /// Computes in **O(n)** time with at most `n - 1` swaps; never allocates.

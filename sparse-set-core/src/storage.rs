@@ -2,7 +2,8 @@
 //! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
 //! once.
 
-use crate::{DenseIndex, Key, SparseSet};
+use crate::set::{Keys, fail};
+use crate::{DenseIndex, Error, Key, Rows, SparseSet};
 
 /// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
 /// lives at position `i` of the storage's own arrays.
@@ -85,7 +86,7 @@ pub trait Storage {
     ///
     /// # Panics
     ///
-    /// As the storage's inherent `insert`.
+    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
     ///
     /// ```
     /// use sparse_set_core::{SparseMap, Storage};
@@ -94,7 +95,38 @@ pub trait Storage {
     /// assert_eq!(Storage::insert(&mut map, 4, 'a'), None);
     /// assert_eq!(Storage::insert(&mut map, 4, 'b'), Some('a'));
     /// ```
-    fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value>;
+    #[inline]
+    #[track_caller]
+    fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value> {
+        match self.try_insert(key, value) {
+            Ok(replaced) => replaced,
+            Err(error) => fail(error),
+        }
+    }
+
+    /// The fallible twin of [`insert`](Self::insert): stores `value` under `key` and returns the
+    /// value it replaced, or an [`Error`] that leaves the storage unchanged.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for an older version of a
+    /// held key; for a new key, the limits of a bounded storage or of the dense width, or a
+    /// failed allocation.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap, Storage};
+    ///
+    /// let mut map = SparseMap::<u32, char>::bounded(1, 8);
+    /// assert_eq!(Storage::try_insert(&mut map, 4, 'a'), Ok(None));
+    /// assert_eq!(Storage::try_insert(&mut map, 5, 'b'), Err(Error::Full { capacity: 1 }));
+    /// ```
+    fn try_insert(
+        &mut self,
+        key: Self::Key,
+        value: Self::Value,
+    ) -> Result<Option<Self::Value>, Error>;
 
     /// Removes `key` by swap-remove; returns its value.
     ///
@@ -281,12 +313,150 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
 
     /// Stores `key`; returns `Some(())` if it was already stored.
     #[inline]
-    fn insert(&mut self, key: K, (): ()) -> Option<()> {
-        (!SparseSet::insert(self, key)).then_some(())
+    fn try_insert(&mut self, key: K, (): ()) -> Result<Option<()>, Error> {
+        let (_, new) = SparseSet::try_insert(self, key)?;
+        Ok((!new).then_some(()))
     }
 
     #[inline]
     fn remove(&mut self, key: K) -> Option<()> {
         SparseSet::remove(self, key).then_some(())
+    }
+}
+
+/// A [`Storage`] whose values lie in dense columns beside its keys: every column as a slice,
+/// mutable without exposing its length, and positions that can be swapped in every column at
+/// once. This is what a [`Group`](crate::Group) needs of its members, what
+/// [`sort_as`](Self::sort_as) works on, and what parallel iteration splits.
+///
+/// Implemented by [`SparseMap`](crate::SparseMap) (one column: the values), by
+/// [`SparseSet`](crate::SparseSet) (no column: a tag) and by every storage
+/// `#[derive(SparseSoa)]` generates (one column per field). The inherent methods of those types
+/// have the same names and meaning.
+///
+/// ```
+/// use sparse_set_core::{Columnar, Rows, SparseMap};
+///
+/// fn total<S: Columnar<Key = u32>>(storage: &S) -> usize {
+///     storage.columns().len()
+/// }
+///
+/// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
+/// assert_eq!(total(&map), 2);
+/// ```
+pub trait Columnar: Storage {
+    /// Every column, shared, with the keys: its rows are [`Storage::Ref`] views.
+    type Columns<'a>: Rows<Key = Self::Key, Row = Self::Ref<'a>>
+    where
+        Self: 'a;
+    /// Every column, mutable, with the keys read-only: its rows are [`Storage::Mut`] views.
+    type ColumnsMut<'a>: Rows<Key = Self::Key, Row = Self::Mut<'a>>
+    where
+        Self: 'a;
+
+    /// Every column, with the keys.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// let columns = Columnar::columns(&map);
+    /// assert_eq!((columns.keys, columns.values), (&[4][..], &['a'][..]));
+    /// ```
+    fn columns(&self) -> Self::Columns<'_>;
+
+    /// Every column, mutably, with the keys read-only. The slices cannot change length, so the
+    /// storage stays consistent.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a')].into_iter().collect();
+    /// Columnar::columns_mut(&mut map).values[0] = 'z';
+    /// assert_eq!(map[4], 'z');
+    /// ```
+    fn columns_mut(&mut self) -> Self::ColumnsMut<'_>;
+
+    /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `a` or `b` is out of bounds; the storage is then unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// Columnar::swap_indices(&mut map, 0, 1);
+    /// assert_eq!(map.keys(), &[2, 4]);
+    /// ```
+    fn swap_indices(&mut self, a: usize, b: usize);
+
+    /// Reorders the storage to follow `order` (EnTT's `sort_as`): the keys of `order` that the
+    /// storage holds move to the front, in the order they have in `order`; the other keys
+    /// follow, in an unspecified order. Every column moves along. Returns how many keys moved
+    /// to the front.
+    ///
+    /// Typical use: `velocities.sort_as(positions.keys())`, so that a walk over both visits
+    /// their shared keys at the same positions in each. Keys of `order` that the storage does
+    /// not hold are skipped; a key listed twice counts once.
+    ///
+    /// Computes in **O(`order.len()`)** time; allocates nothing.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')].into_iter().collect();
+    /// let front = Columnar::sort_as(&mut map, &[4, 9, 2]);
+    /// assert_eq!(front, 2);
+    /// assert_eq!(&map.keys()[..2], &[4, 2]);
+    /// assert_eq!(map[2], 'b');
+    /// ```
+    fn sort_as(&mut self, order: &[Self::Key]) -> usize {
+        let mut front = 0;
+        for &key in order {
+            if let Some(position) = self.get_index_of(key) {
+                // A key already placed sits before `front`: listed twice, it stays.
+                if position >= front {
+                    self.swap_indices(position, front);
+                    front += 1;
+                }
+            }
+        }
+        front
+    }
+}
+
+/// A [`SparseSet`] is a tag: it has no column, so its rows are its keys alone.
+impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
+    type Columns<'a>
+        = Keys<'a, K>
+    where
+        Self: 'a;
+    type ColumnsMut<'a>
+        = Keys<'a, K>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn columns(&self) -> Keys<'_, K> {
+        Keys { keys: self.as_slice() }
+    }
+
+    #[inline]
+    fn columns_mut(&mut self) -> Keys<'_, K> {
+        Keys { keys: self.as_slice() }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn swap_indices(&mut self, a: usize, b: usize) {
+        SparseSet::swap_indices(self, a, b);
     }
 }

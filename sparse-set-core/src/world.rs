@@ -4,47 +4,102 @@
 //! API: reached through `__private`, and may change in any release.
 
 use crate::Storage;
+use crate::group::{Group, GroupExcluded, GroupMembers};
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
 /// different types: what despawning and retaining need of it, and nothing more.
 ///
-/// Implemented for every [`Storage`], with its key as `K`.
+/// A storage walks as one or more **parts**, each a list of keys by dense position: a
+/// [`Storage`] is one part; a [`Group`] is one part per storage it owns, and removes a key
+/// from all of them at once, keeping itself aligned.
+///
+/// Implemented for every [`Storage`], with its key as `K`, and for every [`Group`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a storage keyed by `{K}`, so `World` cannot despawn from it",
     label = "not a storage keyed by `{K}`",
-    note = "a world's fields are storages (`SparseMap`, `SparseSet`, a derived `...Soa`) all keyed by the world's key, plus an optional `Entities` allocator",
+    note = "a world's fields are storages (`SparseMap`, `SparseSet`, a derived `...Soa`, a `Group` of them) all keyed by the world's key, plus an optional `Entities` allocator",
     note = "mark the field `#[sparse_soa(skip)]` if it is not a storage"
 )]
 pub trait WorldStorage<K> {
-    /// [`Storage::len`]: the number of keys stored.
-    fn key_count(&self) -> usize;
-    /// The key at dense position `index`, if there is one.
-    fn key_at(&self, index: usize) -> Option<K>;
-    /// [`Storage::contains_key`].
-    fn contains(&self, key: K) -> bool;
-    /// [`Storage::remove`] (a swap-remove), dropping the value; whether `key` was stored.
+    /// The number of key lists the storage walks as.
+    fn parts(&self) -> usize;
+    /// The number of keys in part `part`.
+    fn key_count(&self, part: usize) -> usize;
+    /// The key at dense position `index` of part `part`, if there is one.
+    fn key_at(&self, part: usize, index: usize) -> Option<K>;
+    /// Whether part `part` holds `key`.
+    fn part_contains(&self, part: usize, key: K) -> bool;
+    /// Removes `key` from every part (dropping the values), as a swap-remove in each; whether
+    /// any held it.
     fn remove(&mut self, key: K) -> bool;
 }
 
 impl<S: Storage> WorldStorage<S::Key> for S {
     #[inline]
-    fn key_count(&self) -> usize {
+    fn parts(&self) -> usize {
+        1
+    }
+
+    #[inline]
+    fn key_count(&self, _: usize) -> usize {
         Storage::len(self)
     }
 
     #[inline]
-    fn key_at(&self, index: usize) -> Option<S::Key> {
+    fn key_at(&self, _: usize, index: usize) -> Option<S::Key> {
         Storage::keys(self).get(index).copied()
     }
 
     #[inline]
-    fn contains(&self, key: S::Key) -> bool {
+    fn part_contains(&self, _: usize, key: S::Key) -> bool {
         Storage::contains_key(self, key)
     }
 
     #[inline]
     fn remove(&mut self, key: S::Key) -> bool {
         Storage::remove(self, key).is_some()
+    }
+}
+
+/// A group walks as one part per member, then one per excluded storage, and removes a key from
+/// all of them with [`Group::remove`], which keeps it aligned.
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> WorldStorage<M::Key> for Group<M, X> {
+    #[inline]
+    fn parts(&self) -> usize {
+        self.members().count() + self.excluded().count()
+    }
+
+    #[inline]
+    fn key_count(&self, part: usize) -> usize {
+        self.part_keys(part).len()
+    }
+
+    #[inline]
+    fn key_at(&self, part: usize, index: usize) -> Option<M::Key> {
+        self.part_keys(part).get(index).copied()
+    }
+
+    #[inline]
+    fn part_contains(&self, part: usize, key: M::Key) -> bool {
+        match part.checked_sub(self.members().count()) {
+            None => self.members().member_contains(part, key),
+            Some(excluded) => self.excluded().storage_contains(excluded, key),
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, key: M::Key) -> bool {
+        Group::remove(self, key)
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// The keys of part `part`: a member's, then an excluded storage's.
+    fn part_keys(&self, part: usize) -> &[M::Key] {
+        match part.checked_sub(self.members().count()) {
+            None => self.members().member_keys(part),
+            Some(excluded) => self.excluded().storage_keys(excluded),
+        }
     }
 }
 
@@ -70,28 +125,35 @@ pub fn despawn<K: Copy>(storages: &mut [&mut dyn WorldStorage<K>], key: K) -> bo
 /// Asks `keep` once per key in the union of the storages' keys and removes each key it rejects
 /// from every storage, at the moment it is rejected. Allocates nothing.
 ///
-/// The storages are walked in order, each from its last dense position down to 0. A key that
-/// an earlier storage holds is skipped: it was asked there and kept, since a rejected key
-/// leaves every storage at once. A rejected key's swap-remove moves the last key of the storage
-/// being walked into the current position, which the walk has already passed (or is at), so
-/// walking backwards visits every key of that storage exactly once.
+/// The storages are walked in order, and each storage part by part, each part from its last
+/// dense position down to 0. A key that an earlier storage or an earlier part holds is skipped:
+/// it was asked there and kept, since a rejected key leaves every storage at once. Removing a
+/// rejected key changes only positions at or after the current one in the part being walked (a
+/// swap-remove moves the last key into the current position; a group first swaps the key to the
+/// end of its aligned prefix, which is after it too), positions the walk has already passed, so
+/// walking backwards visits every key of every part exactly once.
 ///
-/// Computes in **O(total len × storages)** time.
+/// Computes in **O(total len × parts)** time.
 pub fn retain_keys<K: Copy>(
     storages: &mut [&mut dyn WorldStorage<K>],
     mut keep: impl FnMut(K) -> bool,
 ) {
     for walked in 0..storages.len() {
-        let mut index = storages[walked].key_count();
-        while index > 0 {
-            index -= 1;
-            // Re-read at every step: a rejection moves keys. `key_at` also guards the index.
-            let Some(key) = storages[walked].key_at(index) else { continue };
-            if storages[..walked].iter().any(|earlier| earlier.contains(key)) {
-                continue;
-            }
-            if !keep(key) {
-                despawn(storages, key);
+        for part in 0..storages[walked].parts() {
+            let mut index = storages[walked].key_count(part);
+            while index > 0 {
+                index -= 1;
+                // Re-read at every step: a rejection moves keys. `key_at` also guards the index.
+                let Some(key) = storages[walked].key_at(part, index) else { continue };
+                let asked_before = storages[..walked].iter().any(|earlier| {
+                    (0..earlier.parts()).any(|earlier_part| earlier.part_contains(earlier_part, key))
+                }) || (0..part).any(|earlier_part| storages[walked].part_contains(earlier_part, key));
+                if asked_before {
+                    continue;
+                }
+                if !keep(key) {
+                    despawn(storages, key);
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ use core::fmt;
 use core::iter::{FusedIterator, Zip};
 use core::slice;
 
-use crate::{DenseIndex, Key, SparseMap, set};
+use crate::{DenseIndex, Key, Rows, SparseMap, set};
 
 /// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
 ///
@@ -171,5 +171,118 @@ impl<K: Key, V, D: DenseIndex> IntoIterator for SparseMap<K, V, D> {
     /// Yields the keys and values in dense order.
     fn into_iter(self) -> Self::IntoIter {
         IntoIter { inner: self.set.into_iter().zip(self.values) }
+    }
+}
+
+/// A map's keys and values as two slices of one length: [`SparseMap::columns`]. Row `i` is
+/// `(keys[i], &values[i])`.
+///
+/// ```
+/// use sparse_set_core::{Rows, SparseMap};
+///
+/// let map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+/// let pairs: Vec<(u32, &char)> = map.columns().into_iter().collect();
+/// assert_eq!(pairs, [(1, &'a'), (2, &'b')]);
+/// assert_eq!(map.columns().len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct Columns<'a, K, V> {
+    /// The keys in dense order.
+    pub keys: &'a [K],
+    /// The values, `values[i]` belonging to `keys[i]`.
+    pub values: &'a [V],
+}
+
+impl<K, V> Clone for Columns<'_, K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K, V> Copy for Columns<'_, K, V> {}
+
+/// A map's keys, read-only, and values, mutable, as two slices of one length:
+/// [`SparseMap::columns_mut`].
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+///
+/// let mut map: SparseMap<u32, u32> = [(1, 10), (2, 20)].into_iter().collect();
+/// for (key, value) in map.columns_mut() {
+///     *value += key;
+/// }
+/// assert_eq!(map.values(), &[11, 22]);
+/// ```
+#[derive(Debug)]
+pub struct ColumnsMut<'a, K, V> {
+    /// The keys in dense order.
+    pub keys: &'a [K],
+    /// The values, `values[i]` belonging to `keys[i]`.
+    pub values: &'a mut [V],
+}
+
+impl<'a, K: Key, V> Rows for Columns<'a, K, V> {
+    type Key = K;
+    type Row = &'a V;
+    type Iter = Iter<'a, K, V>;
+
+    #[inline]
+    fn keys(&self) -> &[K] {
+        self.keys
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (keys, rest) = self.keys.split_at(mid);
+        let (values, values_rest) = self.values.split_at(mid);
+        (Columns { keys, values }, Columns { keys: rest, values: values_rest })
+    }
+
+    #[inline]
+    fn into_rows(self) -> Iter<'a, K, V> {
+        Iter { inner: self.keys.iter().zip(self.values.iter()) }
+    }
+}
+
+impl<'a, K: Key, V> Rows for ColumnsMut<'a, K, V> {
+    type Key = K;
+    type Row = &'a mut V;
+    type Iter = IterMut<'a, K, V>;
+
+    #[inline]
+    fn keys(&self) -> &[K] {
+        self.keys
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (keys, rest) = self.keys.split_at(mid);
+        let (values, values_rest) = self.values.split_at_mut(mid);
+        (ColumnsMut { keys, values }, ColumnsMut { keys: rest, values: values_rest })
+    }
+
+    #[inline]
+    fn into_rows(self) -> IterMut<'a, K, V> {
+        IterMut { inner: self.keys.iter().zip(self.values.iter_mut()) }
+    }
+}
+
+impl<'a, K: Key, V> IntoIterator for Columns<'a, K, V> {
+    type Item = (K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+
+    /// Yields each key with its value, in dense order.
+    fn into_iter(self) -> Iter<'a, K, V> {
+        self.into_rows()
+    }
+}
+
+impl<'a, K: Key, V> IntoIterator for ColumnsMut<'a, K, V> {
+    type Item = (K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+
+    /// Yields each key with its mutable value, in dense order.
+    fn into_iter(self) -> IterMut<'a, K, V> {
+        self.into_rows()
     }
 }

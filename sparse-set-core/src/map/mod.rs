@@ -22,10 +22,10 @@ use core::ops::{Index, IndexMut};
 
 use crate::error::{try_reserve, try_reserve_exact};
 use crate::set::fail;
-use crate::{DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
+use crate::{Columnar, DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
 
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
-pub use iter::{Drain, IntoIter, Iter, IterMut};
+pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.
@@ -675,6 +675,58 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         &mut self.values
     }
 
+    /// The keys and the values, as two slices of one length: what a [`Group`](crate::Group)
+    /// and parallel iteration work on.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, char> = [(8, 'a'), (9, 'b')].into_iter().collect();
+    /// let columns = map.columns();
+    /// assert_eq!((columns.keys, columns.values), (&[8, 9][..], &['a', 'b'][..]));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn columns(&self) -> Columns<'_, K, V> {
+        Columns { keys: self.set.as_slice(), values: &self.values }
+    }
+
+    /// The keys, read-only, and the values, mutable, as two slices of one length.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, u32> = [(8, 1), (9, 2)].into_iter().collect();
+    /// let columns = map.columns_mut();
+    /// for (key, value) in columns.keys.iter().zip(columns.values) {
+    ///     *value += key;
+    /// }
+    /// assert_eq!(map.values(), &[9, 11]);
+    /// ```
+    #[inline]
+    pub fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
+        ColumnsMut { keys: self.set.as_slice(), values: &mut self.values }
+    }
+
+    /// Reorders the map to follow `order` (EnTT's `sort_as`): the keys of `order` that the map
+    /// holds move to the front with their values, in the order they have in `order`; the
+    /// other elements follow, in an unspecified order. Returns how many moved to the front.
+    /// See [`Columnar::sort_as`](crate::Columnar::sort_as).
+    ///
+    /// Computes in **O(`order.len()`)** time; allocates nothing.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// assert_eq!(map.sort_as(&[3, 2]), 2);
+    /// assert_eq!(&map.values()[..2], &['c', 'b']);
+    /// ```
+    pub fn sort_as(&mut self, order: &[K]) -> usize {
+        crate::Columnar::sort_as(self, order)
+    }
+
     /// The key index: which keys are stored, at which dense positions.
     ///
     /// Computes in **O(1)** time.
@@ -1178,8 +1230,15 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
         SparseMap::get_index_mut(self, index)
     }
 
+    #[inline]
+    #[track_caller]
     fn insert(&mut self, key: K, value: V) -> Option<V> {
         SparseMap::insert(self, key, value)
+    }
+
+    #[inline]
+    fn try_insert(&mut self, key: K, value: V) -> Result<Option<V>, Error> {
+        SparseMap::try_insert(self, key, value)
     }
 
     fn remove(&mut self, key: K) -> Option<V> {
@@ -1216,5 +1275,32 @@ mod tests {
         assert_eq!(found, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
         let none: [Option<&mut u32>; 0] = map.get_disjoint_mut([]);
         assert!(none.is_empty());
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
+    type Columns<'a>
+        = Columns<'a, K, V>
+    where
+        Self: 'a;
+    type ColumnsMut<'a>
+        = ColumnsMut<'a, K, V>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn columns(&self) -> Columns<'_, K, V> {
+        SparseMap::columns(self)
+    }
+
+    #[inline]
+    fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
+        SparseMap::columns_mut(self)
+    }
+
+    #[inline]
+    #[track_caller]
+    fn swap_indices(&mut self, a: usize, b: usize) {
+        SparseMap::swap_indices(self, a, b);
     }
 }

@@ -160,3 +160,71 @@ impl<K: fmt::Debug> fmt::Debug for Drain<'_, K> {
         f.debug_tuple("Drain").field(&self.as_slice()).finish()
     }
 }
+
+/// The rows of a [`SparseSet`] seen as a tag: its keys, each with the empty view `()`. What
+/// [`Columnar::columns`](crate::Columnar::columns) returns for a set, so that a tag can be a
+/// [`Group`](crate::Group) member.
+///
+/// ```
+/// use sparse_set_core::{Columnar, Rows, SparseSet};
+///
+/// let set: SparseSet<u32> = [4, 5].into_iter().collect();
+/// let rows: Vec<(u32, ())> = set.columns().into_rows().collect();
+/// assert_eq!(rows, [(4, ()), (5, ())]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Keys<'a, K> {
+    /// The keys in dense order.
+    pub keys: &'a [K],
+}
+
+impl<'a, K: crate::Key> crate::Rows for Keys<'a, K> {
+    type Key = K;
+    type Row = ();
+    type Iter = KeyRows<'a, K>;
+
+    #[inline]
+    fn keys(&self) -> &[K] {
+        self.keys
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (front, back) = self.keys.split_at(mid);
+        (Keys { keys: front }, Keys { keys: back })
+    }
+
+    #[inline]
+    fn into_rows(self) -> KeyRows<'a, K> {
+        KeyRows { inner: self.keys.iter() }
+    }
+}
+
+impl<'a, K: crate::Key> IntoIterator for Keys<'a, K> {
+    type Item = (K, ());
+    type IntoIter = KeyRows<'a, K>;
+
+    /// Yields each key with the empty view `()`.
+    fn into_iter(self) -> KeyRows<'a, K> {
+        crate::Rows::into_rows(self)
+    }
+}
+
+/// The iterator over the rows of a tag ([`Keys`]): each key with `()`.
+#[derive(Clone, Debug)]
+pub struct KeyRows<'a, K> {
+    inner: slice::Iter<'a, K>,
+}
+
+impl<K: Copy> Iterator for KeyRows<'_, K> {
+    type Item = (K, ());
+
+    iterator_methods!(|&key| (key, ()));
+}
+
+impl<K: Copy> DoubleEndedIterator for KeyRows<'_, K> {
+    double_ended_iterator_methods!(|&key| (key, ()));
+}
+
+impl<K: Copy> ExactSizeIterator for KeyRows<'_, K> {}
+impl<K: Copy> FusedIterator for KeyRows<'_, K> {}

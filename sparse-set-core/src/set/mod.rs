@@ -56,7 +56,7 @@ use crate::error::{try_reserve, try_reserve_exact};
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
 
-pub use iter::{Drain, IntoIter, Iter};
+pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.
@@ -607,6 +607,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         Ok(())
     }
 
+    /// The key held in `key`'s sparse slot, whichever version of it that is (for an
+    /// [`Entity`](crate::Entity): the entity of the same index, any generation).
+    #[inline]
+    pub(crate) fn slot_holder(&self, key: K) -> Option<K> {
+        self.position_of_slot(key.sparse_slot()).map(|position| self.dense[position])
+    }
+
     /// The position of the key that holds `slot`, whichever key that is.
     #[inline(always)]
     #[expect(
@@ -927,6 +934,23 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K) -> T) {
         self.sort_by(|a, b| f(a).cmp(&f(b)));
+    }
+
+    /// Reorders the set to follow `order` (EnTT's `sort_as`): the keys of `order` that the set
+    /// holds move to the front, in the order they have in `order`; the other keys follow, in
+    /// an unspecified order. Returns how many keys moved to the front. See
+    /// [`Columnar::sort_as`](crate::Columnar::sort_as).
+    ///
+    /// Computes in **O(`order.len()`)** time; allocates nothing.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3, 4].into_iter().collect();
+    /// assert_eq!(set.sort_as(&[3, 1, 7]), 2);
+    /// assert_eq!(&set.as_slice()[..2], &[3, 1]);
+    /// ```
+    pub fn sort_as(&mut self, order: &[K]) -> usize {
+        crate::Columnar::sort_as(self, order)
     }
 
     /// Reorders the keys by `permutation` (see [`Permutation`]) and re-points their slots, so

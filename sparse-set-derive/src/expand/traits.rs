@@ -178,8 +178,18 @@ fn storage(input: &Input<'_>) -> TokenStream {
             }
 
             #[inline]
+            #[track_caller]
             fn insert(&mut self, key: #k, value: #value) -> #option<#value> {
                 Self::insert(self, key, value)
+            }
+
+            #[inline]
+            fn try_insert(
+                &mut self,
+                key: #k,
+                value: #value,
+            ) -> ::core::result::Result<#option<#value>, #p::Error> {
+                Self::try_insert(self, key, value)
             }
 
             #[inline]
