@@ -80,7 +80,9 @@ pub mod __private {
         WorldStorage, despawn, retain_keys, try_reserve, try_reserve_exact, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
-    pub use sparse_set_core::{DenseIndex, Error, Permutation, Removed, SparseSet, Storage};
+    pub use sparse_set_core::{
+        Columnar, DenseIndex, Error, Permutation, Removed, Rows, SparseSet, Storage,
+    };
     pub use sparse_set_core::{Entities, Entity};
 
     /// A column that can be truncated through a trait object, so that one call can truncate

@@ -49,6 +49,7 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "sort_by",
     "sort_by_key",
     "sort_unstable_by",
+    "sort_as",
     "sort_keys",
     "columns",
     "columns_mut",
@@ -291,8 +292,8 @@ mod tests {
             let (inherent, traits) = emitted_methods(&input);
             assert!(!traits.is_empty());
             for (name_of_trait, method) in traits {
-                if name_of_trait == "Storage" {
-                    // The runtime's trait forwards to the inherent methods, but for its
+                if name_of_trait == "Storage" || name_of_trait == "Columnar" {
+                    // The runtime's traits forward to the inherent methods, but for the
                     // invariant checker, which no column accessor can shadow for a caller who
                     // writes `Storage::assert_invariants(&storage)`.
                     assert!(

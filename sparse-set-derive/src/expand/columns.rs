@@ -10,9 +10,78 @@ use crate::ast::Input;
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let structs = [definition(input, false), definition(input, true)];
     let accessors = accessors(input);
+    let rows = [rows(input, false), rows(input, true)];
     quote! {
         #(#structs)*
         #accessors
+        #(#rows)*
+    }
+}
+
+/// `Rows` and `IntoIterator` for `{Name}Columns` (`mutable = false`) or `{Name}ColumnsMut`:
+/// split every slice at one position; walk them as the storage's `{Name}Iter` / `{Name}IterMut`.
+fn rows(input: &Input<'_>, mutable: bool) -> TokenStream {
+    let Input { names, private: p, key: k, .. } = input;
+    let lifetime = &names.lifetime;
+    let lifetime = quote!(#lifetime);
+    let with_lifetime = input.generics_with_lifetime();
+    let (impl_generics, _, where_clause) = with_lifetime.split_for_impl();
+    let (name, iter, view) = if mutable {
+        (&names.columns_mut, &names.iter_mut, &names.muts)
+    } else {
+        (&names.columns, &names.iter, &names.refs)
+    };
+    let self_ty = input.borrowing(name, &lifetime);
+    let iter_ty = input.borrowing(iter, &lifetime);
+    let row_ty = input.borrowing(view, &lifetime);
+    let accessors: Vec<_> = input.fields.iter().map(|field| &field.accessor).collect();
+    let positions: Vec<syn::Index> = (0..accessors.len()).map(syn::Index::from).collect();
+    let split = if mutable { quote!(split_at_mut) } else { quote!(split_at) };
+    let inner = super::iter::zip_expr(
+        quote!(::core::iter::IntoIterator::into_iter(self.keys)),
+        accessors.iter().map(|accessor| quote!(::core::iter::IntoIterator::into_iter(self.#accessor))),
+    );
+    let usize = quote!(::core::primitive::usize);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::Rows for #self_ty #where_clause {
+            type Key = #k;
+            type Row = #row_ty;
+            type Iter = #iter_ty;
+
+            #[inline]
+            fn keys(&self) -> &[#k] {
+                self.keys
+            }
+
+            #[inline]
+            #[track_caller]
+            fn split_at(self, mid: #usize) -> (Self, Self) {
+                let __keys = self.keys.split_at(mid);
+                let __columns = (#(self.#accessors.#split(mid),)*);
+                (
+                    #name { keys: __keys.0, #(#accessors: __columns.#positions.0,)* },
+                    #name { keys: __keys.1, #(#accessors: __columns.#positions.1,)* },
+                )
+            }
+
+            #[inline]
+            fn into_rows(self) -> #iter_ty {
+                #iter { __inner: #inner }
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::iter::IntoIterator for #self_ty #where_clause {
+            type Item = (#k, #row_ty);
+            type IntoIter = #iter_ty;
+
+            /// Walks the rows: each key with the view of its element, in dense order.
+            #[inline]
+            fn into_iter(self) -> #iter_ty {
+                #p::Rows::into_rows(self)
+            }
+        }
     }
 }
 

@@ -11,10 +11,47 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let construct = construct(input);
     let field_traits = field_traits(input);
     let storage = storage(input);
+    let columnar = columnar(input);
     quote! {
         #construct
         #field_traits
         #storage
+        #columnar
+    }
+}
+
+/// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
+/// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
+fn columnar(input: &Input<'_>) -> TokenStream {
+    let Input { generics, names, private: p, .. } = input;
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let self_ty = input.owning(&names.storage);
+    let lifetime = &names.lifetime;
+    let columns_ty = input.borrowing(&names.columns, &quote!(#lifetime));
+    let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!(#lifetime));
+    let usize = quote!(::core::primitive::usize);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::Columnar for #self_ty #where_clause {
+            type Columns<#lifetime> = #columns_ty where Self: #lifetime;
+            type ColumnsMut<#lifetime> = #columns_mut_ty where Self: #lifetime;
+
+            #[inline]
+            fn columns(&self) -> Self::Columns<'_> {
+                Self::columns(self)
+            }
+
+            #[inline]
+            fn columns_mut(&mut self) -> Self::ColumnsMut<'_> {
+                Self::columns_mut(self)
+            }
+
+            #[inline]
+            #[track_caller]
+            fn swap_indices(&mut self, a: #usize, b: #usize) {
+                Self::swap_indices(self, a, b);
+            }
+        }
     }
 }
 

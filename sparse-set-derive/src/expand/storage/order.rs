@@ -7,7 +7,7 @@ use quote::quote;
 use super::Parts;
 use crate::ast::Input;
 
-/// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_keys`.
+/// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
     let Parts { p, k, keys, ref_ty, columns, usize, .. } = &Parts::new(input);
     let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
@@ -79,6 +79,20 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
             #sort_unstable_by
+        }
+
+        /// Reorders the storage to follow `order` (EnTT's `sort_as`): the keys of `order` that
+        /// the storage holds move to the front, in the order they have in `order`, every
+        /// column along; the other elements follow, in an unspecified order. Returns how many
+        /// moved to the front.
+        ///
+        /// Typical use: `velocities.sort_as(positions.keys())`, so that both storages hold their
+        /// shared keys at the same positions. A storage in a group cannot be reached mutably:
+        /// sort the group instead.
+        ///
+        /// Computes in **O(`order.len()`)** time; allocates nothing.
+        pub fn sort_as(&mut self, order: &[#k]) -> #usize {
+            #p::Columnar::sort_as(self, order)
         }
 
         /// Sorts the elements by key, ascending; every column moves along.
