@@ -33,7 +33,7 @@
 //! # Why the group owns its storages
 //!
 //! Alignment is a promise about the order of several storages, so every change to their keys
-//! must be seen by whoever keeps it. EnTT lets a group observe its pools through signals of the
+//! must be seen by whoever keeps it. `EnTT` lets a group observe its pools through signals of the
 //! registry; a Rust storage cannot reach its neighbours without shared mutable state. So the
 //! group **owns** its storages and lends them out:
 //!
@@ -47,10 +47,10 @@
 //!
 //! No `&mut S` to a member is ever handed out, so safe code cannot break alignment: calling
 //! `insert` on `group.members().0` does not compile. [`into_parts`](Group::into_parts) gives
-//! the storages back. A storage moves into at most one group, so the conflict EnTT checks at
+//! the storages back. A storage moves into at most one group, so the conflict `EnTT` checks at
 //! run time (two owning groups over one pool) cannot be written.
 //!
-//! In EnTT's terms this is an *owning* group, with exclusion. A *non-owning* group is what a
+//! In `EnTT`'s terms this is an *owning* group, with exclusion. A *non-owning* group is what a
 //! [`query`](crate::query()) is: it drives by the smallest storage and probes the others. A
 //! *partial-owning* group is a group used as one member of a query next to other storages:
 //! the prefix drives and the others are probed (`query((&mut group, &lifetimes))`).
@@ -666,7 +666,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         self.excluded.assert_invariants();
         self.members.assert_aligned(self.len);
         for &key in self.keys() {
-            assert!(!self.excluded.holds(key), "aligned key {key:?} is held by an excluded storage");
+            assert!(
+                !self.excluded.holds(key),
+                "aligned key {key:?} is held by an excluded storage"
+            );
         }
         // Every key that qualifies is in the prefix: count them in the smallest member.
         let smallest = self.members.smallest();
@@ -858,9 +861,8 @@ where
         // A newer version of a held key replaces it in place: the older one must leave the
         // prefix first, or this member alone would hold another key at its position.
         let held = self.group.members.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
-        self.group.change(held, [Some(key), held], |group| {
-            group.members.nth_mut().try_insert(key, value)
-        })
+        self.group
+            .change(held, [Some(key), held], |group| group.members.nth_mut().try_insert(key, value))
     }
 
     /// Removes `key` from this member by **swap-remove**; returns its value. If `key` was
@@ -1477,7 +1479,7 @@ group_tuple!(A 0 B 1 C 2 E 3 G 4 H 5 I 6);
 group_tuple!(A 0 B 1 C 2 E 3 G 4 H 5 I 6 J 7);
 
 // A group as one member of a query: the aligned prefix drives (or is probed, one lookup), and
-// its view is every member's view. This is EnTT's partial-owning group: the group's own
+// its view is every member's view. This is `EnTT`'s partial-owning group: the group's own
 // members without lookups, the query's other members probed.
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Member for &Group<M, X> {

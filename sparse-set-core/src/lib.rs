@@ -115,5 +115,5 @@ pub use storage::{Columnar, Storage};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::error::{try_reserve, try_reserve_exact};
-    pub use crate::world::{WorldStorage, despawn, retain_keys, world_storage};
+    pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
 }

@@ -398,7 +398,7 @@ pub trait Columnar: Storage {
     /// ```
     fn swap_indices(&mut self, a: usize, b: usize);
 
-    /// Reorders the storage to follow `order` (EnTT's `sort_as`): the keys of `order` that the
+    /// Reorders the storage to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the
     /// storage holds move to the front, in the order they have in `order`; the other keys
     /// follow, in an unspecified order. Every column moves along. Returns how many keys moved
     /// to the front.

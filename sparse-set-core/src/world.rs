@@ -103,6 +103,21 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
+/// The key a storage of a world is keyed by: how a world without an allocator names its key
+/// (that of its first storage). Implemented for every [`Storage`] and every [`Group`].
+pub trait Keyed {
+    /// The key type.
+    type Key: Copy;
+}
+
+impl<S: Storage> Keyed for S {
+    type Key = S::Key;
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Keyed for Group<M, X> {
+    type Key = M::Key;
+}
+
 /// `storage` as a world's trait object. The generated code passes every storage field through
 /// it, so a field that is not a storage of the world's key is reported on that field, with
 /// [`WorldStorage`]'s note on what to do.
@@ -146,8 +161,10 @@ pub fn retain_keys<K: Copy>(
                 // Re-read at every step: a rejection moves keys. `key_at` also guards the index.
                 let Some(key) = storages[walked].key_at(part, index) else { continue };
                 let asked_before = storages[..walked].iter().any(|earlier| {
-                    (0..earlier.parts()).any(|earlier_part| earlier.part_contains(earlier_part, key))
-                }) || (0..part).any(|earlier_part| storages[walked].part_contains(earlier_part, key));
+                    (0..earlier.parts())
+                        .any(|earlier_part| earlier.part_contains(earlier_part, key))
+                }) || (0..part)
+                    .any(|earlier_part| storages[walked].part_contains(earlier_part, key));
                 if asked_before {
                     continue;
                 }

@@ -129,7 +129,7 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
         (Some(_), _) => quote!(#p::Entity),
         (None, Some(first)) => {
             let ty = first.ty;
-            quote_spanned!(first.span=> <#ty as #p::Storage>::Key)
+            quote_spanned!(first.span=> <#ty as #p::Keyed>::Key)
         }
         (None, None) => quote!(::core::primitive::u32),
     };
@@ -233,7 +233,7 @@ fn generic_predicates(world: &World<'_>, key: &TokenStream) -> Vec<TokenStream> 
     if world.entities.is_empty() {
         if let Some(first) = world.storages.first() {
             let ty = first.ty;
-            predicates.push(quote_spanned!(first.span=> #ty: #p::Storage));
+            predicates.push(quote_spanned!(first.span=> #ty: #p::Keyed));
         }
     }
     for storage in &world.storages {

@@ -710,7 +710,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         ColumnsMut { keys: self.set.as_slice(), values: &mut self.values }
     }
 
-    /// Reorders the map to follow `order` (EnTT's `sort_as`): the keys of `order` that the map
+    /// Reorders the map to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the map
     /// holds move to the front with their values, in the order they have in `order`; the
     /// other elements follow, in an unspecified order. Returns how many moved to the front.
     /// See [`Columnar::sort_as`](crate::Columnar::sort_as).

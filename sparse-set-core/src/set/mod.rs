@@ -936,7 +936,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.sort_by(|a, b| f(a).cmp(&f(b)));
     }
 
-    /// Reorders the set to follow `order` (EnTT's `sort_as`): the keys of `order` that the set
+    /// Reorders the set to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the set
     /// holds move to the front, in the order they have in `order`; the other keys follow, in
     /// an unspecified order. Returns how many keys moved to the front. See
     /// [`Columnar::sort_as`](crate::Columnar::sort_as).

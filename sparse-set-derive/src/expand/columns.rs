@@ -39,7 +39,9 @@ fn rows(input: &Input<'_>, mutable: bool) -> TokenStream {
     let split = if mutable { quote!(split_at_mut) } else { quote!(split_at) };
     let inner = super::iter::zip_expr(
         quote!(::core::iter::IntoIterator::into_iter(self.keys)),
-        accessors.iter().map(|accessor| quote!(::core::iter::IntoIterator::into_iter(self.#accessor))),
+        accessors
+            .iter()
+            .map(|accessor| quote!(::core::iter::IntoIterator::into_iter(self.#accessor))),
     );
     let usize = quote!(::core::primitive::usize);
     quote! {

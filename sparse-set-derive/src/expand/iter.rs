@@ -116,7 +116,10 @@ fn zip_type(keys: TokenStream, columns: impl Iterator<Item = TokenStream>) -> To
 }
 
 /// `zip(zip(keys, a), b)...`: the value.
-pub(super) fn zip_expr(keys: TokenStream, columns: impl Iterator<Item = TokenStream>) -> TokenStream {
+pub(super) fn zip_expr(
+    keys: TokenStream,
+    columns: impl Iterator<Item = TokenStream>,
+) -> TokenStream {
     columns.fold(keys, |zipped, column| quote!(::core::iter::Iterator::zip(#zipped, #column)))
 }
 

@@ -81,7 +81,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             #sort_unstable_by
         }
 
-        /// Reorders the storage to follow `order` (EnTT's `sort_as`): the keys of `order` that
+        /// Reorders the storage to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that
         /// the storage holds move to the front, in the order they have in `order`, every
         /// column along; the other elements follow, in an unspecified order. Returns how many
         /// moved to the front.
