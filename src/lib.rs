@@ -85,6 +85,14 @@ pub mod __private {
     };
     pub use sparse_set_core::{Entities, Entity};
 
+    /// The rayon impls of a derived storage (`IntoParallelIterator` for `&S`, `&mut S` and its
+    /// two column views) when `sparse-soa` is built with the `rayon` feature; nothing without
+    /// it. The derive invokes it for every storage, so the choice follows this crate's feature,
+    /// not the user's.
+    pub use crate::__parallel as parallel;
+    #[cfg(feature = "rayon")]
+    pub use sparse_set_core::__private::{ParRows, rayon};
+
     /// A column that can be truncated through a trait object, so that one call can truncate
     /// columns of different types.
     pub trait Column {
@@ -130,6 +138,45 @@ pub mod __private {
             column.clone()
         }
     }
+}
+
+/// With `rayon`: one `IntoParallelIterator` impl per `[impl generics] [self type] [rows type]
+/// [conversion to the rows] [where predicates, each with a trailing comma]`.
+#[cfg(feature = "rayon")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __parallel {
+    ($([$($impl:tt)*] [$self_ty:ty] [$rows:ty] [$($into:tt)*] [$($predicates:tt)*])*) => {$(
+        #[automatically_derived]
+        impl $($impl)* $crate::__private::rayon::iter::IntoParallelIterator for $self_ty
+        where
+            $($predicates)*
+            $rows: ::core::marker::Send,
+            <$rows as $crate::__private::Rows>::Key: ::core::marker::Send,
+            <$rows as $crate::__private::Rows>::Row: ::core::marker::Send,
+        {
+            type Iter = $crate::__private::ParRows<$rows>;
+            type Item = (
+                <$rows as $crate::__private::Rows>::Key,
+                <$rows as $crate::__private::Rows>::Row,
+            );
+
+            /// The rows in parallel, each key with its element's view, split into chunks that
+            /// keep every column in lockstep.
+            #[inline]
+            fn into_par_iter(self) -> Self::Iter {
+                $crate::__private::ParRows::new($($into)*(self))
+            }
+        }
+    )*};
+}
+
+/// Without `rayon`: nothing.
+#[cfg(not(feature = "rayon"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __parallel {
+    ($($tokens:tt)*) => {};
 }
 
 #[cfg(doctest)]

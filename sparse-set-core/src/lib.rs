@@ -91,6 +91,9 @@ pub mod join;
 mod key;
 pub mod map;
 mod pages;
+#[cfg(feature = "rayon")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+pub mod par;
 mod permutation;
 pub mod query;
 mod rows;
@@ -115,5 +118,9 @@ pub use storage::{Columnar, Storage};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::error::{try_reserve, try_reserve_exact};
+    #[cfg(feature = "rayon")]
+    pub use crate::par::ParRows;
     pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
+    #[cfg(feature = "rayon")]
+    pub use rayon;
 }

@@ -207,6 +207,14 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     }
 }
 
+impl<M, W> Query<M, W> {
+    /// The members and the excluded storages, for the parallel forms.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn into_parts(self) -> (M, W) {
+        (self.members, self.without)
+    }
+}
+
 /// The iterator of [`Query::iter`]: each item borrows it, so call [`next`](Self::next) in a
 /// `while let` loop.
 #[derive(Debug)]

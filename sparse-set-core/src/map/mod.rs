@@ -713,7 +713,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// Reorders the map to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the map
     /// holds move to the front with their values, in the order they have in `order`; the
     /// other elements follow, in an unspecified order. Returns how many moved to the front.
-    /// See [`Columnar::sort_as`](crate::Columnar::sort_as).
+    /// See [`Columnar::sort_as`].
     ///
     /// Computes in **O(`order.len()`)** time; allocates nothing.
     ///

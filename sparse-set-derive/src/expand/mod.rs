@@ -3,6 +3,7 @@
 
 mod columns;
 mod iter;
+mod parallel;
 mod refs;
 mod storage;
 mod tag;
@@ -25,12 +26,14 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
     let columns = columns::expand(input);
     let iter = iter::expand(input);
     let traits = traits::expand(input);
+    let parallel = parallel::expand(input);
     quote! {
         #storage
         #refs
         #columns
         #iter
         #traits
+        #parallel
     }
 }
 
