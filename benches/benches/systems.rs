@@ -9,8 +9,17 @@
 //! - `systems_accelerate`: every entity with a position, a velocity and an acceleration: the
 //!   velocity gains the acceleration, then the position the velocity (two mutable storages).
 //!
+//! - `systems_grouped`: the move system over storages kept aligned by a `Group` (positions and
+//!   velocities, frozen excluded), which walks plain slices, against the bevy table query and a
+//!   loop over plain `Vec<f32>` columns holding just the moving entities (the physical floor).
+//! - `systems_parallel`: the same on 2 threads (rayon), against bevy's `par_iter_mut` and
+//!   shipyard's `par_iter`, beside our own sequential walk.
+//! - `systems_grouped_churn`: inserting and removing velocities in a grouped storage (each
+//!   insert joins the aligned prefix, each remove leaves it) against an ungrouped one.
+//!
 //! Group = workload and size, function = contender. `SPARSE_SOA_BENCH_MODE=quick` shortens every
-//! measurement and runs 100,000 entities only; `full` (the default) adds 1,000,000.
+//! measurement and runs 100,000 entities only; `full` (the default) adds 1,000,000. The grouped
+//! and parallel groups run both sizes in either mode: their targets are stated at both.
 
 #![allow(
     clippy::cast_precision_loss,
@@ -26,9 +35,10 @@ use std::hint::black_box;
 use bevy_ecs::component::Component;
 use bevy_ecs::query::{With, Without};
 use bevy_ecs::world::World;
+use criterion::BatchSize;
 use criterion::Criterion;
 use shipyard::{IntoIter, View, ViewMut};
-use sparse_soa::{Entities, Entity, SparseSoa, query};
+use sparse_soa::{Entities, Entity, Group, SparseSoa, query};
 use sparse_soa_bench::{Rng, SEED, group, quick};
 
 /// The time step of every system.
@@ -403,5 +413,289 @@ fn accelerate_system(c: &mut Criterion) {
     }
 }
 
-criterion::criterion_group!(benches, move_system, accelerate_system);
+// ---------------------------------------------------------------------------------------------
+// Grouped storages: the move system without lookups.
+
+/// Positions and velocities aligned, frozen entities excluded: the prefix is exactly the
+/// entities the move system moves.
+type Moving = Group<(PosSoa, VelSoa), (FrozenSoa,)>;
+
+fn grouped_world(layout: &[Has]) -> Moving {
+    let SparseSoaWorld { positions, velocities, frozen, .. } = sparse_soa_world(layout);
+    Group::with_excluded((positions, velocities), (frozen,))
+}
+
+/// The floor: one plain `Vec<f32>` per field, holding only the entities that move.
+struct Floor {
+    p: [Vec<f32>; 3],
+    v: [Vec<f32>; 3],
+}
+
+fn floor(layout: &[Has]) -> Floor {
+    let mut floor = Floor { p: Default::default(), v: Default::default() };
+    for (i, has) in (0..).zip(layout) {
+        if has.velocity && !has.frozen {
+            for (column, value) in floor.p.iter_mut().zip(pos(i)) {
+                column.push(value);
+            }
+            for (column, value) in floor.v.iter_mut().zip(VEL) {
+                column.push(value);
+            }
+        }
+    }
+    floor
+}
+
+fn grouped_sizes() -> [u32; 2] {
+    [100_000, 1_000_000]
+}
+
+fn grouped_move(c: &mut Criterion) {
+    for size in grouped_sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "systems_grouped", size, size);
+
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group", |b| {
+            b.iter(|| {
+                w.iter_mut().for_each(|(_, (p, v))| {
+                    *p.x += *v.x * DT;
+                    *p.y += *v.y * DT;
+                    *p.z += *v.z * DT;
+                });
+            });
+        });
+        black_box(w.members().0.x());
+
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group-columns", |b| {
+            b.iter(|| {
+                let (p, v) = w.columns_mut();
+                let positions = p.x.iter_mut().zip(p.y.iter_mut()).zip(p.z.iter_mut());
+                let velocities = v.x.iter().zip(v.y.iter()).zip(v.z.iter());
+                for (((px, py), pz), ((vx, vy), vz)) in positions.zip(velocities) {
+                    *px += vx * DT;
+                    *py += vy * DT;
+                    *pz += vz * DT;
+                }
+            });
+        });
+        black_box(w.members().0.x());
+
+        let mut f = floor(&layout);
+        g.bench_function("vec-floor", |b| {
+            b.iter(|| {
+                let [px, py, pz] = &mut f.p;
+                let [vx, vy, vz] = &f.v;
+                move_columns([px, py, pz], [vx, vy, vz]);
+            });
+        });
+        black_box(&f.p);
+
+        let mut world = bevy_world(&layout, (TablePos, TableVel, TableAcc, || TableFrozen));
+        let mut state = world.query_filtered::<(&mut TablePos, &TableVel), Without<TableFrozen>>();
+        g.bench_function("bevy-table", |b| {
+            b.iter(|| {
+                state.iter_mut(&mut world).for_each(|(mut p, v)| step(&mut p.0, &v.0));
+            });
+        });
+        g.finish();
+    }
+}
+
+/// The move system over plain columns: `p += v * DT`, field by field.
+fn move_columns([px, py, pz]: [&mut [f32]; 3], [vx, vy, vz]: [&[f32]; 3]) {
+    let positions = px.iter_mut().zip(py.iter_mut()).zip(pz.iter_mut());
+    let velocities = vx.iter().zip(vy).zip(vz);
+    for (((px, py), pz), ((vx, vy), vz)) in positions.zip(velocities) {
+        *px += vx * DT;
+        *py += vy * DT;
+        *pz += vz * DT;
+    }
+}
+
+/// The thread count of every parallel row: the machine's two cores.
+const THREADS: usize = 2;
+
+fn parallel_move(c: &mut Criterion) {
+    // rayon's global pool (ours and shipyard's) and bevy's compute pool, both of 2 threads.
+    rayon::ThreadPoolBuilder::new().num_threads(THREADS).build_global().ok();
+    bevy_tasks::ComputeTaskPool::get_or_init(|| {
+        bevy_tasks::TaskPoolBuilder::new().num_threads(THREADS).build()
+    });
+    for size in grouped_sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "systems_parallel", size, size);
+
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group", |b| {
+            b.iter(|| {
+                w.iter_mut().for_each(|(_, (p, v))| {
+                    *p.x += *v.x * DT;
+                    *p.y += *v.y * DT;
+                    *p.z += *v.z * DT;
+                });
+            });
+        });
+        black_box(w.members().0.x());
+
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group-par", |b| {
+            use rayon::iter::ParallelIterator;
+            b.iter(|| {
+                w.par_iter_mut().for_each(|(_, (p, v))| {
+                    *p.x += *v.x * DT;
+                    *p.y += *v.y * DT;
+                    *p.z += *v.z * DT;
+                });
+            });
+        });
+        black_box(w.members().0.x());
+
+        // The floor of splitting on this machine: the plain columns cut in two halves, one per
+        // thread, with no iterator machinery at all.
+        let mut f = floor(&layout);
+        g.bench_function("vec-floor", |b| {
+            b.iter(|| {
+                let [px, py, pz] = &mut f.p;
+                let [vx, vy, vz] = &f.v;
+                move_columns([px, py, pz], [vx, vy, vz]);
+            });
+        });
+        g.bench_function("vec-floor-par", |b| {
+            b.iter(|| {
+                let [px, py, pz] = &mut f.p;
+                let [vx, vy, vz] = &f.v;
+                let half = px.len() / 2;
+                let (px, px2) = px.split_at_mut(half);
+                let (py, py2) = py.split_at_mut(half);
+                let (pz, pz2) = pz.split_at_mut(half);
+                let (vx, vx2) = vx.split_at(half);
+                let (vy, vy2) = vy.split_at(half);
+                let (vz, vz2) = vz.split_at(half);
+                rayon::join(
+                    || move_columns([px, py, pz], [vx, vy, vz]),
+                    || move_columns([px2, py2, pz2], [vx2, vy2, vz2]),
+                );
+            });
+        });
+        black_box(&f.p);
+
+        let mut w = sparse_soa_world(&layout);
+        g.bench_function("sparse-soa-query-par", |b| {
+            b.iter(|| {
+                query((&mut w.velocities, &w.positions)).without(&w.frozen).par_for_each(
+                    |_, (v, p)| {
+                        black_box((*v.x + p.x, *v.y + p.y, *v.z + p.z));
+                    },
+                );
+            });
+        });
+
+        let mut world = bevy_world(&layout, (TablePos, TableVel, TableAcc, || TableFrozen));
+        let mut state = world.query_filtered::<(&mut TablePos, &TableVel), Without<TableFrozen>>();
+        g.bench_function("bevy-table-par", |b| {
+            b.iter(|| {
+                state.par_iter_mut(&mut world).for_each(|(mut p, v)| step(&mut p.0, &v.0));
+            });
+        });
+
+        let world = shipyard_world(&layout);
+        let (mut positions, velocities, frozen) = world
+            .borrow::<(ViewMut<ShipPos>, View<ShipVel>, View<ShipFrozen>)>()
+            .expect("no other borrow");
+        g.bench_function("shipyard-par", |b| {
+            use rayon::iter::ParallelIterator;
+            b.iter(|| {
+                (&mut positions, &velocities, !&frozen)
+                    .par_iter()
+                    .for_each(|(p, v, ())| step(&mut p.0, &v.0));
+            });
+        });
+        drop((positions, velocities, frozen));
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inserting into and removing from a grouped storage.
+
+fn grouped_churn(c: &mut Criterion) {
+    for size in grouped_sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "systems_grouped_churn", size, size);
+        let entities: Vec<Entity> = {
+            let mut allocator = Entities::new();
+            (0..size).map(|_| allocator.spawn()).collect()
+        };
+        let velocity = |i: u32| {
+            let f = i as f32;
+            Vel { x: f, y: f, z: f }
+        };
+        // Every entity has a position, a tenth are frozen; velocities come and go.
+        let SparseSoaWorld { positions, frozen, .. } = sparse_soa_world(&layout);
+        let empty: Moving = Group::with_excluded((positions, VelSoa::new()), (frozen,));
+        let mut full = empty.clone();
+        for (i, &entity) in (0..).zip(&entities) {
+            full.member_mut::<1>().insert(entity, velocity(i));
+        }
+        let (_, full_velocities) = full.members();
+        let full_velocities = full_velocities.clone();
+
+        g.bench_function("insert-ungrouped", |b| {
+            b.iter_batched_ref(
+                VelSoa::new,
+                |velocities| {
+                    for (i, &entity) in (0..).zip(&entities) {
+                        velocities.insert(entity, velocity(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("insert-grouped", |b| {
+            b.iter_batched_ref(
+                || empty.clone(),
+                |group| {
+                    for (i, &entity) in (0..).zip(&entities) {
+                        group.member_mut::<1>().insert(entity, velocity(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("remove-ungrouped", |b| {
+            b.iter_batched_ref(
+                || full_velocities.clone(),
+                |velocities| {
+                    for &entity in &entities {
+                        black_box(velocities.remove(entity));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("remove-grouped", |b| {
+            b.iter_batched_ref(
+                || full.clone(),
+                |group| {
+                    for &entity in &entities {
+                        black_box(group.member_mut::<1>().remove(entity));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.finish();
+    }
+}
+
+criterion::criterion_group!(
+    benches,
+    move_system,
+    accelerate_system,
+    grouped_move,
+    parallel_move,
+    grouped_churn
+);
 criterion::criterion_main!(benches);
