@@ -1,11 +1,14 @@
 //! A small particle simulation on derived struct-of-arrays storages.
 //!
 //! Particles are `Entity` handles with components in a `World` of derived storages keyed by
-//! `Entity`: `Position`, `Velocity`, a remaining lifetime, and a `Spark` tag. Every frame spawns
-//! a burst, applies gravity by looping over one velocity column, moves every particle that has a
-//! velocity with a query, bounces them off the floor with a query over two mutable storages, and
-//! despawns the expired ones with one `despawn` for the whole world. One in eight particles is a
-//! static spark (tagged, no velocity), so queries really skip keys.
+//! `Entity`: `Position`, `Velocity`, a remaining lifetime, and a `Spark` tag. Positions and
+//! velocities live in a `Group`, which keeps the particles that have both at the front of both
+//! storages in one order, so the hot loops (movement, the floor) walk plain slices side by side
+//! with no lookup. Every frame spawns a burst, applies gravity by looping over one velocity
+//! column, moves and bounces every particle in the group, ages them with a query over the
+//! lifetimes and the sparks, and despawns the expired ones with one `despawn` for the whole world
+//! (which keeps the group aligned). One in eight particles is a static spark (tagged, no
+//! velocity), outside the group's aligned prefix.
 //!
 //! Run with `cargo run --release --example particles`.
 
@@ -13,7 +16,7 @@
 
 use std::time::Instant;
 
-use sparse_soa::{Entities, Entity, SparseSoa, World, query};
+use sparse_soa::{Entities, Entity, Group, SparseSoa, World, query};
 
 /// Where a particle is.
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
@@ -46,12 +49,12 @@ struct Life {
 #[sparse_soa(key = Entity)]
 struct Spark;
 
-/// Every storage of the simulation: `despawn` removes a particle from all of them.
+/// Every storage of the simulation: `despawn` removes a particle from all of them. `motion`
+/// owns the positions and the velocities and keeps them aligned.
 #[derive(Default, World)]
 struct Particles {
     entities: Entities,
-    positions: PositionSoa,
-    velocities: VelocitySoa,
+    motion: Group<(PositionSoa, VelocitySoa)>,
     lives: LifeSoa,
     sparks: SparkSoa,
 }
@@ -99,7 +102,7 @@ fn main() {
         // Spawn a burst: one in eight is a static spark with no velocity.
         for i in 0..BURST {
             let particle = world.entities.spawn();
-            world.positions.insert(
+            world.motion.member_mut::<0>().insert(
                 particle,
                 Position { x: rng.range(-1.0, 1.0), y: 0.0, z: rng.range(-1.0, 1.0) },
             );
@@ -111,7 +114,8 @@ fn main() {
                     dy: rng.range(4.0, 9.0),
                     dz: rng.range(-2.0, 2.0),
                 };
-                world.velocities.insert(particle, velocity);
+                // Now it has both: it joins the group's aligned prefix.
+                world.motion.member_mut::<1>().insert(particle, velocity);
             }
             let life = Life { frames_left: 60 + (rng.next() % 120) as u16, age: 0 };
             world.lives.insert(particle, life);
@@ -119,24 +123,18 @@ fn main() {
         }
 
         // Gravity: one contiguous column, no lookups.
-        for dy in world.velocities.dy_mut() {
+        for dy in world.motion.member_mut::<1>().columns_mut().dy {
             *dy += GRAVITY * DT;
         }
 
-        // Movement: a query over positions and velocities (the smaller storage drives), sparks
-        // excluded.
-        query((&mut world.positions, &world.velocities)).without(&world.sparks).for_each(
-            |_, (position, velocity)| {
-                *position.x += velocity.dx * DT;
-                *position.y += velocity.dy * DT;
-                *position.z += velocity.dz * DT;
-                stats.moved += 1;
-            },
-        );
-
-        // The floor: particles below it bounce, losing energy. Two mutable storages in one
-        // query.
-        query((&mut world.positions, &mut world.velocities)).for_each(|_, (position, velocity)| {
+        // Movement and the floor: the group's aligned prefix, every particle with a position
+        // and a velocity, walked as plain slices side by side. Particles below the floor bounce,
+        // losing energy.
+        for (_, (position, velocity)) in world.motion.iter_mut() {
+            *position.x += *velocity.dx * DT;
+            *position.y += *velocity.dy * DT;
+            *position.z += *velocity.dz * DT;
+            stats.moved += 1;
             if *position.y < 0.0 {
                 *position.y = 0.0;
                 if *velocity.dy < 0.0 {
@@ -144,17 +142,20 @@ fn main() {
                     stats.bounced += 1;
                 }
             }
-        });
-
-        // Ageing: two columns of one storage at once, the keys alongside.
-        let columns = world.lives.columns_mut();
-        for i in 0..columns.keys.len() {
-            columns.frames_left[i] -= 1;
-            columns.age[i] += 1;
-            if columns.frames_left[i] == 0 {
-                expired.push(columns.keys[i]);
-            }
         }
+
+        // Ageing: a query over the lifetimes (mutable) and, optionally, the spark tag. Sparks
+        // burn out twice as fast.
+        query((&mut world.lives, sparse_soa::query::optional(&world.sparks))).for_each(
+            |particle, (life, spark)| {
+                let burn = if spark.is_some() { 2 } else { 1 };
+                *life.frames_left = life.frames_left.saturating_sub(burn);
+                *life.age += 1;
+                if *life.frames_left == 0 {
+                    expired.push(particle);
+                }
+            },
+        );
 
         stats.peak_alive = stats.peak_alive.max(world.entities.len());
 
@@ -166,7 +167,8 @@ fn main() {
         }
     }
 
-    let Particles { entities, positions, velocities, lives, sparks } = &world;
+    let Particles { entities, motion, lives, sparks } = &world;
+    let (positions, velocities) = motion.members();
     let alive = positions.len();
     let moving = velocities.len();
     let mean_height = positions.y().iter().sum::<f32>() / alive as f32;
@@ -182,7 +184,12 @@ fn main() {
         alive - moving,
         stats.peak_alive
     );
-    println!("  {} position updates through the query, {} bounces", stats.moved, stats.bounced);
+    println!(
+        "  {} position updates over the group's aligned slices, {} bounces; {} aligned now",
+        stats.moved,
+        stats.bounced,
+        motion.len()
+    );
     let sparks_alive = query((sparks, lives)).into_iter().count();
     println!("  {sparks_alive} sparks alive, each tagged and without a velocity");
     println!("  entity slots reused with a newer generation: {reused} of {}", entities.len());

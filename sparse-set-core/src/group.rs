@@ -364,9 +364,19 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// assert_eq!(group.keys(), &[2]);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> bool {
-        // Out of the prefix first: then no member can lose the key while it is aligned.
-        self.leave(key);
-        let held = self.members.remove(key);
+        let held = match self.index_of(key) {
+            Some(position) => {
+                // Aligned: at `position` in every member. Out of the prefix first (to its end);
+                // then each member drops it from there.
+                self.len -= 1;
+                if position != self.len {
+                    self.members.swap(position, self.len);
+                }
+                self.members.swap_remove_at(self.len);
+                true
+            }
+            None => self.members.remove(key),
+        };
         self.excluded.remove(key) || held
     }
 
@@ -708,7 +718,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     fn leave(&mut self, key: M::Key) {
         if let Some(position) = self.index_of(key) {
             self.len -= 1;
-            self.members.swap(position, self.len);
+            if position != self.len {
+                self.members.swap(position, self.len);
+            }
         }
     }
 }
@@ -881,7 +893,19 @@ where
     /// assert_eq!(group.members().0.len(), 2);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M, I> as Storage>::Value> {
-        self.group.change(Some(key), [Some(key), None], |group| group.members.nth_mut().remove(key))
+        let group = &mut *self.group;
+        let mut position = group.members.nth().get_index_of(key)?;
+        if position < group.len {
+            // Aligned: at `position` in every member. Out of the prefix first (to its end, in
+            // every member); then removing it from this member changes no other key's standing,
+            // so nothing needs repairing. The removal cannot panic: the caller drops the value.
+            group.len -= 1;
+            if position != group.len {
+                group.members.swap(position, group.len);
+            }
+            position = group.len;
+        }
+        group.members.nth_mut().swap_remove_index(position).map(|(_, value)| value)
     }
 
     /// The mutable view of `key`'s element in this member.
@@ -1181,6 +1205,9 @@ pub trait GroupMembers {
     fn swap(&mut self, a: usize, b: usize);
     /// Removes `key` from every member (dropping the values); whether any held it.
     fn remove(&mut self, key: Self::Key) -> bool;
+    /// Swap-removes position `index` of every member (dropping the values); it must be in
+    /// every member.
+    fn swap_remove_at(&mut self, index: usize);
     /// Every member's view at `index` (which must be in every member).
     fn view(&self, index: usize) -> Self::Refs<'_>;
     /// Every member's view at `index`.
@@ -1342,6 +1369,12 @@ macro_rules! group_tuple {
                     $(Storage::remove(&mut self.$i, key).is_some(),)*
                 ]
                 .contains(&true)
+            }
+
+            #[inline]
+            fn swap_remove_at(&mut self, index: usize) {
+                Columnar::swap_remove_index(&mut self.0, index);
+                $(Columnar::swap_remove_index(&mut self.$i, index);)*
             }
 
             #[inline]

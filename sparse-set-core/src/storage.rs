@@ -210,7 +210,11 @@ pub trait Storage {
     /// let map: SparseMap<u32, char> = [(4, 'a'), (2, 'b')].into_iter().collect();
     /// assert_eq!(Storage::get_index_of(&map, 2), Some(1));
     /// ```
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "a wrapper of `SparseSet::get_index_of`, which is `inline(always)` for the same reason"
+    )]
     fn get_index_of(&self, key: Self::Key) -> Option<usize> {
         self.as_sparse_set().get_index_of(key)
     }
@@ -398,6 +402,21 @@ pub trait Columnar: Storage {
     /// ```
     fn swap_indices(&mut self, a: usize, b: usize);
 
+    /// Removes the element at dense position `index` by **swap-remove** (the last element moves
+    /// into its place in every column); returns its key and value, or `None` if `index` is out
+    /// of bounds.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map: SparseMap<u32, char> = [(4, 'a'), (2, 'b'), (7, 'c')].into_iter().collect();
+    /// assert_eq!(Columnar::swap_remove_index(&mut map, 0), Some((4, 'a')));
+    /// assert_eq!(map.keys(), &[7, 2]);
+    /// ```
+    fn swap_remove_index(&mut self, index: usize) -> Option<(Self::Key, Self::Value)>;
+
     /// Reorders the storage to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the
     /// storage holds move to the front, in the order they have in `order`; the other keys
     /// follow, in an unspecified order. Every column moves along. Returns how many keys moved
@@ -458,5 +477,10 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
     #[track_caller]
     fn swap_indices(&mut self, a: usize, b: usize) {
         SparseSet::swap_indices(self, a, b);
+    }
+
+    #[inline]
+    fn swap_remove_index(&mut self, index: usize) -> Option<(K, ())> {
+        SparseSet::swap_remove_index(self, index).map(|key| (key, ()))
     }
 }

@@ -1283,6 +1283,11 @@ impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
     fn swap_indices(&mut self, a: usize, b: usize) {
         SparseMap::swap_indices(self, a, b);
     }
+
+    #[inline]
+    fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
+        SparseMap::swap_remove_index(self, index)
+    }
 }
 
 #[cfg(test)]

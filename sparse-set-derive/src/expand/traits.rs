@@ -23,7 +23,8 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 /// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
 /// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
 fn columnar(input: &Input<'_>) -> TokenStream {
-    let Input { generics, names, private: p, .. } = input;
+    let Input { ident, generics, names, private: p, key: k, .. } = input;
+    let value = input.owning(ident);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.owning(&names.storage);
     let lifetime = &names.lifetime;
@@ -50,6 +51,11 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             #[track_caller]
             fn swap_indices(&mut self, a: #usize, b: #usize) {
                 Self::swap_indices(self, a, b);
+            }
+
+            #[inline]
+            fn swap_remove_index(&mut self, index: #usize) -> ::core::option::Option<(#k, #value)> {
+                Self::swap_remove_index(self, index)
             }
         }
     }
