@@ -14,8 +14,12 @@
 //!   loop over plain `Vec<f32>` columns holding just the moving entities (the physical floor).
 //! - `systems_parallel`: the same on 2 threads (rayon), against bevy's `par_iter_mut` and
 //!   shipyard's `par_iter`, beside our own sequential walk.
-//! - `systems_grouped_churn`: inserting and removing velocities in a grouped storage (each
-//!   insert joins the aligned prefix, each remove leaves it) against an ungrouped one.
+//! - `systems_parallel_compute`: a system that computes per entity (square roots) rather than
+//!   only streaming memory, sequential and on 2 threads: what splitting gains when memory
+//!   bandwidth is not the limit.
+//! - `systems_grouped_churn`: inserting velocities in spawn order and removing them in random
+//!   order, in a grouped storage (each insert joins the aligned prefix, each remove leaves it)
+//!   and in an ungrouped one.
 //!
 //! Group = workload and size, function = contender. `SPARSE_SOA_BENCH_MODE=quick` shortens every
 //! measurement and runs 100,000 entities only; `full` (the default) adds 1,000,000. The grouped
@@ -39,7 +43,7 @@ use criterion::BatchSize;
 use criterion::Criterion;
 use shipyard::{IntoIter, View, ViewMut};
 use sparse_soa::{Entities, Entity, Group, SparseSoa, query};
-use sparse_soa_bench::{Rng, SEED, group, quick};
+use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
 
 /// The time step of every system.
 const DT: f32 = 1.0 / 60.0;
@@ -617,6 +621,46 @@ fn parallel_move(c: &mut Criterion) {
     }
 }
 
+/// A system that computes per entity instead of only streaming memory: steer each velocity
+/// toward a unit vector (a square root and a division per entity, a few rounds), then move.
+#[inline]
+fn steer(p: [&mut f32; 3], v: [&mut f32; 3]) {
+    for _ in 0..4 {
+        let norm = (*v[0] * *v[0] + *v[1] * *v[1] + *v[2] * *v[2]).sqrt().max(1e-6);
+        let scale = 0.9 + 0.1 / norm;
+        *v[0] *= scale;
+        *v[1] *= scale;
+        *v[2] *= scale;
+    }
+    *p[0] += *v[0] * DT;
+    *p[1] += *v[1] * DT;
+    *p[2] += *v[2] * DT;
+}
+
+fn parallel_compute(c: &mut Criterion) {
+    rayon::ThreadPoolBuilder::new().num_threads(THREADS).build_global().ok();
+    for size in grouped_sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "systems_parallel_compute", size, size);
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group", |b| {
+            b.iter(|| {
+                w.iter_mut().for_each(|(_, (p, v))| steer([p.x, p.y, p.z], [v.x, v.y, v.z]));
+            });
+        });
+        black_box(w.members().0.x());
+        let mut w = grouped_world(&layout);
+        g.bench_function("sparse-soa-group-par", |b| {
+            use rayon::iter::ParallelIterator;
+            b.iter(|| {
+                w.par_iter_mut().for_each(|(_, (p, v))| steer([p.x, p.y, p.z], [v.x, v.y, v.z]));
+            });
+        });
+        black_box(w.members().0.x());
+        g.finish();
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inserting into and removing from a grouped storage.
 
@@ -628,6 +672,9 @@ fn grouped_churn(c: &mut Criterion) {
             let mut allocator = Entities::new();
             (0..size).map(|_| allocator.spawn()).collect()
         };
+        // Deaths come in any order.
+        let dying: Vec<Entity> =
+            random_permutation(size, SEED).into_iter().map(|i| entities[i as usize]).collect();
         let velocity = |i: u32| {
             let f = i as f32;
             Vel { x: f, y: f, z: f }
@@ -668,7 +715,7 @@ fn grouped_churn(c: &mut Criterion) {
             b.iter_batched_ref(
                 || full_velocities.clone(),
                 |velocities| {
-                    for &entity in &entities {
+                    for &entity in &dying {
                         black_box(velocities.remove(entity));
                     }
                 },
@@ -679,7 +726,7 @@ fn grouped_churn(c: &mut Criterion) {
             b.iter_batched_ref(
                 || full.clone(),
                 |group| {
-                    for &entity in &entities {
+                    for &entity in &dying {
                         black_box(group.member_mut::<1>().remove(entity));
                     }
                 },
@@ -696,6 +743,7 @@ criterion::criterion_group!(
     accelerate_system,
     grouped_move,
     parallel_move,
+    parallel_compute,
     grouped_churn
 );
 criterion::criterion_main!(benches);

@@ -323,6 +323,69 @@ const TARGETS: &[Target] = &[
         max: 1.1,
     },
     Target {
+        what: "move system over a group vs bevy table query, 100,000",
+        group: "systems_grouped/100000",
+        numerator: "sparse-soa-group",
+        denominator: "bevy-table",
+        max: 1.0,
+    },
+    Target {
+        what: "move system over a group vs plain Vec<f32> columns, 100,000",
+        group: "systems_grouped/100000",
+        numerator: "sparse-soa-group",
+        denominator: "vec-floor",
+        max: 1.2,
+    },
+    Target {
+        what: "move system over a group vs bevy table query, 1,000,000",
+        group: "systems_grouped/1000000",
+        numerator: "sparse-soa-group",
+        denominator: "bevy-table",
+        max: 1.0,
+    },
+    Target {
+        what: "move system over a group vs plain Vec<f32> columns, 1,000,000",
+        group: "systems_grouped/1000000",
+        numerator: "sparse-soa-group",
+        denominator: "vec-floor",
+        max: 1.2,
+    },
+    Target {
+        what: "move system over a group, 2 threads vs 1, 1,000,000",
+        group: "systems_parallel/1000000",
+        numerator: "sparse-soa-group-par",
+        denominator: "sparse-soa-group",
+        max: 0.6,
+    },
+    Target {
+        what: "insert into a grouped storage vs an ungrouped one, 100,000",
+        group: "systems_grouped_churn/100000",
+        numerator: "insert-grouped",
+        denominator: "insert-ungrouped",
+        max: 2.0,
+    },
+    Target {
+        what: "remove into a grouped storage vs an ungrouped one, 100,000",
+        group: "systems_grouped_churn/100000",
+        numerator: "remove-grouped",
+        denominator: "remove-ungrouped",
+        max: 2.0,
+    },
+    Target {
+        what: "insert into a grouped storage vs an ungrouped one, 1,000,000",
+        group: "systems_grouped_churn/1000000",
+        numerator: "insert-grouped",
+        denominator: "insert-ungrouped",
+        max: 2.0,
+    },
+    Target {
+        what: "remove into a grouped storage vs an ungrouped one, 1,000,000",
+        group: "systems_grouped_churn/1000000",
+        numerator: "remove-grouped",
+        denominator: "remove-ungrouped",
+        max: 2.0,
+    },
+    Target {
         what: "intersection 50% vs bevy's SparseSet probed by hand",
         group: "intersection_50pct/100000",
         numerator: "sparse-soa",
@@ -421,6 +484,22 @@ const WORKLOADS: &[(&str, &str)] = &[
         "Three storages, two of them mutable: every entity with a position, a velocity and an acceleration (a quarter of them) gains the acceleration, then moves.",
     ),
     (
+        "systems_grouped",
+        "The move system over a `Group` of positions and velocities with frozen entities excluded: its aligned prefix is exactly the entities that move, walked as plain slices (`sparse-soa-group`: the group's iterator; `-columns`: its column slices zipped by hand). `vec-floor` is one plain `Vec<f32>` per field holding just the moving entities. Per operation = per entity of the world.",
+    ),
+    (
+        "systems_parallel",
+        "The grouped move system on 2 threads (rayon) beside our sequential walk; bevy's `par_iter_mut` over tables and shipyard's `par_iter` with 2 threads; `vec-floor-par` splits the plain columns in two halves with `rayon::join`, the best any split can do; `sparse-soa-query-par` is a parallel query over ungrouped storages (velocities drive, positions probed).",
+    ),
+    (
+        "systems_parallel_compute",
+        "A system that computes per entity (four rounds of a square root and a division) over the same group, sequential and on 2 threads.",
+    ),
+    (
+        "systems_grouped_churn",
+        "Insert a velocity for every entity (spawn order), or remove every velocity (random order), in a grouped storage (positions and velocities grouped, frozen excluded: each insert joins the aligned prefix and each remove leaves it) and in an ungrouped one. Per operation = per insert or remove.",
+    ),
+    (
         "churn_frame",
         "One frame over 100,000 live entities: despawn 10,000 at random, spawn 10,000 (per operation = per spawn or despawn).",
     ),
@@ -453,6 +532,7 @@ fn workload_tables(results: &Results, out: &mut String) {
             let reference = functions
                 .get("sparse-soa")
                 .or_else(|| functions.get("sparse-soa-1-field"))
+                .or_else(|| functions.get("sparse-soa-group"))
                 .copied();
             let _ = writeln!(out, "`{group}`\n");
             let _ = writeln!(
