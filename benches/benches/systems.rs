@@ -624,17 +624,17 @@ fn parallel_move(c: &mut Criterion) {
 /// A system that computes per entity instead of only streaming memory: steer each velocity
 /// toward a unit vector (a square root and a division per entity, a few rounds), then move.
 #[inline]
-fn steer(p: [&mut f32; 3], v: [&mut f32; 3]) {
+fn steer([px, py, pz]: [&mut f32; 3], [vx, vy, vz]: [&mut f32; 3]) {
     for _ in 0..4 {
-        let norm = (*v[0] * *v[0] + *v[1] * *v[1] + *v[2] * *v[2]).sqrt().max(1e-6);
+        let norm = (*vx * *vx + *vy * *vy + *vz * *vz).sqrt().max(1e-6);
         let scale = 0.9 + 0.1 / norm;
-        *v[0] *= scale;
-        *v[1] *= scale;
-        *v[2] *= scale;
+        *vx *= scale;
+        *vy *= scale;
+        *vz *= scale;
     }
-    *p[0] += *v[0] * DT;
-    *p[1] += *v[1] * DT;
-    *p[2] += *v[2] * DT;
+    *px += *vx * DT;
+    *py += *vy * DT;
+    *pz += *vz * DT;
 }
 
 fn parallel_compute(c: &mut Criterion) {
