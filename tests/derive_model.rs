@@ -75,10 +75,14 @@ fn check(storage: &PositionSoa, model: &BTreeMap<u32, Position>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 8 } else { 256 }, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
-    fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..120)) {
+    fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 })) {
         let mut storage = PositionSoa::new();
         let mut model = BTreeMap::new();
         for op in ops {

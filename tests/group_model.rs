@@ -281,7 +281,7 @@ proptest! {
     })]
 
     #[test]
-    fn a_group_stays_aligned_through_every_operation(ops in prop::collection::vec(op(), 1..120)) {
+    fn a_group_stays_aligned_through_every_operation(ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 })) {
         run(&ops);
     }
 }
@@ -449,7 +449,7 @@ proptest! {
     })]
 
     #[test]
-    fn stale_handles_never_break_a_group(ops in prop::collection::vec(entity_op(), 1..120)) {
+    fn stale_handles_never_break_a_group(ops in prop::collection::vec(entity_op(), 1..if cfg!(miri) { 30 } else { 120 })) {
         run_entities(&ops);
     }
 }

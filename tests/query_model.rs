@@ -317,7 +317,7 @@ proptest! {
     })]
 
     #[test]
-    fn queries_match_the_reference(ops in prop::collection::vec(op(), 0..120), every in 1..6_usize) {
+    fn queries_match_the_reference(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 30 } else { 120 }), every in 1..6_usize) {
         let mut world = World::default();
         let mut reference = Reference::default();
         for (step, op) in ops.iter().enumerate() {

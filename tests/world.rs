@@ -162,7 +162,7 @@ proptest! {
     })]
 
     #[test]
-    fn despawn_and_retain_match_the_reference(ops in prop::collection::vec(op(), 0..100)) {
+    fn despawn_and_retain_match_the_reference(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 30 } else { 100 })) {
         let mut game = Game::default();
         let mut reference = Reference::default();
         // Every handle ever issued, dead ones too: despawning them must change nothing.

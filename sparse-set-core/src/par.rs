@@ -92,6 +92,62 @@ impl<R: Rows> ParRows<R> {
     }
 }
 
+impl<R> ParRows<R>
+where
+    R: Rows + Send,
+    R::Key: Send,
+    R::Row: Send,
+{
+    /// Calls `f` with every key and row, in parallel: the rows are cut into one chunk per
+    /// thread of the current pool ([`Rows::split_at`], every column at the same position) and
+    /// each chunk is walked as the sequential iterator walks it.
+    ///
+    /// This shadows [`ParallelIterator::for_each`], which splits adaptively and calls `f`
+    /// through rayon's consumers. Measured on the development machine (2 cores, 1,000,000
+    /// entities of a group, a closure of four square roots per row), that path left `f` as a
+    /// call per row, 3x slower than the sequential walk; here `f` is inlined into one loop per
+    /// chunk. Rows of a storage cost alike, so equal chunks balance; for uneven work use
+    /// rayon's adaptors (`.map(..)`, `.with_max_len(..)`), which take the general path.
+    ///
+    /// Computes in **O(len / threads)** time per thread.
+    ///
+    /// ```
+    /// use sparse_set_core::par::ParRows;
+    /// use sparse_set_core::SparseMap;
+    ///
+    /// let mut map: SparseMap<u32, u64> = (0..1000).map(|key| (key, 1)).collect();
+    /// ParRows::new(map.columns_mut()).for_each(|(key, value)| *value += u64::from(key));
+    /// assert_eq!(map[999], 1000);
+    /// ```
+    pub fn for_each<F>(self, f: F)
+    where
+        F: Fn((R::Key, R::Row)) + Sync + Send,
+    {
+        walk_split(self.rows, rayon::current_num_threads(), &f);
+    }
+}
+
+/// Walks `rows` in `pieces` chunks, as evenly as rows allow, on rayon's threads: one loop for
+/// every chunk, so `f` is inlined into it.
+fn walk_split<R, F>(rows: R, pieces: usize, f: &F)
+where
+    R: Rows + Send,
+    F: Fn((R::Key, R::Row)) + Sync,
+{
+    /// Below this many rows a chunk is not split further: a thread's wake-up costs more.
+    const MIN_CHUNK: usize = 1024;
+    if pieces <= 1 || rows.len() < 2 * MIN_CHUNK {
+        for row in rows.into_rows() {
+            f(row);
+        }
+        return;
+    }
+    let front = pieces / 2;
+    let mid = rows.len() * front / pieces;
+    let (a, b) = rows.split_at(mid);
+    rayon::join(|| walk_split(a, front, f), || walk_split(b, pieces - front, f));
+}
+
 impl<R> ParallelIterator for ParRows<R>
 where
     R: Rows + Send,
@@ -451,6 +507,21 @@ mod tests {
         });
         assert_eq!(a, expected);
         a.assert_invariants();
+    }
+
+    #[test]
+    fn for_each_visits_every_row_once_whatever_the_pool() {
+        for threads in [1, 2, 3, 5] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for len in [0_u32, 1, 2047, 2048, 10_007] {
+                let mut map: SparseMap<u32, u32> = (0..len).rev().map(|key| (key, 0)).collect();
+                pool.install(|| ParRows::new(map.columns_mut()).for_each(|(key, v)| *v += key + 1));
+                assert!(
+                    map.iter().all(|(key, &value)| value == key + 1),
+                    "{threads} threads, {len} rows"
+                );
+            }
+        }
     }
 
     #[test]

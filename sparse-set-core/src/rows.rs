@@ -166,12 +166,29 @@ macro_rules! aligned_tuple {
         {
             type Item = (K, ($first::Row, $($part::Row,)*));
 
-            #[inline]
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one step of every walk over a group")]
             fn next(&mut self) -> Option<Self::Item> {
                 let ($first, $($part,)*) = &mut self.0;
                 let (key, $first) = $first.next()?;
                 $(let (_, $part) = $part.next()?;)*
                 Some((key, ($first, $($part,)*)))
+            }
+
+            // A loop of its own, so that the body (`f`, the caller's closure) is inlined into it
+            // wherever the walk runs: measured, rayon's `for_each` over the default `fold` left
+            // the closure as a call per row, 3x slower than the sequential walk.
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the loop of every walk over a group")]
+            fn fold<Acc, F>(mut self, init: Acc, mut f: F) -> Acc
+            where
+                F: FnMut(Acc, Self::Item) -> Acc,
+            {
+                let mut acc = init;
+                while let Some(item) = self.next() {
+                    acc = f(acc, item);
+                }
+                acc
             }
 
             #[inline]

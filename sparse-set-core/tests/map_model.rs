@@ -17,9 +17,18 @@ use sparse_set_core::{DenseIndex, Entity, Error, Key, Moved, Removed, SparseMap}
 
 type Value = Box<i64>;
 
+/// Fewer and shorter cases under miri, which runs about a thousand times slower; no failure
+/// persistence (it reads the working directory, which miri's isolation forbids).
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: if cfg!(miri) { 6 } else { 256 }, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
+
+/// The longest operation sequence of a case.
+const OPS: usize = if cfg!(miri) { 24 } else { 120 };
 
 // ---------------------------------------------------------------------------------------------
 // Keys.
@@ -584,17 +593,17 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn u32_keys_across_pages(ops in prop::collection::vec(op(u32_key()), 0..120)) {
+    fn u32_keys_across_pages(ops in prop::collection::vec(op(u32_key()), 0..OPS)) {
         run(SparseMap::<u32, Value>::new(), Model::new::<u32>(None), ops);
     }
 
     #[test]
-    fn entity_keys_sharing_slots(ops in prop::collection::vec(op(entity_key()), 0..120)) {
+    fn entity_keys_sharing_slots(ops in prop::collection::vec(op(entity_key()), 0..OPS)) {
         run(SparseMap::<Entity, Value>::new(), Model::new::<u32>(None), ops);
     }
 
     #[test]
-    fn bounded_u16_map_refuses_cleanly(ops in prop::collection::vec(op(u32_key()), 0..120)) {
+    fn bounded_u16_map_refuses_cleanly(ops in prop::collection::vec(op(u32_key()), 0..OPS)) {
         let (capacity, key_limit) = (8, 1100);
         run(
             SparseMap::<u32, Value, u16>::bounded(capacity, key_limit),

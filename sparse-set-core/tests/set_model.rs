@@ -58,9 +58,18 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Fewer and shorter cases under miri, which runs about a thousand times slower; no failure
+/// persistence (it reads the working directory, which miri's isolation forbids).
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: if cfg!(miri) { 8 } else { 256 }, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
+
+/// The longest operation sequence of a case.
+const OPS: usize = if cfg!(miri) { 30 } else { 120 };
 
 /// Applies `op` to the set and to the model (`order`: the exact dense order).
 fn step(set: &mut SparseSet<u32>, order: &mut Vec<u32>, op: Op) {
@@ -156,7 +165,7 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn sparse_set_matches_the_model(ops in prop::collection::vec(op(), 1..120)) {
+    fn sparse_set_matches_the_model(ops in prop::collection::vec(op(), 1..OPS)) {
         let mut set = SparseSet::<u32>::new();
         let mut order: Vec<u32> = Vec::new();
         let mut ever = BTreeSet::new();
@@ -180,7 +189,7 @@ proptest! {
 
     #[test]
     fn entities_and_an_entity_keyed_set_match_the_model(
-        ops in prop::collection::vec((any::<bool>(), any::<prop::sample::Index>()), 1..300)
+        ops in prop::collection::vec((any::<bool>(), any::<prop::sample::Index>()), 1..OPS * 5 / 2)
     ) {
         let mut entities = Entities::new();
         let mut set = SparseSet::<Entity>::new();
