@@ -20,6 +20,8 @@
 //! - `systems_grouped_churn`: inserting velocities in spawn order and removing them in random
 //!   order, in a grouped storage (each insert joins the aligned prefix, each remove leaves it)
 //!   and in an ungrouped one.
+//! - `systems_grouped_cycle`: the same at steady state: a random tenth of the entities lose
+//!   their velocity and get it back, every iteration.
 //!
 //! Group = workload and size, function = contender. `SPARSE_SOA_BENCH_MODE=quick` shortens every
 //! measurement and runs 100,000 entities only; `full` (the default) adds 1,000,000. The grouped
@@ -545,7 +547,6 @@ fn parallel_move(c: &mut Criterion) {
 
         let mut w = grouped_world(&layout);
         g.bench_function("sparse-soa-group-par", |b| {
-            use rayon::iter::ParallelIterator;
             b.iter(|| {
                 w.par_iter_mut().for_each(|(_, (p, v))| {
                     *p.x += *v.x * DT;
@@ -651,7 +652,6 @@ fn parallel_compute(c: &mut Criterion) {
         black_box(w.members().0.x());
         let mut w = grouped_world(&layout);
         g.bench_function("sparse-soa-group-par", |b| {
-            use rayon::iter::ParallelIterator;
             b.iter(|| {
                 w.par_iter_mut().for_each(|(_, (p, v))| steer([p.x, p.y, p.z], [v.x, v.y, v.z]));
             });
@@ -732,6 +732,35 @@ fn grouped_churn(c: &mut Criterion) {
                 },
                 BatchSize::LargeInput,
             );
+        });
+        g.finish();
+
+        // Steady state: a tenth of the entities (random) lose their velocity and get it back,
+        // every iteration; the storages stay as warm as a game's do frame after frame.
+        let cycling: Vec<Entity> = dying[..dying.len() / 10].to_vec();
+        let ops = 2 * u32::try_from(cycling.len()).expect("fits");
+        let mut g = group(c, "systems_grouped_cycle", size, ops);
+        let mut velocities = full_velocities.clone();
+        g.bench_function("ungrouped", |b| {
+            b.iter(|| {
+                for &entity in &cycling {
+                    black_box(velocities.remove(entity));
+                }
+                for (i, &entity) in (0..).zip(&cycling) {
+                    velocities.insert(entity, velocity(i));
+                }
+            });
+        });
+        let mut group = full.clone();
+        g.bench_function("grouped", |b| {
+            b.iter(|| {
+                for &entity in &cycling {
+                    black_box(group.member_mut::<1>().remove(entity));
+                }
+                for (i, &entity) in (0..).zip(&cycling) {
+                    group.member_mut::<1>().insert(entity, velocity(i));
+                }
+            });
         });
         g.finish();
     }

@@ -386,6 +386,20 @@ const TARGETS: &[Target] = &[
         max: 2.0,
     },
     Target {
+        what: "remove + insert, steady state, grouped vs ungrouped, 100,000",
+        group: "systems_grouped_cycle/100000",
+        numerator: "grouped",
+        denominator: "ungrouped",
+        max: 2.0,
+    },
+    Target {
+        what: "remove + insert, steady state, grouped vs ungrouped, 1,000,000",
+        group: "systems_grouped_cycle/1000000",
+        numerator: "grouped",
+        denominator: "ungrouped",
+        max: 2.0,
+    },
+    Target {
         what: "intersection 50% vs bevy's SparseSet probed by hand",
         group: "intersection_50pct/100000",
         numerator: "sparse-soa",
@@ -498,6 +512,10 @@ const WORKLOADS: &[(&str, &str)] = &[
     (
         "systems_grouped_churn",
         "Insert a velocity for every entity (spawn order), or remove every velocity (random order), in a grouped storage (positions and velocities grouped, frozen excluded: each insert joins the aligned prefix and each remove leaves it) and in an ungrouped one. Per operation = per insert or remove.",
+    ),
+    (
+        "systems_grouped_cycle",
+        "Steady state: a random tenth of the entities lose their velocity and get it back, every iteration, in the grouped storage and in an ungrouped one. Per operation = per remove or insert.",
     ),
     (
         "churn_frame",
