@@ -34,13 +34,17 @@
 //! attribute by attribute, in the [derive reference](derive_reference). Everything else here is re-exported from
 //! [`sparse-set-core`](sparse_set_core), which works without the derive: [`SparseSet`] (the
 //! index alone), [`SparseMap`] (array-of-structs values beside it), [`Entities`] (generational
-//! ids), [`Storage`] and [`join`] (code generic over storages).
+//! ids), [`Storage`] and [`join`] (code generic over storages), [`Group`] (storages kept
+//! aligned, walked without lookups).
 //!
 //! # Features
 //!
 //! - `std` (default): links the standard library. Nothing in the API depends on it today:
 //!   without it everything, the generated code included, needs only `core` and `alloc` and
 //!   behaves the same.
+//! - `rayon`: parallel iteration (module `par`): `par_iter` / `par_iter_mut` for maps, sets,
+//!   groups and derived storages (the derive emits rayon's traits for them), and
+//!   `Query::par_for_each`. Implies `std`.
 //!
 //! # Safety
 //!

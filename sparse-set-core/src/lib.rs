@@ -14,6 +14,10 @@
 //!   set keyed by `Entity`, even after its slot is reused.
 //! - [`Storage`] and [`query()`]: code generic over storages, and walking up to 8 of them together
 //!   (shared or mutable, optional, with tags and exclusions). [`join`] is its two-storage form.
+//! - [`Group`]: storages kept **aligned** (the keys they all hold at the front of each, in one
+//!   order), so a system over them walks plain slices side by side with no lookup; built on
+//!   [`Columnar`] storages and their [`Rows`].
+//! - `par` (feature `rayon`): parallel iteration over storages, groups and queries.
 //!
 //! # Costs
 //!
@@ -27,6 +31,8 @@
 //! | `retain` | O(len) | visits each element once, keeps relative order |
 //! | sorting | O(len log len) | through one [`Permutation`] |
 //! | `shrink_to_fit` | O(allocated sparse slots) | releases pages no key uses |
+//! | a [`Group`]'s walk | O(len) | plain slices of every member, no lookups |
+//! | a [`Group`]'s insert or remove | O(1) | the storage's, plus a lookup per storage of the group and a swap per member |
 //!
 //! # Memory
 //!
@@ -67,6 +73,16 @@
 //!   `alloc` alone, so `default-features = false` changes no behaviour and lets the crate build
 //!   for targets without `std`. The feature exists so that later `std`-only additions are not
 //!   breaking changes.
+//! - `rayon`: parallel iteration (module `par`): rayon's `par_iter` / `par_iter_mut` for
+//!   [`SparseMap`], [`SparseSet`] and derived storages, `Group::par_iter_mut`,
+//!   `Query::par_for_each`. Implies `std`.
+//!
+//! # Threads
+//!
+//! Every type here owns its data in `Vec`s and boxed pages, with no interior mutability, so it
+//! is `Send` when its keys and values are `Send` and `Sync` when they are `Sync` (derived by the
+//! compiler; nothing is implemented by hand). Share a storage with `&S` across threads to read
+//! it; split its columns with [`Rows::split_at`] (or the `rayon` feature) to write in parallel.
 //!
 //! # Safety
 //!
