@@ -324,6 +324,18 @@ fn shrink_to_fit_keeps_full_pages_far_from_zero() {
 }
 
 #[test]
+fn shrink_to_fit_keeps_a_full_page_at_the_top_of_u32() {
+    // The model test's case: a full page at the top of the `u32` range, the keys from 0 gone.
+    let mut set: SparseSet<u32> = (0..40).chain(u32::MAX - 20..=u32::MAX).collect();
+    set.retain(|&key| key > 1000);
+    set.shrink_to_fit();
+    set.assert_invariants();
+    assert!((u32::MAX - 20..=u32::MAX).all(|key| set.contains(key)));
+    assert!(set.remove(u32::MAX - 3));
+    set.assert_invariants();
+}
+
+#[test]
 fn keys_across_the_whole_range_of_every_key_type() {
     let mut small = SparseSet::<u8, u8>::new();
     for key in 0..=254 {
