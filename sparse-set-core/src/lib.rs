@@ -67,6 +67,8 @@
 //!   `alloc` alone, so `default-features = false` changes no behaviour and lets the crate build
 //!   for targets without `std`. The feature exists so that later `std`-only additions are not
 //!   breaking changes.
+//! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`] and
+//!   [`SparseMap`], validating untrusted input; see the `serde` module. Works without `std`.
 //!
 //! # Safety
 //!
@@ -97,6 +99,9 @@ pub mod par;
 mod permutation;
 pub mod query;
 mod rows;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod serde;
 pub mod set;
 mod storage;
 mod world;
@@ -123,4 +128,13 @@ pub mod __private {
     pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
     #[cfg(feature = "rayon")]
     pub use rayon;
+
+    /// What the serde impls of derived storages name: serde's traits, and the row format and its
+    /// validation.
+    #[cfg(feature = "serde")]
+    pub mod serde {
+        pub use crate::serde::derive::{Rebuild, restore_rows, serialize_rows};
+        pub use crate::serde::{MAX_BOUNDED_BYTES, Restore};
+        pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
+    }
 }
