@@ -194,8 +194,8 @@ macro_rules! __parallel {
 
 /// With `serde`: for a derived storage, `Serialize`, `Deserialize`, `Restore` and the runtime's
 /// `Rebuild`, given `storage [impl generics] [impl generics with the deserializer's lifetime]
-/// [that lifetime] [self type] [key type] [value type] [the closure making a value from a view]
-/// [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing comma;
+/// [that lifetime] [self type] [key type] [value type] [the function making a value from a
+/// view] [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing comma;
 /// for a tag (a `SparseSet`, which has the impls already), nothing.
 #[cfg(feature = "serde")]
 #[doc(hidden)]
@@ -205,7 +205,7 @@ macro_rules! __serde {
     (
         storage
         [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$key:ty] [$value:ty]
-        [$($to_value:tt)*] [$($predicates:tt)*] [$($clone_predicates:tt)*]
+        [$($cloned:tt)*] [$($predicates:tt)*] [$($clone_predicates:tt)*]
     ) => {
         #[automatically_derived]
         impl $($impl)* $crate::__private::serde::Rebuild for $self_ty
@@ -246,7 +246,15 @@ macro_rules! __serde {
             where
                 __S: $crate::__private::serde::Serializer,
             {
-                $crate::__private::serde::serialize_rows(self, __serializer, $($to_value)*)
+                $crate::__private::serde::serialize_rows(
+                    Self::as_sparse_set(self),
+                    __serializer,
+                    |__index| {
+                        ::core::option::Option::map(Self::get_index(self, __index), |(_, __view)| {
+                            $($cloned)*(__view)
+                        })
+                    },
+                )
             }
         }
 

@@ -451,25 +451,23 @@ impl<K: Serialize, V: Serialize> Serialize for MapRowsOut<'_, K, V> {
     }
 }
 
-/// A derived storage's rows: each key with its element, made by `value` from the element's view.
-struct StorageRowsOut<'a, S, F> {
-    storage: &'a S,
-    value: F,
+/// A derived storage's rows: each key with the element `value_at` makes for its position.
+struct StorageRowsOut<'a, K, F> {
+    keys: &'a [K],
+    value_at: F,
 }
 
-impl<S, V, F> Serialize for StorageRowsOut<'_, S, F>
+impl<K, V, F> Serialize for StorageRowsOut<'_, K, F>
 where
-    S: Storage,
-    S::Key: Serialize,
+    K: Serialize,
     V: Serialize,
-    F: Fn(S::Ref<'_>) -> V,
+    F: Fn(usize) -> Option<V>,
 {
-    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let len = self.storage.len();
-        let mut seq = serializer.serialize_seq(Some(len))?;
-        for index in 0..len {
-            if let Some((key, view)) = self.storage.get_index(index) {
-                seq.serialize_element(&(key, (self.value)(view)))?;
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.keys.len()))?;
+        for (index, key) in self.keys.iter().enumerate() {
+            if let Some(value) = (self.value_at)(index) {
+                seq.serialize_element(&(key, value))?;
             }
         }
         seq.end()
@@ -1202,7 +1200,7 @@ impl core::error::Error for NotAlive {}
 /// `__private`: the row format and its validation live here, once. Not public API.
 pub(crate) mod derive {
     use super::{PairRow, StorageRowsOut};
-    use crate::{Error, Storage};
+    use crate::{DenseIndex, Error, Key, SparseSet, Storage};
     use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     /// What deserializing needs of a storage beyond [`Storage`]: to be made empty, growable or
@@ -1223,25 +1221,26 @@ pub(crate) mod derive {
         fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
     }
 
-    /// Serializes a storage as a `SparseMap`: its bounds, then each key with the value `value`
-    /// makes from the element's view.
+    /// Serializes a storage as a `SparseMap`: the bounds of its key index `set`, then each key
+    /// with the value `value_at` makes for its dense position (`None` never happens for a
+    /// position below `set.len()`).
     ///
     /// # Errors
     ///
     /// The serializer's.
-    pub fn serialize_rows<S, V, Ser>(
-        storage: &S,
+    pub fn serialize_rows<K, D, V, Ser>(
+        set: &SparseSet<K, D>,
         serializer: Ser,
-        value: impl Fn(S::Ref<'_>) -> V,
+        value_at: impl Fn(usize) -> Option<V>,
     ) -> Result<Ser::Ok, Ser::Error>
     where
-        S: Storage,
-        S::Key: Serialize,
+        K: Key + Serialize,
+        D: DenseIndex,
         V: Serialize,
         Ser: Serializer,
     {
-        let rows = StorageRowsOut { storage, value };
-        super::serialize_storage(serializer, storage.as_sparse_set(), &rows)
+        let rows = StorageRowsOut { keys: set.as_slice(), value_at };
+        super::serialize_storage(serializer, set, &rows)
     }
 
     /// Deserializes and validates a storage in the format of a `SparseMap`.

@@ -96,8 +96,6 @@ pub(crate) struct Names {
     pub(crate) keys_field: Ident,
     /// `'__de`: the deserializer's lifetime in the serde impls.
     pub(crate) de_lifetime: Lifetime,
-    /// `__row`: an element's view on its way to being serialized.
-    pub(crate) row: Ident,
 }
 
 impl Names {
@@ -117,7 +115,6 @@ impl Names {
             lifetime: fresh_lifetime(generics),
             keys_field: format_ident!("__keys"),
             de_lifetime: Lifetime::new("'__de", Span::call_site()),
-            row: format_ident!("__row"),
         }
     }
 

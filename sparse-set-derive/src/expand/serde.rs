@@ -13,12 +13,9 @@ use crate::ast::Input;
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let Some(span) = input.serde else { return TokenStream::new() };
-    // Spanned at the attribute: that is where a missing feature, or a struct without serde's
-    // traits, is reported.
-    let p = respan(input.private.clone(), span);
     if input.tag {
         // A tag's storage is a `SparseSet`, which has the impls already.
-        return quote!(#p::serde_impls! { tag });
+        return invocation(input, span, quote!(tag));
     }
     let Input { generics, names, key, .. } = input;
     let impl_generics = generics.split_for_impl().0;
@@ -28,9 +25,8 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let impl_de = with_de.split_for_impl().0;
     let storage = input.owning(&names.storage);
     let value = respan(input.owning(input.ident), span);
-    let (refs, row) = (&names.refs, &names.row);
-    let ref_ty = input.borrowing(refs, &quote!('_));
-    let to_value = quote!(|#row: #ref_ty| #refs::cloned(#row));
+    let refs = &names.refs;
+    let cloned = quote!(#refs::cloned);
     let predicates: TokenStream = generics
         .where_clause
         .iter()
@@ -41,13 +37,24 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         .into_iter()
         .map(|predicate| quote!(#predicate,))
         .collect();
-    quote! {
-        #p::serde_impls! {
-            storage
-            [#impl_generics] [#impl_de] [#de] [#storage] [#key] [#value]
-            [#to_value] [#predicates] [#clones]
-        }
-    }
+    let arguments = quote! {
+        storage
+        [#impl_generics] [#impl_de] [#de] [#storage] [#key] [#value]
+        [#cloned] [#predicates] [#clones]
+    };
+    invocation(input, span, arguments)
+}
+
+/// `__private::serde_impls! { arguments }`, the macro's path and braces spanned at the attribute:
+/// that is where a build without the `serde` feature reports it missing, and where a struct
+/// without serde's traits is reported.
+fn invocation(input: &Input<'_>, span: Span, arguments: TokenStream) -> TokenStream {
+    let p = &input.private;
+    let mut path = respan(quote!(#p::serde_impls!), span);
+    let mut braces = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, arguments);
+    braces.set_span(span);
+    path.extend([TokenTree::Group(braces)]);
+    path
 }
 
 /// `tokens` with every span set to `span`, groups included.
