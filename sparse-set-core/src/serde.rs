@@ -111,12 +111,12 @@ use crate::error::{try_reserve, try_reserve_exact};
 use crate::{DenseIndex, Entities, Entity, Error, Key, SparseMap, SparseSet, Storage};
 
 /// The most bytes a bounded storage read by `Deserialize` may allocate up front for its bounds:
-/// 64 MiB.
+/// 16 MiB.
 ///
 /// A [`bounded`](SparseSet::bounded) storage allocates its capacity and the sparse pages of its
 /// whole key range when it is made, so bounds read from the input are an allocation the input
-/// asks for. Up to this many bytes it is granted (a key range of 16 million slots at the `u32`
-/// width); past it, deserializing is refused, unless a [`Load`] with
+/// asks for. Up to this many bytes it is granted (a key range of 4 million slots at the `u32`
+/// width, 16 million at `u8`); past it, deserializing is refused, unless a [`Load`] with
 /// [`max_bounded_bytes`](Load::max_bounded_bytes) sets another limit. Growable storages are not
 /// concerned: they grow with the rows that actually arrive.
 ///
@@ -128,7 +128,7 @@ use crate::{DenseIndex, Entities, Entity, Error, Key, SparseMap, SparseSet, Stor
 /// let error = serde_json::from_str::<SparseSet<u32>>(huge).unwrap_err();
 /// assert!(error.to_string().contains(&format!("more than the {MAX_BOUNDED_BYTES} bytes")));
 /// ```
-pub const MAX_BOUNDED_BYTES: usize = 64 << 20;
+pub const MAX_BOUNDED_BYTES: usize = 16 << 20;
 
 /// The most bytes a length announced by the input may reserve before its elements arrive (the
 /// limit serde's own collections use).
@@ -953,6 +953,32 @@ fn push<T, E: de::Error>(vec: &mut Vec<T>, value: T) -> Result<(), E> {
 ///     "entity 0v1 (position 0) is not alive: slot 0 is dead"
 /// );
 /// ```
+///
+/// A field of a struct that derives `Deserialize` takes options through serde's
+/// `deserialize_with`:
+///
+/// ```
+/// use serde::de::{DeserializeSeed, Deserializer};
+/// use serde::Deserialize;
+/// use sparse_set_core::serde::Load;
+/// use sparse_set_core::SparseSet;
+///
+/// /// A bounded set whose key range may take up to 1 GiB.
+/// fn roomy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SparseSet<u32>, D::Error> {
+///     Load::new().max_bounded_bytes(1 << 30).deserialize(deserializer)
+/// }
+///
+/// #[derive(Deserialize)]
+/// struct Level {
+///     #[serde(deserialize_with = "roomy")]
+///     walls: SparseSet<u32>,
+/// }
+///
+/// let walls = r#"{"bounds":{"capacity":2,"key_limit":5000000},"keys":[4999999]}"#;
+/// assert!(serde_json::from_str::<SparseSet<u32>>(walls).is_err()); // 20 MB up front
+/// let level: Level = serde_json::from_str(&format!(r#"{{"walls":{walls}}}"#)).unwrap();
+/// assert_eq!(level.walls.key_limit(), Some(5_000_000));
+/// ```
 pub struct Load<'a, T> {
     max_bounded_bytes: usize,
     alive: Option<AliveCheck<'a, T>>,
@@ -981,8 +1007,8 @@ impl<T> Load<'_, T> {
     }
 
     /// Allows a bounded storage's bounds to allocate up to `bytes` up front, instead of
-    /// [`MAX_BOUNDED_BYTES`]. For loading bounded storages with a key range of more than
-    /// 16 million slots from trusted input, or for refusing smaller ones from untrusted input.
+    /// [`MAX_BOUNDED_BYTES`]. For loading bounded storages with a larger key range from
+    /// trusted input, or for refusing smaller ones from untrusted input.
     ///
     /// Computes in **O(1)** time.
     ///
@@ -1050,7 +1076,7 @@ impl<T> fmt::Debug for Load<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Load")
             .field("max_bounded_bytes", &self.max_bounded_bytes)
-            .field("alive_in", &self.alive.map(|(entities, _)| entities))
+            .field("alive_in", &self.alive.is_some())
             .finish()
     }
 }

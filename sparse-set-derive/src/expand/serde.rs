@@ -6,9 +6,8 @@
 //! derive cannot see that feature; the runtime's macro can. Unmarked structs get nothing.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 
-use super::field_bounds;
 use crate::ast::Input;
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
@@ -33,16 +32,33 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         .flat_map(|clause| clause.predicates.iter())
         .map(|predicate| quote!(#predicate,))
         .collect();
-    let clones: TokenStream = field_bounds(input, &quote!(::core::clone::Clone))
-        .into_iter()
-        .map(|predicate| quote!(#predicate,))
-        .collect();
+    let clones = clone_bounds(input);
     let arguments = quote! {
         storage
         [#impl_generics] [#impl_de] [#de] [#storage] [#key] [#value]
         [#cloned] [#predicates] [#clones]
     };
     invocation(input, span, arguments)
+}
+
+/// `Ty: Clone,` for each field type, spanned at the field: serializing clones the elements out of
+/// the columns. Unlike the optional traits' bounds (`field_bounds`), these are checked where they
+/// are written, so a field type without `Clone` is an error at that field rather than a storage
+/// that is silently not `Serialize`: the attribute asked for the impl.
+fn clone_bounds(input: &Input<'_>) -> TokenStream {
+    let mut seen: Vec<String> = Vec::new();
+    let mut predicates = TokenStream::new();
+    for field in &input.fields {
+        let ty = field.ty;
+        let text = ty.to_token_stream().to_string();
+        if seen.contains(&text) {
+            continue;
+        }
+        seen.push(text);
+        let span = syn::spanned::Spanned::span(ty);
+        predicates.extend(quote_spanned!(span=> #ty: ::core::clone::Clone,));
+    }
+    predicates
 }
 
 /// `__private::serde_impls! { arguments }`, the macro's path and braces spanned at the attribute:
