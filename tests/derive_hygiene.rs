@@ -251,8 +251,14 @@ pub mod serde_no_prelude {
     pub mod sparse_soa {}
 
     /// A component keyed by `Entity`, saved with serde.
-    #[derive(::sparse_soa::SparseSoa, ::serde::Serialize, ::serde::Deserialize)]
-    #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::cmp::PartialEq)]
+    #[derive(
+        ::sparse_soa::SparseSoa,
+        ::serde::Serialize,
+        ::serde::Deserialize,
+        ::core::clone::Clone,
+        ::core::fmt::Debug,
+        ::core::cmp::PartialEq,
+    )]
     #[sparse_soa(serde, key = ::sparse_soa::Entity)]
     pub struct Position {
         /// Horizontal.
@@ -283,8 +289,14 @@ pub mod serde_no_prelude {
 #[cfg(feature = "serde")]
 pub mod serde_shapes {
     /// Derived with `crate = ...`.
-    #[derive(crate::reexport::runtime::SparseSoa, serde::Serialize, serde::Deserialize)]
-    #[derive(Clone, Debug, PartialEq)]
+    #[derive(
+        crate::reexport::runtime::SparseSoa,
+        serde::Serialize,
+        serde::Deserialize,
+        Clone,
+        Debug,
+        PartialEq,
+    )]
     #[sparse_soa(crate = crate::reexport::runtime, serde)]
     pub struct Mass {
         /// Kilograms.

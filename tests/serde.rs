@@ -48,17 +48,18 @@ fn assert_refused<T: DeserializeOwned + Debug>(text: &str, expected: &str) {
 #[derive(SparseSoa, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[sparse_soa(serde)]
 struct Particle {
-    position: [f32; 2],
+    position: [f64; 2],
     name: String,
 }
 
 fn particle(key: u32) -> Particle {
-    Particle { position: [key as f32, -(key as f32)], name: format!("p{key}") }
+    Particle { position: [f64::from(key), -f64::from(key)], name: format!("p{key}") }
 }
 
 #[test]
 fn a_derived_storage_round_trips_in_dense_order() {
-    let mut particles: ParticleSoa = [7, 3, 1_000_000, 0, 42].into_iter().map(|key| (key, particle(key))).collect();
+    let mut particles: ParticleSoa =
+        [7, 3, 1_000_000, 0, 42].into_iter().map(|key| (key, particle(key))).collect();
     particles.remove(3); // swap-remove: 42 moves to position 1
     let text = serde_json::to_string(&particles).unwrap();
     assert_eq!(
@@ -125,7 +126,7 @@ fn game_with_history() -> (Game, Vec<Entity>) {
         for i in 0..8_u32 {
             let e = game.entities.spawn();
             handles.push(e);
-            game.bodies.insert(e, Body { mass: i as f32, len: round as f32 });
+            game.bodies.insert(e, Body { mass: f32::from(i as u16), len: f32::from(round as u16) });
             if i % 2 == 0 {
                 game.health.insert(e, 100 + i);
             }
@@ -227,14 +228,16 @@ struct Cell(u16, #[sparse_soa(rename = "label")] String);
 
 #[test]
 fn a_narrow_tuple_storage_round_trips_full_and_refuses_one_more() {
-    let cells: CellSoa = (0..255_u16).map(|key| (u32::from(key) * 3, Cell(key, key.to_string()))).collect();
+    let cells: CellSoa =
+        (0..255_u16).map(|key| (u32::from(key) * 3, Cell(key, key.to_string()))).collect();
     for copy in round_trips(&cells) {
         Storage::assert_invariants(&copy);
         assert_eq!(copy, cells);
         assert_eq!(copy.keys(), cells.keys());
         assert_eq!(copy.label(), cells.label());
     }
-    let mut map: SparseMap<u32, Cell, u16> = cells.iter().map(|(key, cell)| (key, cell.cloned())).collect();
+    let mut map: SparseMap<u32, Cell, u16> =
+        cells.iter().map(|(key, cell)| (key, cell.cloned())).collect();
     map.insert(10_000, Cell(1, String::new()));
     let text = serde_json::to_string(&map).unwrap();
     assert_refused::<CellSoa>(
@@ -270,8 +273,14 @@ fn derived_storages_refuse_malformed_input() {
             "row 1: duplicate key 1 (row 0 holds it)",
         ),
         (r#"{"bounds":null,"rows":[[1,{"position":[0,0]}]]}"#, "missing field `name`"),
-        (r#"{"bounds":null,"rows":[[1]]}"#, "invalid length 1, expected a row: a key and its value"),
-        (r#"{"bounds":null,"rows":[[-1,{"position":[0,0],"name":"a"}]]}"#, "invalid value: integer `-1`"),
+        (
+            r#"{"bounds":null,"rows":[[1]]}"#,
+            "invalid length 1, expected a row: a key and its value",
+        ),
+        (
+            r#"{"bounds":null,"rows":[[-1,{"position":[0,0],"name":"a"}]]}"#,
+            "invalid value: integer `-1`",
+        ),
         (r#"{"bounds":null,"keys":[]}"#, "unknown field `keys`, expected `bounds` or `rows`"),
         (r#"{"bounds":{"capacity":1,"key_limit":1000000000},"rows":[]}"#, "bytes allowed"),
     ];
@@ -284,7 +293,10 @@ fn derived_storages_refuse_malformed_input() {
         e(4, 2),
         e(4, 3)
     );
-    assert_refused::<BodySoa>(&shared, "row 1: key 4v3 shares slot 4 with key 4v2 of row 0: a storage holds one key per slot");
+    assert_refused::<BodySoa>(
+        &shared,
+        "row 1: key 4v3 shares slot 4 with key 4v2 of row 0: a storage holds one key per slot",
+    );
     assert_refused::<BodySoa>(
         r#"{"bounds":null,"rows":[[7,{"mass":1.0,"len":1.0}]]}"#,
         "invalid value: integer `7`, expected an entity",
@@ -378,7 +390,8 @@ fn a_length_prefix_reserves_little_memory_whatever_it_claims() {
         assert!(outcome.is_err());
         assert!(usage.allocated <= 2 << 20, "{} bytes allocated", usage.allocated);
     }
-    let entities = [vec![0xff, 0xff, 0xff, 0xff, 0x0f, 1, 1], vec![0, 0xff, 0xff, 0xff, 0xff, 0x0f]];
+    let entities =
+        [vec![0xff, 0xff, 0xff, 0xff, 0x0f, 1, 1], vec![0, 0xff, 0xff, 0xff, 0xff, 0x0f]];
     for bytes in entities {
         let (outcome, usage) = measure(|| postcard::from_bytes::<Entities>(&bytes).map(drop));
         assert!(outcome.is_err());

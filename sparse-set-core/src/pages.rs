@@ -869,6 +869,7 @@ impl<D: DenseIndex> Pages<D> {
     /// The bytes [`allocate_full_below`](Self::allocate_full_below) takes for slots
     /// `0..limit` in an empty sparse array: the pages and their directory entries. `Err` as
     /// [`check_full_below`](Self::check_full_below). Allocates nothing.
+    #[cfg(feature = "serde")]
     pub(crate) fn full_below_bytes(limit: u64) -> Result<usize, Error> {
         Ok(Self::check_full_below(limit)? * Self::FULL_PAGE_BYTES)
     }

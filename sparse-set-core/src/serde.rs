@@ -54,7 +54,7 @@
 //!   carry a version, two versions of one slot (an [`Entity`] of the same index and another
 //!   generation: a storage holds one key per slot); a key outside a bounded storage's key range;
 //!   more rows than its capacity, or than the dense width addresses
-//!   ([`DenseIndex::MAX_LEN`](crate::DenseIndex::MAX_LEN));
+//!   ([`DenseIndex::MAX_LEN`]);
 //! - bounds that are invalid themselves (a capacity past what the dense width addresses), or
 //!   that would allocate more than [`MAX_BOUNDED_BYTES`] up front (a bounded storage allocates
 //!   its whole key range when it is made; [`Load::max_bounded_bytes`] raises the limit);
@@ -205,8 +205,10 @@ impl<'de> Visitor<'de> for EntitiesVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entities, A::Error> {
-        let slots = seq.next_element_seed(SlotsIn)?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let free = seq.next_element_seed(FreeIn)?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let slots =
+            seq.next_element_seed(SlotsIn)?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let free =
+            seq.next_element_seed(FreeIn)?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
         validate_entities(slots, free)
     }
 
@@ -924,7 +926,7 @@ fn push<T, E: de::Error>(vec: &mut Vec<T>, value: T) -> Result<(), E> {
 
 /// Deserializes a storage with options: check its keys against an [`Entities`] allocator, or
 /// allow its bounds another amount of memory. A serde
-/// [`DeserializeSeed`](::serde::de::DeserializeSeed): `Load::new().deserialize(deserializer)`.
+/// [`DeserializeSeed`]: `Load::new().deserialize(deserializer)`.
 ///
 /// Without options it reads what `Deserialize` reads.
 /// [`alive_in(&entities)`](Self::alive_in) refuses a storage keyed by [`Entity`] holding a key
@@ -1052,8 +1054,9 @@ impl<'a, T: Storage<Key = Entity>> Load<'a, T> {
     /// ```
     #[must_use]
     pub fn alive_in(mut self, entities: &'a Entities) -> Self {
-        self.alive =
-            Some((entities, |entities: &Entities, storage: &T| check_alive(entities, storage.keys())));
+        self.alive = Some((entities, |entities: &Entities, storage: &T| {
+            check_alive(entities, storage.keys())
+        }));
         self
     }
 }
@@ -1274,7 +1277,10 @@ pub(crate) mod derive {
     /// # Errors
     ///
     /// The deserializer's, for everything the module docs list.
-    pub fn restore_rows<'de, S, De>(deserializer: De, max_bounded_bytes: usize) -> Result<S, De::Error>
+    pub fn restore_rows<'de, S, De>(
+        deserializer: De,
+        max_bounded_bytes: usize,
+    ) -> Result<S, De::Error>
     where
         S: Rebuild,
         S::Key: Deserialize<'de>,
@@ -1389,7 +1395,10 @@ mod tests {
         let text = serde_json::to_string(&entities).unwrap();
         assert_eq!(
             text,
-            format!(r#"{{"slots":[[{max},false],[{max},false],[1,true]],"free":[1]}}"#, max = u32::MAX)
+            format!(
+                r#"{{"slots":[[{max},false],[{max},false],[1,true]],"free":[1]}}"#,
+                max = u32::MAX
+            )
         );
         let handles = [a, b, c, entity(0, u32::MAX), entity(1, u32::MAX)];
         assert_same_allocator(entities.clone(), through_json(&entities), &handles);
@@ -1404,7 +1413,10 @@ mod tests {
                 r#"{"slots":[[2,false]],"free":[0,3]}"#,
                 "free list entry 1 names slot 3, but there are only 1 slots",
             ),
-            (r#"{"slots":[[1,true]],"free":[0]}"#, "free list entry 0 names slot 0, which is alive"),
+            (
+                r#"{"slots":[[1,true]],"free":[0]}"#,
+                "free list entry 0 names slot 0, which is alive",
+            ),
             (r#"{"slots":[[2,false]],"free":[0,0]}"#, "slot 0 is on the free list twice"),
             (
                 r#"{"slots":[[1,true],[3,false]],"free":[]}"#,
@@ -1413,9 +1425,15 @@ mod tests {
             (r#"{"slots":[[1,true]]}"#, "missing field `free`"),
             (r#"{"free":[]}"#, "missing field `slots`"),
             (r#"{"slots":[],"free":[],"slots":[]}"#, "duplicate field `slots`"),
-            (r#"{"slots":[],"free":[],"len":0}"#, "unknown field `len`, expected `slots` or `free`"),
+            (
+                r#"{"slots":[],"free":[],"len":0}"#,
+                "unknown field `len`, expected `slots` or `free`",
+            ),
             (r#"{"slots":[[1]],"free":[]}"#, "invalid length 1"),
-            (r#"{"slots":[[1,"yes"]],"free":[]}"#, "invalid type: string \"yes\", expected a boolean"),
+            (
+                r#"{"slots":[[1,"yes"]],"free":[]}"#,
+                "invalid type: string \"yes\", expected a boolean",
+            ),
             (r#"{"slots":[[1,true]],"free":[-1]}"#, "invalid value"),
             (r"[]", "invalid length 0"),
         ];
@@ -1436,10 +1454,10 @@ mod tests {
     fn sets_round_trip_in_dense_order() {
         let mut set: SparseSet<u32> = [9, 4, 1_000_000, 0, u32::MAX, 17].into_iter().collect();
         set.remove(4); // swap-remove: 17 moves to position 1
-        assert_eq!(serde_json::to_string(&set).unwrap(), format!(
-            r#"{{"bounds":null,"keys":[9,17,1000000,0,{}]}}"#,
-            u32::MAX
-        ));
+        assert_eq!(
+            serde_json::to_string(&set).unwrap(),
+            format!(r#"{{"bounds":null,"keys":[9,17,1000000,0,{}]}}"#, u32::MAX)
+        );
         for copy in [through_json(&set), through_postcard(&set)] {
             copy.assert_invariants();
             assert_eq!(copy.as_slice(), set.as_slice());
@@ -1478,8 +1496,7 @@ mod tests {
         let (entities, handles) = allocator_with_history();
         let alive: Vec<Entity> = entities.iter().collect();
         let set: SparseSet<Entity> = alive.iter().rev().copied().collect();
-        let map: SparseMap<Entity, String> =
-            alive.iter().map(|&e| (e, e.to_string())).collect();
+        let map: SparseMap<Entity, String> = alive.iter().map(|&e| (e, e.to_string())).collect();
         for copy in [through_json(&set), through_postcard(&set)] {
             copy.assert_invariants();
             assert_eq!(copy.as_slice(), set.as_slice());
@@ -1576,7 +1593,10 @@ mod tests {
             r#"{"bounds":{"capacity":0,"key_limit":100000000},"keys":[]}"#,
             &format!("more than the {MAX_BOUNDED_BYTES} bytes allowed"),
         );
-        assert_refused::<SparseSet<u32>>(r#"{"bounds":{"capacity":0},"keys":[]}"#, "missing field `key_limit`");
+        assert_refused::<SparseSet<u32>>(
+            r#"{"bounds":{"capacity":0},"keys":[]}"#,
+            "missing field `key_limit`",
+        );
         assert_refused::<SparseSet<u32>>(
             r#"{"bounds":{"capacity":0,"limit":5},"keys":[]}"#,
             "unknown field `limit`, expected `capacity` or `key_limit`",
@@ -1603,7 +1623,10 @@ mod tests {
     #[test]
     fn malformed_storages_are_refused() {
         let cases = [
-            (r#"{"bounds":null,"rows":[[1]]}"#, "invalid length 1, expected a row: a key and its value"),
+            (
+                r#"{"bounds":null,"rows":[[1]]}"#,
+                "invalid length 1, expected a row: a key and its value",
+            ),
             (r#"{"bounds":null,"rows":[1]}"#, "invalid type: integer `1`, expected a row"),
             (r#"{"bounds":null,"rows":[[1,2,3]]}"#, "trailing"),
             (r#"{"bounds":null,"rows":[["one",2]]}"#, "invalid type: string \"one\", expected u32"),
@@ -1626,10 +1649,9 @@ mod tests {
     fn fields_may_come_in_any_order_and_bounds_may_be_left_out() {
         let set: SparseSet<u32> = serde_json::from_str(r#"{"keys":[4,2]}"#).unwrap();
         assert_eq!((set.as_slice(), set.key_limit()), (&[4, 2][..], None));
-        let map: SparseMap<u32, u8> = serde_json::from_str(
-            r#"{"rows":[[4,1],[2,2]],"bounds":{"capacity":3,"key_limit":5}}"#,
-        )
-        .unwrap();
+        let map: SparseMap<u32, u8> =
+            serde_json::from_str(r#"{"rows":[[4,1],[2,2]],"bounds":{"capacity":3,"key_limit":5}}"#)
+                .unwrap();
         map.assert_invariants();
         assert_eq!((map.keys(), map.capacity()), (&[4, 2][..], 3));
         // Rows read before their bounds are checked against them all the same.
@@ -1648,7 +1670,10 @@ mod tests {
         let map: SparseMap<u32, ()> = [(1, ())].into_iter().collect();
         let text = serde_json::to_string(&map).unwrap();
         assert_eq!(text, r#"{"bounds":null,"rows":[[1,null]]}"#);
-        assert_refused::<SparseSet<u32>>(&text, "unknown field `rows`, expected `bounds` or `keys`");
+        assert_refused::<SparseSet<u32>>(
+            &text,
+            "unknown field `rows`, expected `bounds` or `keys`",
+        );
     }
 
     #[test]
@@ -1668,7 +1693,9 @@ mod tests {
         let error = load.deserialize(&mut serde_json::Deserializer::from_str(&text)).unwrap_err();
         let position = with_dead.get_index_of(dead).unwrap();
         assert!(
-            error.to_string().starts_with(&format!("entity {dead} (position {position}) is not alive")),
+            error
+                .to_string()
+                .starts_with(&format!("entity {dead} (position {position}) is not alive")),
             "{error}"
         );
         // Without the allocator, the same input loads.

@@ -291,6 +291,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// As `try_bounded`, for the bounds alone: [`Error::DenseIndexOverflow`] if `capacity`
     /// exceeds [`DenseIndex::MAX_LEN`], [`Error::CapacityOverflow`] if the total is more than
     /// the address space has.
+    #[cfg(feature = "serde")]
     pub(crate) fn bounded_bytes(capacity: usize, key_limit: usize) -> Result<usize, Error> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });

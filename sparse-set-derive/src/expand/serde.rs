@@ -32,11 +32,11 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         .flat_map(|clause| clause.predicates.iter())
         .map(|predicate| quote!(#predicate,))
         .collect();
-    let clones = clone_bounds(input);
+    let clone_predicates = clone_bounds(input);
     let arguments = quote! {
         storage
         [#impl_generics] [#impl_de] [#de] [#storage] [#key] [#value]
-        [#cloned] [#predicates] [#clones]
+        [#cloned] [#predicates] [#clone_predicates]
     };
     invocation(input, span, arguments)
 }
@@ -79,7 +79,8 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .into_iter()
         .map(|mut tree| {
             if let TokenTree::Group(group) = &tree {
-                let mut inner = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
                 inner.set_span(span);
                 tree = TokenTree::Group(inner);
             } else {
