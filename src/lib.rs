@@ -45,7 +45,7 @@
 //! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`],
 //!   [`SparseMap`], and for derived storages marked `#[sparse_soa(serde)]` (see the
 //!   [derive reference](derive_reference#serde)). Deserializing validates untrusted input: the
-//!   module `serde` (with the feature) describes the formats, what is refused, and how to check
+//!   module `serialization` (with the feature) describes the formats, what is refused, and how to check
 //!   the keys of storages keyed by `Entity` against their allocator. Works without `std`.
 //!
 //! # Safety
@@ -195,8 +195,8 @@ macro_rules! __parallel {
 /// With `serde`: for a derived storage, `Serialize`, `Deserialize`, `Restore` and the runtime's
 /// `Rebuild`, given `storage [impl generics] [impl generics with the deserializer's lifetime]
 /// [that lifetime] [self type] [key type] [value type] [the function making a value from a
-/// view] [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing comma;
-/// for a tag (a `SparseSet`, which has the impls already), nothing.
+/// view] [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing
+/// comma; for a tag (a `SparseSet`, which has the impls already), nothing.
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 #[macro_export]
@@ -266,7 +266,7 @@ macro_rules! __serde {
             $value: $crate::__private::serde::Deserialize<$de>,
         {
             /// Reads the storage in the format of a `SparseMap`, validated: see
-            /// `sparse_soa::serde`.
+            /// `sparse_soa::serialization`.
             fn deserialize<__D>(__deserializer: __D) -> ::core::result::Result<Self, __D::Error>
             where
                 __D: $crate::__private::serde::Deserializer<$de>,

@@ -10,7 +10,7 @@ use std::fmt::Debug;
 
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
-use sparse_soa::serde::{Load, check_alive};
+use sparse_soa::serialization::{Load, check_alive};
 use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa, Storage, World};
 use sparse_soa_test_support::{CountingAlloc, failing_after, measure};
 
@@ -111,7 +111,7 @@ struct Game {
 
 impl Game {
     /// Every storage's keys are alive in the allocator.
-    fn check_alive(&self) -> Result<(), sparse_soa::serde::NotAlive> {
+    fn check_alive(&self) -> Result<(), sparse_soa::serialization::NotAlive> {
         check_alive(&self.entities, self.bodies.keys())?;
         check_alive(&self.entities, self.health.keys())?;
         check_alive(&self.entities, self.frozen.as_slice())
@@ -396,5 +396,29 @@ fn a_length_prefix_reserves_little_memory_whatever_it_claims() {
         let (outcome, usage) = measure(|| postcard::from_bytes::<Entities>(&bytes).map(drop));
         assert!(outcome.is_err());
         assert!(usage.allocated <= 2 << 20, "{} bytes allocated", usage.allocated);
+    }
+}
+
+/// A glob import of the crate leaves the name `serde` to the serde crate: enabling the feature
+/// cannot make code that uses both ambiguous.
+mod glob_import {
+    use serde::Serialize;
+    use serde::de::DeserializeSeed;
+    use sparse_soa::*;
+
+    #[derive(Serialize)]
+    struct Plain {
+        keys: SparseSet<u32>,
+    }
+
+    #[test]
+    fn serde_stays_the_crate() {
+        let plain = Plain { keys: [3, 1].into_iter().collect() };
+        let text = serde_json::to_string(&plain).unwrap();
+        assert_eq!(text, r#"{"keys":{"bounds":null,"keys":[3,1]}}"#);
+        let loaded: SparseSet<u32> = serialization::Load::new()
+            .deserialize(&mut serde_json::Deserializer::from_str(r#"{"keys":[3,1]}"#))
+            .unwrap();
+        assert_eq!(loaded.as_slice(), plain.keys.as_slice());
     }
 }

@@ -68,7 +68,8 @@
 //!   for targets without `std`. The feature exists so that later `std`-only additions are not
 //!   breaking changes.
 //! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`] and
-//!   [`SparseMap`], validating untrusted input; see the `serde` module. Works without `std`.
+//!   [`SparseMap`], validating untrusted input; see the `serialization` module. Works without
+//!   `std`.
 //!
 //! # Safety
 //!
@@ -101,7 +102,7 @@ pub mod query;
 mod rows;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-pub mod serde;
+pub mod serialization;
 pub mod set;
 mod storage;
 mod world;
@@ -133,8 +134,8 @@ pub mod __private {
     /// validation.
     #[cfg(feature = "serde")]
     pub mod serde {
-        pub use crate::serde::derive::{Rebuild, restore_rows, serialize_rows};
-        pub use crate::serde::{MAX_BOUNDED_BYTES, Restore};
+        pub use crate::serialization::derive::{Rebuild, restore_rows, serialize_rows};
+        pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
         pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
     }
 }

@@ -7,6 +7,9 @@
 //! made is refused with an error that names what is wrong, never a panic, and no length read
 //! from the input is trusted for an allocation. Loading untrusted input is safe.
 //!
+//! (The module is not named `serde`, so that a glob import of this crate never makes the name
+//! `serde` ambiguous in code that uses the serde crate.)
+//!
 //! # Formats
 //!
 //! | type | serialized as | in JSON |
@@ -78,7 +81,7 @@
 //! naming it and what its slot holds.
 //!
 //! ```
-//! use sparse_set_core::serde::check_alive;
+//! use sparse_set_core::serialization::check_alive;
 //! use sparse_set_core::{Entities, Entity, SparseMap};
 //!
 //! let mut entities = Entities::new();
@@ -122,7 +125,7 @@ use crate::{DenseIndex, Entities, Entity, Error, Key, SparseMap, SparseSet, Stor
 ///
 /// ```
 /// use sparse_set_core::SparseSet;
-/// use sparse_set_core::serde::MAX_BOUNDED_BYTES;
+/// use sparse_set_core::serialization::MAX_BOUNDED_BYTES;
 ///
 /// let huge = r#"{"bounds":{"capacity":8,"key_limit":4000000000},"keys":[]}"#;
 /// let error = serde_json::from_str::<SparseSet<u32>>(huge).unwrap_err();
@@ -498,7 +501,7 @@ pub trait Restore<'de>: Storage + Sized {
     ///
     /// ```
     /// use sparse_set_core::SparseSet;
-    /// use sparse_set_core::serde::Restore;
+    /// use sparse_set_core::serialization::Restore;
     ///
     /// let text = r#"{"bounds":{"capacity":4,"key_limit":100000},"keys":[3]}"#;
     /// let mut json = serde_json::Deserializer::from_str(text);
@@ -743,7 +746,7 @@ fn make<S: derive::Rebuild, E: de::Error>(
         Ok(bytes) if bytes > max_bytes => Err(E::custom(format_args!(
             "a bounded storage of capacity {capacity} and key range 0..{key_limit} allocates \
              {bytes} bytes up front, more than the {max_bytes} bytes allowed (see \
-             `serde::Load::max_bounded_bytes`)"
+             `serialization::Load::max_bounded_bytes`)"
         ))),
         Ok(_) => S::try_bounded(capacity, key_limit).map_err(|error| {
             E::custom(format_args!(
@@ -935,7 +938,7 @@ fn push<T, E: de::Error>(vec: &mut Vec<T>, value: T) -> Result<(), E> {
 ///
 /// ```
 /// use serde::de::DeserializeSeed;
-/// use sparse_set_core::serde::Load;
+/// use sparse_set_core::serialization::Load;
 /// use sparse_set_core::{Entities, Entity, SparseMap};
 ///
 /// let mut entities = Entities::new();
@@ -962,7 +965,7 @@ fn push<T, E: de::Error>(vec: &mut Vec<T>, value: T) -> Result<(), E> {
 /// ```
 /// use serde::de::{DeserializeSeed, Deserializer};
 /// use serde::Deserialize;
-/// use sparse_set_core::serde::Load;
+/// use sparse_set_core::serialization::Load;
 /// use sparse_set_core::SparseSet;
 ///
 /// /// A bounded set whose key range may take up to 1 GiB.
@@ -997,7 +1000,7 @@ impl<T> Load<'_, T> {
     /// ```
     /// use serde::de::DeserializeSeed;
     /// use sparse_set_core::SparseSet;
-    /// use sparse_set_core::serde::Load;
+    /// use sparse_set_core::serialization::Load;
     ///
     /// let mut json = serde_json::Deserializer::from_str(r#"{"bounds":null,"keys":[4,2]}"#);
     /// let set: SparseSet<u32> = Load::new().deserialize(&mut json).unwrap();
@@ -1017,7 +1020,7 @@ impl<T> Load<'_, T> {
     /// ```
     /// use serde::de::DeserializeSeed;
     /// use sparse_set_core::SparseSet;
-    /// use sparse_set_core::serde::Load;
+    /// use sparse_set_core::serialization::Load;
     ///
     /// let text = r#"{"bounds":{"capacity":4,"key_limit":1000},"keys":[3]}"#;
     /// let strict = Load::<SparseSet<u32, u8>>::new().max_bounded_bytes(100);
@@ -1042,7 +1045,7 @@ impl<'a, T: Storage<Key = Entity>> Load<'a, T> {
     ///
     /// ```
     /// use serde::de::DeserializeSeed;
-    /// use sparse_set_core::serde::Load;
+    /// use sparse_set_core::serialization::Load;
     /// use sparse_set_core::{Entities, Entity, SparseSet};
     ///
     /// let mut entities = Entities::new();
@@ -1110,7 +1113,7 @@ impl<'de, T: Restore<'de>> DeserializeSeed<'de> for Load<'_, T> {
 /// [`NotAlive`] for the first entity `entities` does not say is alive.
 ///
 /// ```
-/// use sparse_set_core::serde::check_alive;
+/// use sparse_set_core::serialization::check_alive;
 /// use sparse_set_core::Entities;
 ///
 /// let mut entities = Entities::new();
@@ -1144,7 +1147,7 @@ pub fn check_alive(entities: &Entities, keys: &[Entity]) -> Result<(), NotAlive>
 /// 0) is not alive: slot 3 holds 3v2", "... slot 3 is dead", "... the allocator has 2 slots".
 ///
 /// ```
-/// use sparse_set_core::serde::check_alive;
+/// use sparse_set_core::serialization::check_alive;
 /// use sparse_set_core::{Entities, Entity};
 ///
 /// let stranger = Entity::from_bits((1 << 32) | 5).unwrap();
@@ -1175,7 +1178,7 @@ impl NotAlive {
     /// Computes in **O(1)** time.
     ///
     /// ```
-    /// use sparse_set_core::serde::check_alive;
+    /// use sparse_set_core::serialization::check_alive;
     /// use sparse_set_core::{Entities, Entity};
     ///
     /// let stranger = Entity::from_bits((1 << 32) | 5).unwrap();
@@ -1192,7 +1195,7 @@ impl NotAlive {
     /// Computes in **O(1)** time.
     ///
     /// ```
-    /// use sparse_set_core::serde::check_alive;
+    /// use sparse_set_core::serialization::check_alive;
     /// use sparse_set_core::Entities;
     ///
     /// let mut entities = Entities::new();
