@@ -51,7 +51,8 @@
 //! # What deserializing refuses
 //!
 //! Each of these is an error of the format (`serde_json::Error`, `postcard::Error`, ...) whose
-//! message names the row, the key and the limit:
+//! message, in formats that keep messages (JSON does; postcard only says that deserializing
+//! failed), names the row, the key and the limit:
 //!
 //! - in a storage: a duplicate key ("row 2: duplicate key 7 (row 0 holds it)"); for keys that
 //!   carry a version, two versions of one slot (an [`Entity`] of the same index and another
