@@ -45,6 +45,11 @@
 //! - `rayon`: parallel iteration (module `par`): `par_iter` / `par_iter_mut` for maps, sets,
 //!   groups and derived storages (the derive emits rayon's traits for them), and
 //!   `Query::par_for_each`. Implies `std`.
+//! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`],
+//!   [`SparseMap`], and for derived storages marked `#[sparse_soa(serde)]` (see the
+//!   [derive reference](derive_reference#serde)). Deserializing validates untrusted input: the
+//!   module `serialization` (with the feature) describes the formats, what is refused, and how to check
+//!   the keys of storages keyed by `Entity` against their allocator. Works without `std`.
 //!
 //! # Safety
 //!
@@ -96,6 +101,13 @@ pub mod __private {
     pub use crate::__parallel as parallel;
     #[cfg(feature = "rayon")]
     pub use sparse_set_core::__private::{ParRows, rayon};
+
+    /// The serde impls of a derived storage marked `#[sparse_soa(serde)]` when `sparse-soa` is
+    /// built with the `serde` feature; a compile error saying to enable it without. The derive
+    /// invokes it only for storages marked so.
+    pub use crate::__serde as serde_impls;
+    #[cfg(feature = "serde")]
+    pub use sparse_set_core::__private::serde;
 
     /// A column that can be truncated through a trait object, so that one call can truncate
     /// columns of different types.
@@ -181,6 +193,124 @@ macro_rules! __parallel {
 #[macro_export]
 macro_rules! __parallel {
     ($($tokens:tt)*) => {};
+}
+
+/// With `serde`: for a derived storage, `Serialize`, `Deserialize`, `Restore` and the runtime's
+/// `Rebuild`, given `storage [impl generics] [impl generics with the deserializer's lifetime]
+/// [that lifetime] [self type] [key type] [value type] [the function making a value from a
+/// view] [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing
+/// comma; for a tag (a `SparseSet`, which has the impls already), nothing.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde {
+    (tag) => {};
+    (
+        storage
+        [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$key:ty] [$value:ty]
+        [$($cloned:tt)*] [$($predicates:tt)*] [$($clone_predicates:tt)*]
+    ) => {
+        #[automatically_derived]
+        impl $($impl)* $crate::__private::serde::Rebuild for $self_ty
+        where
+            $($predicates)*
+        {
+            #[inline]
+            fn try_bounded(
+                capacity: ::core::primitive::usize,
+                key_limit: ::core::primitive::usize,
+            ) -> ::core::result::Result<Self, $crate::__private::Error> {
+                Self::try_bounded(capacity, key_limit)
+            }
+
+            #[inline]
+            fn try_reserve(
+                &mut self,
+                additional: ::core::primitive::usize,
+            ) -> ::core::result::Result<(), $crate::__private::Error> {
+                Self::try_reserve(self, additional)
+            }
+        }
+
+        #[automatically_derived]
+        impl $($impl)* $crate::__private::serde::Serialize for $self_ty
+        where
+            $($predicates)*
+            $key: $crate::__private::serde::Serialize,
+            $value: $crate::__private::serde::Serialize,
+            $($clone_predicates)*
+        {
+            /// The storage as a `SparseMap` of its key type and the struct: its bounds, then
+            /// each key with its element, cloned out of the columns one at a time.
+            fn serialize<__S>(
+                &self,
+                __serializer: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: $crate::__private::serde::Serializer,
+            {
+                $crate::__private::serde::serialize_rows(
+                    Self::as_sparse_set(self),
+                    __serializer,
+                    |__index| {
+                        ::core::option::Option::map(Self::get_index(self, __index), |(_, __view)| {
+                            $($cloned)*(__view)
+                        })
+                    },
+                )
+            }
+        }
+
+        #[automatically_derived]
+        impl $($impl_de)* $crate::__private::serde::Deserialize<$de> for $self_ty
+        where
+            $($predicates)*
+            $key: $crate::__private::serde::Deserialize<$de>,
+            $value: $crate::__private::serde::Deserialize<$de>,
+        {
+            /// Reads the storage in the format of a `SparseMap`, validated: see
+            /// `sparse_soa::serialization`.
+            fn deserialize<__D>(__deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<$de>,
+            {
+                $crate::__private::serde::restore_rows(
+                    __deserializer,
+                    $crate::__private::serde::MAX_BOUNDED_BYTES,
+                )
+            }
+        }
+
+        #[automatically_derived]
+        impl $($impl_de)* $crate::__private::serde::Restore<$de> for $self_ty
+        where
+            $($predicates)*
+            $key: $crate::__private::serde::Deserialize<$de>,
+            $value: $crate::__private::serde::Deserialize<$de>,
+        {
+            fn restore<__D>(
+                __deserializer: __D,
+                max_bounded_bytes: ::core::primitive::usize,
+            ) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<$de>,
+            {
+                $crate::__private::serde::restore_rows(__deserializer, max_bounded_bytes)
+            }
+        }
+    };
+}
+
+/// Without `serde`: a compile error at `#[sparse_soa(serde)]`.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde {
+    ($($tokens:tt)*) => {
+        ::core::compile_error! {
+            "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `sparse-soa = { version = \"0.1\", features = [\"serde\"] }`"
+        }
+    };
 }
 
 #[cfg(doctest)]

@@ -1,7 +1,8 @@
 //! The generated code compiles in hostile surroundings: no implicit prelude, user types named
 //! like the prelude's, a re-exported runtime, and the user's strictest lints; and every shape of
 //! struct works (generics, lifetimes, const generics, `where` clauses, tuple structs, raw
-//! identifiers, one field, renamed accessors).
+//! identifiers, one field, renamed accessors). With the `serde` feature, the same holds for the
+//! serde impls of storages marked `#[sparse_soa(serde)]`.
 
 #![deny(warnings, missing_docs, clippy::pedantic)]
 
@@ -215,4 +216,139 @@ fn shapes() {
     lonely.insert(0, Lonely { only: 5 });
     assert_eq!(lonely.only(), &[5]);
     assert_eq!(lonely.remove(0).map(|value| value.only), Some(5));
+}
+
+/// The serde impls where nothing is in scope and user types shadow the names that serde's, the
+/// runtime's and the generated code use.
+#[cfg(feature = "serde")]
+#[no_implicit_prelude]
+pub mod serde_no_prelude {
+    /// Shadows `core::option::Option`.
+    pub struct Option;
+    /// Shadows `Some`.
+    pub struct Some;
+    /// Shadows `None`.
+    pub struct None;
+    /// Shadows `Result`.
+    pub struct Result;
+    /// Shadows `Ok`.
+    pub struct Ok;
+    /// Shadows `Err`.
+    pub struct Err;
+    /// Shadows `Vec`.
+    pub struct Vec;
+    /// Shadows `Clone`.
+    pub struct Clone;
+    /// Shadows serde's trait.
+    pub struct Serialize;
+    /// Shadows serde's trait.
+    pub struct Deserialize;
+    /// Shadows the crate `core`.
+    pub mod core {}
+    /// Shadows the crate `serde`.
+    pub mod serde {}
+    /// Shadows the runtime's name.
+    pub mod sparse_soa {}
+
+    /// A component keyed by `Entity`, saved with serde.
+    #[derive(
+        ::sparse_soa::SparseSoa,
+        ::serde::Serialize,
+        ::serde::Deserialize,
+        ::core::clone::Clone,
+        ::core::fmt::Debug,
+        ::core::cmp::PartialEq,
+    )]
+    #[sparse_soa(serde, key = ::sparse_soa::Entity)]
+    pub struct Position {
+        /// Horizontal.
+        pub x: f32,
+        /// Vertical.
+        pub y: f32,
+    }
+
+    /// A tag, saved with serde.
+    #[derive(::sparse_soa::SparseSoa)]
+    #[sparse_soa(serde)]
+    pub struct Marked;
+
+    /// A JSON round trip where nothing is in scope.
+    ///
+    /// # Panics
+    ///
+    /// If the storage does not serialize or does not read back.
+    #[must_use]
+    pub fn round_trip(storage: &PositionSoa) -> PositionSoa {
+        let text = ::serde_json::to_string(storage).unwrap();
+        ::serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// Serde through a re-exported runtime, and generic shapes: a lifetime borrowed from the input,
+/// a bounded parameter with a default, a const parameter, a `where` clause, a tuple struct.
+#[cfg(feature = "serde")]
+pub mod serde_shapes {
+    /// Derived with `crate = ...`.
+    #[derive(
+        crate::reexport::runtime::SparseSoa,
+        serde::Serialize,
+        serde::Deserialize,
+        Clone,
+        Debug,
+        PartialEq,
+    )]
+    #[sparse_soa(crate = crate::reexport::runtime, serde)]
+    pub struct Mass {
+        /// Kilograms.
+        pub kg: f64,
+    }
+
+    /// Every generic shape at once.
+    #[derive(sparse_soa::SparseSoa, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    #[sparse_soa(serde, key = u64, dense = u16)]
+    pub struct Labelled<'s, T: Copy = u8, const N: usize = 2>
+    where
+        T: core::fmt::Debug,
+    {
+        /// Borrowed from the input.
+        pub name: &'s str,
+        /// Generic.
+        pub data: T,
+        /// A type that mentions no parameter.
+        pub id: u64,
+    }
+
+    /// A tuple struct with a generic column.
+    #[derive(sparse_soa::SparseSoa, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    #[sparse_soa(serde)]
+    pub struct Pair<T>(pub T, #[sparse_soa(rename = "second")] pub Vec<T>);
+}
+
+/// The serde impls work in every shape above.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_shapes() {
+    let mut positions = serde_no_prelude::PositionSoa::new();
+    let mut entities = sparse_soa::Entities::new();
+    positions.insert(entities.spawn(), serde_no_prelude::Position { x: 1.0, y: 2.0 });
+    assert_eq!(serde_no_prelude::round_trip(&positions), positions);
+    let marked: serde_no_prelude::MarkedSoa = [4, 1].into_iter().collect();
+    let text = serde_json::to_string(&marked).unwrap();
+    assert_eq!(serde_json::from_str::<serde_no_prelude::MarkedSoa>(&text).unwrap(), marked);
+
+    let mut masses = serde_shapes::MassSoa::new();
+    masses.insert(3, serde_shapes::Mass { kg: 2.5 });
+    let text = serde_json::to_string(&masses).unwrap();
+    assert_eq!(serde_json::from_str::<serde_shapes::MassSoa>(&text).unwrap(), masses);
+
+    let mut labelled: serde_shapes::LabelledSoa<'_, i64, 3> = serde_shapes::LabelledSoa::new();
+    labelled.insert(1 << 40, serde_shapes::Labelled { name: "far", data: -4, id: 44 });
+    let text = serde_json::to_string(&labelled).unwrap();
+    let copy: serde_shapes::LabelledSoa<'_, i64, 3> = serde_json::from_str(&text).unwrap();
+    assert_eq!(copy, labelled);
+
+    let pairs: serde_shapes::PairSoa<char> =
+        [(2, serde_shapes::Pair('a', vec!['b']))].into_iter().collect();
+    let bytes = postcard::to_allocvec(&pairs).unwrap();
+    assert_eq!(postcard::from_bytes::<serde_shapes::PairSoa<char>>(&bytes).unwrap(), pairs);
 }

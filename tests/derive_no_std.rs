@@ -29,3 +29,24 @@ fn works_without_std() {
     let drained: alloc::vec::Vec<_> = names.drain().collect();
     assert_eq!(drained.len(), 1);
 }
+
+/// The serde impls of a derived storage need no `std` either.
+#[cfg(feature = "serde")]
+#[derive(SparseSoa, serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
+#[sparse_soa(serde, dense = u16)]
+struct Saved {
+    id: u32,
+    name: String,
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_without_std() {
+    let mut saved = SavedSoa::new();
+    saved.insert(7, Saved { id: 70, name: String::from("seventy") });
+    saved.insert(3, Saved { id: 30, name: String::from("thirty") });
+    let bytes = postcard::to_allocvec(&saved).unwrap();
+    let loaded: SavedSoa = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded, saved);
+    assert_eq!(loaded.keys(), &[7, 3]);
+}

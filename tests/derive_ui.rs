@@ -23,4 +23,9 @@
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*/*.rs");
+    // `#[sparse_soa(serde)]` compiles or not depending on the `serde` feature of `sparse-soa`.
+    #[cfg(not(feature = "serde"))]
+    cases.compile_fail("tests/ui/serde/off/*.rs");
+    #[cfg(feature = "serde")]
+    cases.compile_fail("tests/ui/serde/on/*.rs");
 }

@@ -145,9 +145,9 @@ impl Key for Entity {
 
 /// One slot of the allocator: the generation it hands out next (or has handed out, when alive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    generation: NonZeroU32,
-    alive: bool,
+pub(crate) struct Slot {
+    pub(crate) generation: NonZeroU32,
+    pub(crate) alive: bool,
 }
 
 /// An allocator of generational [`Entity`] ids.
@@ -160,7 +160,10 @@ struct Slot {
 /// That costs 8 bytes of memory per retired slot after about four billion reuses of one slot.
 ///
 /// Invariants, checked by `assert_invariants` in tests: `len` equals the number of alive
-/// slots; every slot on the free list is dead and not retired, and appears there once.
+/// slots; every slot on the free list is dead and appears there once; every dead slot below the
+/// last generation is on the free list. A dead slot at the last generation is either on the free
+/// list (its generation was bumped to `u32::MAX` and is still to be issued) or retired (it was
+/// despawned at `u32::MAX`), and only the free list tells the two apart.
 ///
 /// ```
 /// use sparse_set_core::Entities;
@@ -178,9 +181,10 @@ struct Slot {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Entities {
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    len: usize,
+    pub(crate) slots: Vec<Slot>,
+    /// Dead slots to reuse; `spawn` pops the last one.
+    pub(crate) free: Vec<u32>,
+    pub(crate) len: usize,
 }
 
 impl Entities {
@@ -411,6 +415,12 @@ impl Entities {
             assert!(
                 !core::mem::replace(&mut seen[index as usize], true),
                 "slot {index} is free twice"
+            );
+        }
+        for (index, (slot, &free)) in self.slots.iter().zip(&seen).enumerate() {
+            assert!(
+                slot.alive || free || slot.generation == NonZeroU32::MAX,
+                "slot {index} is dead below the last generation but not on the free list"
             );
         }
     }

@@ -76,6 +76,9 @@
 //! - `rayon`: parallel iteration (module `par`): rayon's `par_iter` / `par_iter_mut` for
 //!   [`SparseMap`], [`SparseSet`] and derived storages, `Group::par_iter_mut`,
 //!   `Query::par_for_each`. Implies `std`.
+//! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`] and
+//!   [`SparseMap`], validating untrusted input; see the `serialization` module. Works without
+//!   `std`.
 //!
 //! # Threads
 //!
@@ -113,6 +116,9 @@ pub mod par;
 mod permutation;
 pub mod query;
 mod rows;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod serialization;
 pub mod set;
 mod storage;
 mod world;
@@ -139,4 +145,13 @@ pub mod __private {
     pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
     #[cfg(feature = "rayon")]
     pub use rayon;
+
+    /// What the serde impls of derived storages name: serde's traits, and the row format and its
+    /// validation.
+    #[cfg(feature = "serde")]
+    pub mod serde {
+        pub use crate::serialization::derive::{Rebuild, restore_rows, serialize_rows};
+        pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
+        pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
+    }
 }

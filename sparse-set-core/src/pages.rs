@@ -857,14 +857,26 @@ impl<D: DenseIndex> Pages<D> {
     /// (and their directory) need more memory than the address space has. Allocates nothing.
     pub(crate) fn check_full_below(limit: u64) -> Result<usize, Error> {
         let pages = usize::try_from(limit.div_ceil(PAGE_LEN as u64)).ok();
-        let per_page =
-            size_of::<[D; PAGE_LEN]>() + size_of::<Option<Full<D>>>() + size_of::<Entry>();
         pages
             .filter(|&pages| {
-                pages.checked_mul(per_page).is_some_and(|bytes| isize::try_from(bytes).is_ok())
+                pages
+                    .checked_mul(Self::FULL_PAGE_BYTES)
+                    .is_some_and(|bytes| isize::try_from(bytes).is_ok())
             })
             .ok_or(Error::CapacityOverflow)
     }
+
+    /// The bytes [`allocate_full_below`](Self::allocate_full_below) takes for slots
+    /// `0..limit` in an empty sparse array: the pages and their directory entries. `Err` as
+    /// [`check_full_below`](Self::check_full_below). Allocates nothing.
+    #[cfg(feature = "serde")]
+    pub(crate) fn full_below_bytes(limit: u64) -> Result<usize, Error> {
+        Ok(Self::check_full_below(limit)? * Self::FULL_PAGE_BYTES)
+    }
+
+    /// What one page of the prefix costs: its slots, and its entry in the flat lane.
+    const FULL_PAGE_BYTES: usize =
+        size_of::<[D; PAGE_LEN]>() + size_of::<Option<Full<D>>>() + size_of::<Entry>();
 
     /// Every page number with a page, and the page's slots.
     fn pages(&self) -> impl Iterator<Item = (u64, PageRef<'_, D>)> + '_ {

@@ -533,6 +533,6 @@ mod tests {
         assert_eq!(keys, map.keys());
         let set: SparseSet<u32> = map.keys().iter().copied().collect();
         let sum: u64 = pool().install(|| set.par_iter().map(u64::from).sum());
-        assert_eq!(sum, (0..3000).sum());
+        assert_eq!(sum, (0..3000).sum::<u64>());
     }
 }

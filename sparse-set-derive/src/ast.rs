@@ -36,6 +36,9 @@ pub(crate) struct Input<'a> {
     pub(crate) key: TokenStream,
     /// The dense index type.
     pub(crate) dense: TokenStream,
+    /// `#[sparse_soa(serde)]`: emit the serde impls. The span of the key, where a build of
+    /// `sparse-soa` without its `serde` feature reports that it is missing.
+    pub(crate) serde: Option<Span>,
 }
 
 /// One field: one column.
@@ -108,7 +111,9 @@ impl<'a> Input<'a> {
                 quote!(::core::primitive::#width)
             },
         );
+        let serde = attrs.serde.as_ref().map(|serde| serde.span);
         Ok(Input {
+            serde,
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,

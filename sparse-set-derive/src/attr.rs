@@ -1,7 +1,7 @@
 //! `#[sparse_soa(...)]` attributes: parsed with `parse_nested_meta`, every problem reported.
 //!
 //! `SparseSoa`: container (on the struct) `name = "..."`, `key = Type`,
-//! `dense = u8 | u16 | u32 | usize`, `crate = path`; field `rename = "..."`.
+//! `dense = u8 | u16 | u32 | usize`, `crate = path`, `serde`; field `rename = "..."`.
 //!
 //! `World`: container `crate = path`; field `entities`, `skip`.
 
@@ -13,7 +13,7 @@ use syn::{Attribute, Ident, LitStr, Path, Token, Type};
 
 use crate::errors::Errors;
 
-const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate"];
+const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate", "serde"];
 const FIELD_KEYS: &[&str] = &["rename"];
 const WORLD_CONTAINER_KEYS: &[&str] = &["crate"];
 const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip"];
@@ -36,6 +36,8 @@ pub(crate) struct Container {
     pub(crate) dense: Option<Spanned<Ident>>,
     /// `crate = path`: where the runtime is, for crates that re-export it.
     pub(crate) krate: Option<Spanned<Path>>,
+    /// `serde`: emit `Serialize` and `Deserialize` for the storage.
+    pub(crate) serde: Option<Spanned<()>>,
 }
 
 /// The field-level attributes.
@@ -69,6 +71,11 @@ impl Container {
                     "crate" => {
                         let path = parse_path_value(&meta)?;
                         set_once(&mut container.krate, path, span, "crate", errors);
+                    }
+                    "serde" => {
+                        if takes_no_value(&meta, "serde", errors)? {
+                            set_once(&mut container.serde, (), span, "serde", errors);
+                        }
                     }
                     _ if FIELD_KEYS.contains(&key.as_str()) => {
                         errors.push(syn::Error::new(
@@ -369,6 +376,20 @@ fn parse_path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
     })
 }
 
+/// Whether a flag (`serde`) stands alone, as it must; a value after it (`= ...` or `(...)`) is
+/// reported, and skipped so that parsing goes on.
+fn takes_no_value(meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+        errors.push(syn::Error::new(
+            key_span(&meta.path),
+            format!("`{key}` takes no value: write `#[sparse_soa({key})]`"),
+        ));
+        skip_value(meta)?;
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// Consumes an unknown key's value (`= ...` up to the next comma, or `(...)`), so that parsing
 /// goes on and later keys are checked too.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
@@ -417,6 +438,7 @@ mod tests {
         assert_eq!(closest("nmae", CONTAINER_KEYS), Some("name"));
         assert_eq!(closest("denes", CONTAINER_KEYS), Some("dense"));
         assert_eq!(closest("renmae", FIELD_KEYS), Some("rename"));
+        assert_eq!(closest("sedre", CONTAINER_KEYS), Some("serde"));
         assert_eq!(closest("colour", CONTAINER_KEYS), None);
         assert_eq!(closest("x", CONTAINER_KEYS), None);
     }

@@ -94,6 +94,8 @@ pub(crate) struct Names {
     pub(crate) lifetime: Lifetime,
     /// The storage's private field holding the key index.
     pub(crate) keys_field: Ident,
+    /// `'__de`: the deserializer's lifetime in the serde impls.
+    pub(crate) de_lifetime: Lifetime,
 }
 
 impl Names {
@@ -112,6 +114,7 @@ impl Names {
             drain: make("Drain"),
             lifetime: fresh_lifetime(generics),
             keys_field: format_ident!("__keys"),
+            de_lifetime: Lifetime::new("'__de", Span::call_site()),
         }
     }
 

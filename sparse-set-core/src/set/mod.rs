@@ -282,6 +282,35 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         Ok(Self { sparse, dense, versions, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
+    /// The bytes [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` allocates: the
+    /// dense keys, the sparse pages over the key range and their directory, and the versions
+    /// beside them for keys that keep one. Allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// As `try_bounded`, for the bounds alone: [`Error::DenseIndexOverflow`] if `capacity`
+    /// exceeds [`DenseIndex::MAX_LEN`], [`Error::CapacityOverflow`] if the total is more than
+    /// the address space has.
+    #[cfg(feature = "serde")]
+    pub(crate) fn bounded_bytes(capacity: usize, key_limit: usize) -> Result<usize, Error> {
+        if capacity > D::MAX_LEN {
+            return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
+        }
+        let pages = Pages::<D>::full_below_bytes(key_limit as u64)?;
+        let versions = if K::SLOT_AND_VERSION_ARE_KEY {
+            Pages::<D>::check_full_below(key_limit as u64)?
+                .checked_mul(crate::pages::PAGE_LEN * size_of::<u32>())
+        } else {
+            Some(0)
+        };
+        capacity
+            .checked_mul(size_of::<K>())
+            .zip(versions)
+            .and_then(|(keys, versions)| keys.checked_add(versions)?.checked_add(pages))
+            .filter(|&bytes| isize::try_from(bytes).is_ok())
+            .ok_or(Error::CapacityOverflow)
+    }
+
     /// The number of keys.
     ///
     /// Computes in **O(1)** time.

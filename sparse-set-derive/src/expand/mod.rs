@@ -5,6 +5,7 @@ mod columns;
 mod iter;
 mod parallel;
 mod refs;
+mod serde;
 mod storage;
 mod tag;
 mod traits;
@@ -19,7 +20,9 @@ use crate::names::type_text;
 /// Everything `#[derive(SparseSoa)]` generates for `input`.
 pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
     if input.tag {
-        return tag::expand(input);
+        let tag = tag::expand(input);
+        let serde = serde::expand(input);
+        return quote!(#tag #serde);
     }
     let storage = storage::expand(input);
     let refs = refs::expand(input);
@@ -27,6 +30,7 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
     let iter = iter::expand(input);
     let traits = traits::expand(input);
     let parallel = parallel::expand(input);
+    let serde = serde::expand(input);
     quote! {
         #storage
         #refs
@@ -34,6 +38,7 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
         #iter
         #traits
         #parallel
+        #serde
     }
 }
 
