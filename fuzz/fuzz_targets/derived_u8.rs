@@ -33,7 +33,7 @@ enum Op {
 fuzz_target!(|ops: Vec<Op>| {
     let mut storage = CellSoa::new();
     let mut model: BTreeMap<u32, u16> = BTreeMap::new();
-    let mut try_insert = |storage: &mut CellSoa, model: &mut BTreeMap<u32, u16>, key: u32, value: u16| {
+    let try_insert = |storage: &mut CellSoa, model: &mut BTreeMap<u32, u16>, key: u32, value: u16| {
         let result = storage.try_insert(key, Cell { value, label: value.to_string() });
         if model.len() == 255 && !model.contains_key(&key) {
             assert_eq!(result, Err(Error::DenseIndexOverflow { width: "u8", max_len: 255 }));

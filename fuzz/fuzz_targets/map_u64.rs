@@ -38,9 +38,10 @@ fuzz_target!(|ops: Vec<Op>| {
                 assert_eq!(map.contains_key(key), model.contains_key(&key));
             }
             Op::Entry(WideKey(key)) => {
-                *map.entry(key).or_insert(0) += 1;
+                let value = map.entry(key).or_insert(0);
+                *value = value.wrapping_add(1);
                 let value = model.entry(key).or_insert(0);
-                *value += 1;
+                *value = value.wrapping_add(1);
             }
             Op::Retain(modulus) => {
                 let modulus = u64::from(modulus.max(1));
