@@ -14,7 +14,7 @@ const MIB: usize = 1024 * 1024;
 
 /// The number of keys of the larger cases: smaller under miri, which runs about a thousand
 /// times slower (every bound below is per key, so it holds at either size).
-const MANY: u32 = if cfg!(miri) { 3_000 } else { 100_000 };
+const MANY: u32 = if cfg!(miri) { 600 } else { 100_000 };
 
 #[test]
 fn keys_one_per_4096_cost_far_less_than_a_flat_array() {
