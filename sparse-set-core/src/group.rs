@@ -82,7 +82,7 @@ use core::ops::Deref;
 
 use crate::query::{Member, MemberView, SharedMember};
 use crate::rows::Aligned;
-use crate::set::fail;
+use crate::error::fail_insert;
 use crate::{Columnar, Error, Key, Permutation, Rows, Storage};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
@@ -845,7 +845,7 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Option<<NthOf<M, I> as Storage>::Value> {
-        self.try_insert(key, value).unwrap_or_else(|error| fail(error))
+        self.try_insert(key, value).unwrap_or_else(|error| fail_insert(key, error))
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the member, and the group,
@@ -1032,7 +1032,7 @@ where
         key: M::Key,
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Option<<NthOf<X, I> as Storage>::Value> {
-        self.try_insert(key, value).unwrap_or_else(|error| fail(error))
+        self.try_insert(key, value).unwrap_or_else(|error| fail_insert(key, error))
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the group,

@@ -157,7 +157,7 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
 }
 
 #[test]
-fn plain_calls_panic_with_the_error_message() {
+fn plain_calls_panic_with_the_error_message_naming_the_key() {
     let result = catch_unwind(|| {
         let mut set = SparseSet::<u32>::bounded(8, 128);
         set.insert(500);
@@ -172,7 +172,7 @@ fn plain_calls_panic_with_the_error_message() {
         }
     });
     let message = *result.unwrap_err().downcast::<String>().unwrap();
-    assert_eq!(message, "set is full: capacity 8");
+    assert_eq!(message, "cannot insert key 8: set is full: capacity 8");
 }
 
 #[test]
