@@ -978,6 +978,7 @@ impl<D: DenseIndex> Pages<D> {
                 } else {
                     self.hashed_full.push(Some(full));
                     self.hash.put(page, (self.hashed_full.len() - 1) as Entry);
+                    self.refresh_last();
                 }
                 Ok(())
             }

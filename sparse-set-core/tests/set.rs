@@ -305,6 +305,25 @@ fn shrink_to_fit_releases_pages_no_key_uses() {
 }
 
 #[test]
+fn shrink_to_fit_keeps_full_pages_far_from_zero() {
+    // Regression: when every page left after shrinking is a full page of the hash lane (nine
+    // keys or more in one far page), the rebuilt directory kept `last` at 0, so every lookup
+    // past slot 0 missed: the keys were lost to `contains`, `get` and `remove`.
+    for far in [1_u64 << 40, 1 << 20, u64::MAX - 600] {
+        let mut set: SparseSet<u64> = (far..far + 9).collect();
+        set.extend((0..100).map(|i| (1 << 50) + i * 1000));
+        set.retain(|&key| key < 1 << 50 || key >= far);
+        set.retain(|&key| (far..far + 9).contains(&key));
+        set.shrink_to_fit();
+        set.assert_invariants();
+        assert_eq!(set.sparse_pages(), 1);
+        assert!((far..far + 9).all(|key| set.contains(key)), "far page at {far}");
+        assert!(set.remove(far + 4));
+        set.assert_invariants();
+    }
+}
+
+#[test]
 fn keys_across_the_whole_range_of_every_key_type() {
     let mut small = SparseSet::<u8, u8>::new();
     for key in 0..=254 {
