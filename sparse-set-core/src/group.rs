@@ -83,6 +83,7 @@ use core::ops::Deref;
 use crate::query::{Member, MemberView, SharedMember};
 use crate::rows::Aligned;
 use crate::error::fail_insert;
+use crate::set::check_not_stale;
 use crate::{Columnar, Error, Key, Permutation, Rows, Storage};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
@@ -871,8 +872,12 @@ where
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
         // A newer version of a held key replaces it in place: the older one must leave the
-        // prefix first, or this member alone would hold another key at its position.
+        // prefix first, or this member alone would hold another key at its position. An older
+        // version is refused before that, so that a refusal moves nothing.
         let held = self.group.members.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        if let Some(held) = held {
+            check_not_stale(key, held)?;
+        }
         self.group
             .change(held, [Some(key), held], |group| group.members.nth_mut().try_insert(key, value))
     }
@@ -1613,5 +1618,31 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a mut Gro
     /// Iterates over the aligned keys with every member's mutable view: [`Group::iter_mut`].
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::num::NonZeroU32;
+
+    use crate::{Entity, Error, Group, SparseMap};
+
+    fn entity(index: u32, generation: u32) -> Entity {
+        Entity::from_parts(index, NonZeroU32::new(generation).unwrap())
+    }
+
+    #[test]
+    fn a_refused_stale_insert_moves_nothing() {
+        // Regression: the newer key held in the slot left the prefix before the insert was
+        // refused, and re-entered it at the end, so a refused call reordered the group.
+        let a: SparseMap<Entity, u8> = (0..4).map(|index| (entity(index, 2), 0)).collect();
+        let b: SparseMap<Entity, u8> = (0..4).map(|index| (entity(index, 2), 1)).collect();
+        let mut group = Group::new((a, b));
+        let before = group.keys().to_vec();
+        let refused = group.member_mut::<0>().try_insert(entity(1, 1), 9);
+        assert_eq!(refused, Err(Error::StaleKey { index: 1, version: 1, held: 2 }));
+        assert_eq!(group.keys(), before.as_slice());
+        assert_eq!(group.members().0.keys(), before.as_slice());
+        group.assert_invariants();
     }
 }

@@ -1270,7 +1270,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
 /// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
 #[inline]
-fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
+pub(crate) fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
     if key.version() < held.version() {
         return Err(Error::StaleKey {
             index: key.sparse_slot(),
