@@ -1102,7 +1102,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// # Errors
     ///
-    /// [`Error::AllocFailed`] if the memory cannot be had; nothing is allocated then.
+    /// [`Error::AllocFailed`] if the map's own memory (keys, pages, the values' array) cannot
+    /// be had; nothing is allocated then. `V::clone` allocates as it always does: a `String`
+    /// value's clone aborts when memory cannot be had, as it would anywhere.
     ///
     /// # Panics
     ///

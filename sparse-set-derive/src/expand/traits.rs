@@ -149,7 +149,9 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
             ///
             /// # Errors
             ///
-            /// `Error::AllocFailed` if the memory cannot be had; nothing is allocated then.
+            /// `Error::AllocFailed` if the storage's own memory (the key index, the columns)
+            /// cannot be had; nothing is allocated then. The fields' `Clone` allocates as it
+            /// always does (a `String`'s aborts when memory cannot be had, as it would anywhere).
             ///
             /// # Panics
             ///
