@@ -135,13 +135,19 @@ fn growth_reservation_and_construction_refuse_cleanly() {
     assert!(reached("extend", points) > 10);
     for (name, held, _) in scenarios() {
         let make = || storage_of(&held);
-        let points = sweep_try(make, |bodies| bodies.try_reserve(100), &Error::AllocFailed, rows, check);
+        let points =
+            sweep_try(make, |bodies| bodies.try_reserve(100), &Error::AllocFailed, rows, check);
         // The key index, then each of the four columns.
         assert!(reached(&format!("try_reserve, {name}"), points) >= 5);
-        let points = sweep_plain(make, |bodies| bodies.reserve(100), REFUSED, |bodies, _| {
-            check(bodies);
-            assert_eq!(bodies.len(), held.len());
-        });
+        let points = sweep_plain(
+            make,
+            |bodies| bodies.reserve(100),
+            REFUSED,
+            |bodies, _| {
+                check(bodies);
+                assert_eq!(bodies.len(), held.len());
+            },
+        );
         assert!(points >= 5);
     }
     let points = sweep_try(
@@ -206,10 +212,14 @@ fn copies_refuse_cleanly_and_a_bounded_copy_stays_allocation_free() {
         );
         // The keys and their page, then the three columns.
         assert!(reached(&format!("try_clone, {name}"), points) >= 5);
-        let points =
-            sweep_plain(|| original.clone(), |storage| storage.clone(), REFUSED, |storage, _| {
+        let points = sweep_plain(
+            || original.clone(),
+            |storage| storage.clone(),
+            REFUSED,
+            |storage, _| {
                 check_particles(storage);
-            });
+            },
+        );
         assert!(reached(&format!("clone, {name}"), points) >= 5);
     }
     assert_eq!(bounded.clone().capacity(), 100, "a bounded copy keeps its room");
@@ -228,7 +238,9 @@ fn copies_refuse_cleanly_and_a_bounded_copy_stays_allocation_free() {
     });
     check(&copy);
     let mut copy = bounded.clone();
-    failing_allocations(|| (0..50).for_each(|key| _ = copy.insert(key * 3 + 1, particle(key * 3 + 1))));
+    failing_allocations(|| {
+        (0..50).for_each(|key| _ = copy.insert(key * 3 + 1, particle(key * 3 + 1)))
+    });
     check_particles(&copy);
 }
 
@@ -246,9 +258,14 @@ fn stable_sorts_panic_cleanly_and_the_rest_never_allocate() {
         },
     );
     assert!(reached("sort_by", points) > 0);
-    let points = sweep_plain(make, |bodies| bodies.sort_by_key(|key, _| key % 3), REFUSED, |b, _| {
-        check(b);
-    });
+    let points = sweep_plain(
+        make,
+        |bodies| bodies.sort_by_key(|key, _| key % 3),
+        REFUSED,
+        |b, _| {
+            check(b);
+        },
+    );
     assert!(reached("sort_by_key", points) > 0);
     let mut bodies = make();
     failing_allocations(|| {

@@ -142,10 +142,14 @@ fn retain_drain_clear_and_truncate() {
         assert!(rows.is_empty());
     });
     assert_eq!(reached("clear", calls), PER_ROW * LEN as usize);
-    let calls = sweep(rows, |rows| rows.truncate(5), |rows, panicked| {
-        check(rows, panicked);
-        assert_eq!(rows.len(), 5);
-    });
+    let calls = sweep(
+        rows,
+        |rows| rows.truncate(5),
+        |rows, panicked| {
+            check(rows, panicked);
+            assert_eq!(rows.len(), 5);
+        },
+    );
     assert_eq!(reached("truncate", calls), PER_ROW * (LEN as usize - 5));
 }
 

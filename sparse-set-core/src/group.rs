@@ -80,9 +80,9 @@
 use core::fmt;
 use core::ops::Deref;
 
+use crate::error::fail_insert;
 use crate::query::{Member, MemberView, SharedMember};
 use crate::rows::Aligned;
-use crate::error::fail_insert;
 use crate::set::check_not_stale;
 use crate::{Columnar, Error, Key, Permutation, Rows, Storage};
 
@@ -376,7 +376,16 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
                 self.members.swap_remove_at(self.len);
                 true
             }
-            None => self.members.remove(key),
+            None => {
+                let held = self.members.remove(key);
+                // A key that is not aligned is in no member's prefix, so the prefix keeps its
+                // length. Only a `Key` implemented wrongly (a slot that is not a function of the
+                // key) can take one from a prefix here: the prefix then shrinks with it, so that
+                // it never reaches past a member (see "Implementing `Key` wrongly").
+                let shortest = self.members.member_keys(self.members.smallest()).len();
+                self.len = self.len.min(shortest);
+                held
+            }
         };
         self.excluded.remove(key) || held
     }
@@ -705,7 +714,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     fn refresh(&mut self, key: M::Key) {
         match self.members.positions(key) {
             Some(positions) if !self.excluded.holds(key) => {
-                if M::first(positions) >= self.len {
+                // Past the prefix in the first member means past it in every member, for keys
+                // implemented as `Key` asks; `joinable` checks every member, so that a key that
+                // is not (see "Implementing `Key` wrongly") never moves a swap out of bounds.
+                if M::first(positions) >= self.len && self.members.joinable(positions, self.len) {
                     self.members.move_to(positions, self.len);
                     self.len += 1;
                 }
@@ -743,18 +755,34 @@ impl<M: fmt::Debug, X: fmt::Debug> fmt::Debug for Group<M, X> {
     }
 }
 
-/// Repairs the prefix for up to two keys when dropped: after a change to one storage of a group
-/// (or while it unwinds), each key re-enters or leaves the prefix as it now qualifies.
+/// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
+/// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
+/// the change is made; dropped without it (the change panicked), it does it while unwinding.
 struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>> {
     group: &'g mut Group<M, X>,
     keys: [Option<M::Key>; 2],
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
-    fn drop(&mut self) {
-        for key in self.keys.into_iter().flatten() {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
+    fn repair(&mut self) {
+        // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
+        // panic), the drop that follows does not start it again.
+        for key in core::mem::replace(&mut self.keys, [None, None]).into_iter().flatten() {
             self.group.refresh(key);
         }
+    }
+
+    /// Repairs the prefix in ordinary code, not in a destructor: a value the change returned is
+    /// then dropped if the repair panics, where a destructor's panic would leak it (a returned
+    /// value is not dropped when a destructor panics after it was made).
+    fn finish(mut self) {
+        self.repair();
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
+    fn drop(&mut self) {
+        self.repair();
     }
 }
 
@@ -772,7 +800,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             self.leave(key);
         }
         let guard = Refresh { group: self, keys };
-        change(guard.group)
+        let result = change(guard.group);
+        guard.finish();
+        result
     }
 }
 
@@ -1204,6 +1234,9 @@ pub trait GroupMembers {
     fn first(positions: Self::Positions) -> usize;
     /// Every member's position of `key`, if every member holds it.
     fn positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Whether the key at `positions` can join a prefix of length `len`: in every member, its
+    /// position is at or past `len` and inside the member.
+    fn joinable(&self, positions: Self::Positions, len: usize) -> bool;
     /// Moves the key at `positions` to position `target` of every member.
     fn move_to(&mut self, positions: Self::Positions, target: usize);
     /// Swaps positions `a` and `b` of every member.
@@ -1353,6 +1386,12 @@ macro_rules! group_tuple {
             #[inline]
             fn positions(&self, key: K) -> Option<Self::Positions> {
                 Some((Storage::get_index_of(&self.0, key)?, $(Storage::get_index_of(&self.$i, key)?,)*))
+            }
+
+            #[inline]
+            fn joinable(&self, positions: Self::Positions, len: usize) -> bool {
+                (len..Storage::len(&self.0)).contains(&positions.0)
+                    $(&& (len..Storage::len(&self.$i)).contains(&positions.$i))*
             }
 
             #[inline]

@@ -495,9 +495,14 @@ mod tests {
         for len in [0, 1, 2, 16, 17, 40, 500] {
             let mut values: Vec<usize> = (0..len).collect();
             let mut answers = stream(len as u64 + 1);
-            sort_in_place(&mut values, len, |_, _, _| answers() % 2 == 0, |values, a, b| {
-                values.swap(a, b);
-            });
+            sort_in_place(
+                &mut values,
+                len,
+                |_, _, _| answers() % 2 == 0,
+                |values, a, b| {
+                    values.swap(a, b);
+                },
+            );
             values.sort_unstable();
             assert_eq!(values, (0..len).collect::<Vec<_>>());
         }

@@ -68,21 +68,29 @@ fn set_inserts_refuse_cleanly_at_every_allocation() {
             SparseSet::assert_invariants,
         );
         assert!(reached(&format!("SparseSet::try_insert, {name}"), points) > 0);
-        let points = sweep_plain(make, |set| set.insert(key), REFUSED, |set, panicked| {
-            set.assert_invariants();
-            assert_eq!(set.contains(key), !panicked);
-            assert_eq!(set.len(), held.len() + usize::from(!panicked));
-        });
+        let points = sweep_plain(
+            make,
+            |set| set.insert(key),
+            REFUSED,
+            |set, panicked| {
+                set.assert_invariants();
+                assert_eq!(set.contains(key), !panicked);
+                assert_eq!(set.len(), held.len() + usize::from(!panicked));
+            },
+        );
         assert!(reached(&format!("SparseSet::insert, {name}"), points) > 0);
     }
 }
 
 #[test]
 fn set_growth_in_one_call_stops_cleanly_at_every_allocation() {
-    let all: Vec<u64> = set_scenarios().into_iter().flat_map(|(_, mut held, key)| {
-        held.push(key);
-        held
-    }).collect();
+    let all: Vec<u64> = set_scenarios()
+        .into_iter()
+        .flat_map(|(_, mut held, key)| {
+            held.push(key);
+            held
+        })
+        .collect();
     let points = sweep_plain(
         SparseSet::<u64>::new,
         |set| set.extend(all.iter().copied()),
@@ -123,20 +131,31 @@ fn set_construction_reservation_and_copies_refuse_cleanly() {
         |_| {},
     );
     assert!(reached("SparseSet::try_bounded", points) >= 2, "the keys, then the pages");
-    let points = sweep_plain(|| (), |()| SparseSet::<u64, u16>::bounded(1000, 5000), REFUSED, |(), _| {});
+    let points =
+        sweep_plain(|| (), |()| SparseSet::<u64, u16>::bounded(1000, 5000), REFUSED, |(), _| {});
     assert!(reached("SparseSet::bounded", points) >= 2);
 
     for (name, held, _) in set_scenarios() {
         let make = || set_of(&held);
-        let points =
-            sweep_try(make, |set| set.try_reserve(1000), &Error::AllocFailed, keys, |set| {
+        let points = sweep_try(
+            make,
+            |set| set.try_reserve(1000),
+            &Error::AllocFailed,
+            keys,
+            |set| {
                 set.assert_invariants();
-            });
+            },
+        );
         assert!(reached(&format!("SparseSet::try_reserve, {name}"), points) > 0);
-        let points = sweep_plain(make, |set| set.reserve(1000), REFUSED, |set, _| {
-            set.assert_invariants();
-            assert_eq!(keys(set), held);
-        });
+        let points = sweep_plain(
+            make,
+            |set| set.reserve(1000),
+            REFUSED,
+            |set, _| {
+                set.assert_invariants();
+                assert_eq!(keys(set), held);
+            },
+        );
         assert!(reached(&format!("SparseSet::reserve, {name}"), points) > 0);
         // The copy is checked after the run: the checker allocates.
         let points = sweep_try(
@@ -154,10 +173,15 @@ fn set_construction_reservation_and_copies_refuse_cleanly() {
         );
         assert!(points > 0 || held.is_empty());
         reached(&format!("SparseSet::try_clone, {name}"), points);
-        let points = sweep_plain(make, |set| set.clone(), REFUSED, |set, _| {
-            set.assert_invariants();
-            assert_eq!(keys(set), held);
-        });
+        let points = sweep_plain(
+            make,
+            |set| set.clone(),
+            REFUSED,
+            |set, _| {
+                set.assert_invariants();
+                assert_eq!(keys(set), held);
+            },
+        );
         reached(&format!("SparseSet::clone, {name}"), points);
     }
 }
@@ -251,11 +275,16 @@ fn map_inserts_refuse_cleanly_at_every_allocation() {
             ("entry().or_insert", |map, key| _ = map.entry(key).or_insert(0)),
             ("get_or_insert_with", |map, key| _ = map.get_or_insert_with(key, || 0)),
         ] {
-            let points = sweep_plain(make, |map| op(map, key), REFUSED, |map, panicked| {
-                map.assert_invariants();
-                assert_eq!(map.contains_key(key), !panicked);
-                assert_eq!(map.len(), held.len() + usize::from(!panicked));
-            });
+            let points = sweep_plain(
+                make,
+                |map| op(map, key),
+                REFUSED,
+                |map, panicked| {
+                    map.assert_invariants();
+                    assert_eq!(map.contains_key(key), !panicked);
+                    assert_eq!(map.len(), held.len() + usize::from(!panicked));
+                },
+            );
             assert!(reached(&format!("SparseMap::{call}, {name}"), points) > 0);
         }
     }
@@ -271,9 +300,15 @@ fn entity_keys_refuse_cleanly_while_their_versions_grow() {
         map
     };
     for key in [entity(600, 3), entity(1024, 1), entity(1 << 30, 2)] {
-        let points = sweep_try(make, |map| map.try_insert(key, 0), &Error::AllocFailed, pairs, |map| {
-            map.assert_invariants();
-        });
+        let points = sweep_try(
+            make,
+            |map| map.try_insert(key, 0),
+            &Error::AllocFailed,
+            pairs,
+            |map| {
+                map.assert_invariants();
+            },
+        );
         assert!(reached(&format!("SparseMap<Entity>::try_insert {key}"), points) > 0);
     }
     // Displacing an older generation overwrites in place: it never allocates.
@@ -313,14 +348,25 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
     assert!(reached("SparseMap::try_bounded", points) >= 3);
     for (name, held, _) in set_scenarios() {
         let make = || map_of(&held);
-        let points = sweep_try(make, |map| map.try_reserve(500), &Error::AllocFailed, pairs, |map| {
-            map.assert_invariants();
-        });
+        let points = sweep_try(
+            make,
+            |map| map.try_reserve(500),
+            &Error::AllocFailed,
+            pairs,
+            |map| {
+                map.assert_invariants();
+            },
+        );
         assert!(reached(&format!("SparseMap::try_reserve, {name}"), points) > 0);
-        let points = sweep_plain(make, |map| map.reserve(500), REFUSED, |map, _| {
-            map.assert_invariants();
-            assert_eq!(map.len(), held.len());
-        });
+        let points = sweep_plain(
+            make,
+            |map| map.reserve(500),
+            REFUSED,
+            |map, _| {
+                map.assert_invariants();
+                assert_eq!(map.len(), held.len());
+            },
+        );
         assert!(points > 0);
         let points = sweep_try(
             || (make(), None),
@@ -330,9 +376,14 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
             check_copy,
         );
         reached(&format!("SparseMap::try_clone, {name}"), points);
-        let points = sweep_plain(make, |map| map.clone(), REFUSED, |map, _| {
-            map.assert_invariants();
-        });
+        let points = sweep_plain(
+            make,
+            |map| map.clone(),
+            REFUSED,
+            |map, _| {
+                map.assert_invariants();
+            },
+        );
         reached(&format!("SparseMap::clone, {name}"), points);
     }
 }
@@ -377,13 +428,21 @@ fn stable_map_sorts_panic_cleanly_and_unstable_ones_never_allocate() {
         REFUSED,
         |map, panicked| {
             map.assert_invariants();
-            assert!(!panicked || pairs(map) == before, "nothing moves before the permutation is made");
+            assert!(
+                !panicked || pairs(map) == before,
+                "nothing moves before the permutation is made"
+            );
         },
     );
     assert!(reached("SparseMap::sort_by", points) > 0);
-    let points = sweep_plain(make, |map| map.sort_by_key(|_, value| value % 3), REFUSED, |map, _| {
-        map.assert_invariants();
-    });
+    let points = sweep_plain(
+        make,
+        |map| map.sort_by_key(|_, value| value % 3),
+        REFUSED,
+        |map, _| {
+            map.assert_invariants();
+        },
+    );
     assert!(reached("SparseMap::sort_by_key", points) > 0);
     let mut map = make();
     failing_allocations(|| {
@@ -419,10 +478,11 @@ fn spawn_refuses_cleanly_and_despawn_never_allocates() {
             Entities::assert_invariants,
         );
         assert_eq!(reached(&format!("Entities::try_spawn after {spawned}"), points), calls);
-        let points = sweep_plain(make(spawned, 0), Entities::spawn, REFUSED, |entities, panicked| {
-            entities.assert_invariants();
-            assert_eq!(entities.len(), spawned as usize + usize::from(!panicked));
-        });
+        let points =
+            sweep_plain(make(spawned, 0), Entities::spawn, REFUSED, |entities, panicked| {
+                entities.assert_invariants();
+                assert_eq!(entities.len(), spawned as usize + usize::from(!panicked));
+            });
         assert_eq!(reached(&format!("Entities::spawn after {spawned}"), points), calls);
     }
     // A freed slot is reused without allocating.
@@ -441,7 +501,8 @@ fn spawn_refuses_cleanly_and_despawn_never_allocates() {
         assert_eq!(calls, 0, "despawning {spawned}");
         let mut copy = entities.clone();
         let respawned: Vec<Entity> = (0..spawned).map(|_| copy.spawn()).collect();
-        let ((), calls) = allocations_during(|| respawned.iter().for_each(|&e| _ = copy.despawn(e)));
+        let ((), calls) =
+            allocations_during(|| respawned.iter().for_each(|&e| _ = copy.despawn(e)));
         assert_eq!(calls, 0, "despawning from a copy");
         entities.assert_invariants();
         copy.assert_invariants();

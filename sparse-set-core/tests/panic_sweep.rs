@@ -119,7 +119,8 @@ fn overwriting_a_value_drops_the_old_one_outside_or_in_place() {
 
 #[test]
 fn a_newer_entity_displaces_the_older_ones_value() {
-    let entity = |index, generation| Entity::from_parts(index, NonZeroU32::new(generation).unwrap());
+    let entity =
+        |index, generation| Entity::from_parts(index, NonZeroU32::new(generation).unwrap());
     let make = || -> SparseMap<Entity, Tracked> {
         scrambled().map(|index| (entity(index, 1), Tracked::new(index))).collect()
     };
@@ -188,10 +189,14 @@ fn clear_and_truncate() {
         assert!(map.is_empty());
     });
     assert_eq!(reached("clear", calls), LEN as usize);
-    let calls = sweep(map, |map| map.truncate(5), |map, _| {
-        check_map(map, false);
-        assert_eq!(map.len(), 5);
-    });
+    let calls = sweep(
+        map,
+        |map| map.truncate(5),
+        |map, _| {
+            check_map(map, false);
+            assert_eq!(map.len(), 5);
+        },
+    );
     assert_eq!(reached("truncate", calls), LEN as usize - 5);
 }
 
@@ -343,10 +348,7 @@ fn set_retain_and_extend_with_panicking_callers() {
         check_set,
     );
     assert_eq!(reached("SparseSet::retain", calls), LEN as usize);
-    let calls = sweep(
-        ord_set,
-        |set| set.extend(Ticking((LEN / 2..LEN * 2).map(OrdKey))),
-        check_set,
-    );
+    let calls =
+        sweep(ord_set, |set| set.extend(Ticking((LEN / 2..LEN * 2).map(OrdKey))), check_set);
     assert_eq!(reached("SparseSet::extend", calls), (2 * LEN - LEN / 2) as usize + 1);
 }

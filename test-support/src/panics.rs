@@ -33,6 +33,8 @@ thread_local! {
     /// The ids of every `Tracked` value dropped so far.
     static DROPPED: RefCell<BTreeSet<u64>> = const { RefCell::new(BTreeSet::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
+    /// Drops of a value that was dropped already.
+    static DROPPED_TWICE: Cell<usize> = const { Cell::new(0) };
     /// Counted calls since the last reset.
     static CALLS: Cell<usize> = const { Cell::new(0) };
     /// `Some(n)`: the `n`-th counted call from now panics (once).
@@ -73,6 +75,12 @@ pub fn live() -> usize {
     LIVE.with(Cell::get)
 }
 
+/// How many drops of a [`Tracked`] value on this thread were second drops (each also panics).
+#[must_use]
+pub fn dropped_twice() -> usize {
+    DROPPED_TWICE.with(Cell::get)
+}
+
 /// A value with a unique id and a `label` (what it stands for: tests label a value with its
 /// key), counted while alive. Its `Clone` and `Drop` are counted calls ([`tick`]), so either
 /// can be the one that panics; a second drop of one value fails the test.
@@ -104,6 +112,10 @@ impl Clone for Tracked {
 impl Drop for Tracked {
     fn drop(&mut self) {
         let first = DROPPED.with(|dropped| dropped.borrow_mut().insert(self.id));
+        if !first {
+            // Counted before the assertion, so that a caller catching the panic still sees it.
+            DROPPED_TWICE.with(|twice| twice.set(twice.get() + 1));
+        }
         assert!(first, "value {} (label {}) dropped twice", self.id, self.label);
         LIVE.with(|live| live.set(live.get() - 1));
         // A drop while unwinding must not panic (that would abort): it is not counted.

@@ -154,7 +154,6 @@ pub(crate) fn fail(error: Error) -> ! {
     panic!("{error}")
 }
 
-
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// An empty set. Does not allocate.
     ///
@@ -409,9 +408,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if K::SLOT_IS_KEY {
             debug_assert!(
                 self.dense.get(position) == Some(&key),
-                "key {key:?} shares its sparse slot with the stored key {:?}, but its type claims \
+                "key {key:?} is looked up in a sparse slot that holds {}, but its type claims \
                  `Key::SLOT_IS_KEY` (see \"Implementing `Key` wrongly\" in the `Key` docs)",
-                self.dense.get(position),
+                self.dense.get(position).map_or("no key".into(), |held| alloc::format!("{held:?}")),
             );
             return Some(position);
         }
@@ -684,11 +683,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
         let slot = key.sparse_slot();
+        // `index < len` holds for every key implemented as `Key` asks; the checks make a key
+        // that is not (see "Implementing `Key` wrongly" in its docs) miss instead of panicking,
+        // so that removals never panic (a group repairs its prefix after them).
         let index = if K::SLOT_IS_KEY {
             // The slot alone identifies the key: read and zero it in one lookup.
-            self.sparse.take(slot).to_usize().checked_sub(1)?
+            let index = self.sparse.take(slot).to_usize().checked_sub(1)?;
+            (index < self.dense.len()).then_some(index)?
         } else {
-            let index = self.get_index_of(key)?;
+            let index = self.get_index_of(key).filter(|&index| index < self.dense.len())?;
             self.sparse.clear(slot);
             index
         };
