@@ -124,7 +124,7 @@ impl Workload for SparseMap<u32, [u32; 3], u16> {
 }
 
 fn particle(key: u32) -> Particle {
-    Particle { x: key as f32, v: 1.0, id: key, alive: true }
+    Particle { x: f32::from((key % 1000) as u16), v: 1.0, id: key, alive: true }
 }
 
 impl Workload for ParticleSoa {

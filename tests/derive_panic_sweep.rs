@@ -89,12 +89,15 @@ fn reached(name: &str, calls: usize) -> usize {
     calls
 }
 
+/// A call on the storage.
+type Op = fn(&mut RowSoa);
+
 /// Each counted row is two counted values.
 const PER_ROW: usize = 2;
 
 #[test]
 fn overwrites_and_removals_hand_rows_out_whole() {
-    let ops: [(&str, fn(&mut RowSoa)); 8] = [
+    let ops: [(&str, Op); 8] = [
         ("insert over a row", |rows| drop(rows.insert(OrdKey(3), row(3)))),
         ("insert_full over a row", |rows| drop(rows.insert_full(OrdKey(4), row(4)))),
         ("try_insert over a row", |rows| drop(rows.try_insert(OrdKey(5), row(5)))),
@@ -202,7 +205,7 @@ fn unstable_sorts_keep_every_row_whole_when_they_panic() {
 #[test]
 fn a_clone_whose_field_clone_panics_drops_what_it_made() {
     for (name, op) in [
-        ("clone", (|rows| check(&rows.clone(), false)) as fn(&mut RowSoa)),
+        ("clone", (|rows| check(&rows.clone(), false)) as Op),
         ("try_clone", |rows| check(&rows.try_clone().unwrap(), false)),
     ] {
         let calls = sweep(rows, op, check);

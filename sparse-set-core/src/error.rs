@@ -148,6 +148,10 @@ pub fn shrink<T>(vec: &mut Vec<T>) {
 /// Panics for an insert of `key` that `error` refused, with a message that names the key (the
 /// errors whose own message does not are prefixed with it) and the limit (every error that has
 /// one names it).
+///
+/// # Panics
+///
+/// Always: that is what it is for.
 #[cold]
 #[inline(never)]
 #[track_caller]

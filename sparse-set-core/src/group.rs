@@ -365,27 +365,24 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// assert_eq!(group.keys(), &[2]);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> bool {
-        let held = match self.index_of(key) {
-            Some(position) => {
-                // Aligned: at `position` in every member. Out of the prefix first (to its end);
-                // then each member drops it from there.
-                self.len -= 1;
-                if position != self.len {
-                    self.members.swap(position, self.len);
-                }
-                self.members.swap_remove_at(self.len);
-                true
+        let held = if let Some(position) = self.index_of(key) {
+            // Aligned: at `position` in every member. Out of the prefix first (to its end);
+            // then each member drops it from there.
+            self.len -= 1;
+            if position != self.len {
+                self.members.swap(position, self.len);
             }
-            None => {
-                let held = self.members.remove(key);
-                // A key that is not aligned is in no member's prefix, so the prefix keeps its
-                // length. Only a `Key` implemented wrongly (a slot that is not a function of the
-                // key) can take one from a prefix here: the prefix then shrinks with it, so that
-                // it never reaches past a member (see "Implementing `Key` wrongly").
-                let shortest = self.members.member_keys(self.members.smallest()).len();
-                self.len = self.len.min(shortest);
-                held
-            }
+            self.members.swap_remove_at(self.len);
+            true
+        } else {
+            let held = self.members.remove(key);
+            // A key that is not aligned is in no member's prefix, so the prefix keeps its
+            // length. Only a `Key` implemented wrongly (a slot that is not a function of the key)
+            // can take one from a prefix here: the prefix then shrinks with it, so that it never
+            // reaches past a member (see "Implementing `Key` wrongly").
+            let shortest = self.members.member_keys(self.members.smallest()).len();
+            self.len = self.len.min(shortest);
+            held
         };
         self.excluded.remove(key) || held
     }
@@ -767,7 +764,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
     fn repair(&mut self) {
         // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
         // panic), the drop that follows does not start it again.
-        for key in core::mem::replace(&mut self.keys, [None, None]).into_iter().flatten() {
+        for key in core::mem::take(&mut self.keys).into_iter().flatten() {
             self.group.refresh(key);
         }
     }

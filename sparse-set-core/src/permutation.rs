@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn sort_in_place_matches_the_std_sort() {
         let mut next = stream(0x9E37_79B9_7F4A_7C15);
-        let long = if cfg!(miri) { 200 } else { 3000 };
+        let long: u32 = if cfg!(miri) { 200 } else { 3000 };
         let mut inputs: Vec<Vec<u32>> = Vec::new();
         // Every sequence of up to 6 values from 0..3: ties, runs, every order.
         for len in 0..=6_u32 {
@@ -472,8 +472,7 @@ mod tests {
                 inputs.push((0..len).map(|digit| code / 3_u32.pow(digit) % 3).collect());
             }
         }
-        for len in [17, 33, 100, long] {
-            let len = len as u32;
+        for len in [17_u32, 33, 100, long] {
             inputs.push((0..len).collect());
             inputs.push((0..len).rev().collect());
             inputs.push((0..len).map(|i| i.min(len - i)).collect());

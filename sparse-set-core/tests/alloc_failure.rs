@@ -119,7 +119,7 @@ fn set_construction_reservation_and_copies_refuse_cleanly() {
         || None,
         |slot| SparseSet::<u64>::try_with_capacity(1000).map(|set| *slot = Some(set)),
         &Error::AllocFailed,
-        |slot| slot.is_some(),
+        Option::is_some,
         |_| {},
     );
     assert_eq!(reached("SparseSet::try_with_capacity", points), 1);
@@ -127,7 +127,7 @@ fn set_construction_reservation_and_copies_refuse_cleanly() {
         || None,
         |slot| SparseSet::<u64, u16>::try_bounded(1000, 5000).map(|set| *slot = Some(set)),
         &Error::AllocFailed,
-        |slot| slot.is_some(),
+        Option::is_some,
         |_| {},
     );
     assert!(reached("SparseSet::try_bounded", points) >= 2, "the keys, then the pages");
@@ -237,10 +237,11 @@ fn pairs<K: Key, V: Clone, D: DenseIndex>(map: &SparseMap<K, V, D>) -> Vec<(K, V
     map.iter().map(|(key, value)| (key, value.clone())).collect()
 }
 
+/// A map and, once made, its copy.
+type WithCopy<D> = (SparseMap<u64, u64, D>, Option<SparseMap<u64, u64, D>>);
+
 /// A map and, if the copy succeeded, its copy: both consistent, with the same elements.
-fn check_copy<D: DenseIndex>(
-    (map, copy): &(SparseMap<u64, u64, D>, Option<SparseMap<u64, u64, D>>),
-) {
+fn check_copy<D: DenseIndex>((map, copy): &WithCopy<D>) {
     map.assert_invariants();
     if let Some(copy) = copy {
         copy.assert_invariants();
@@ -334,7 +335,7 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
         || None,
         |slot| SparseMap::<u64, u64>::try_with_capacity(1000).map(|map| *slot = Some(map)),
         &Error::AllocFailed,
-        |slot| slot.is_some(),
+        Option::is_some,
         |_| {},
     );
     assert_eq!(reached("SparseMap::try_with_capacity", points), 2, "keys, values");
@@ -342,7 +343,7 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
         || None,
         |slot| SparseMap::<u64, u64, u16>::try_bounded(1000, 5000).map(|map| *slot = Some(map)),
         &Error::AllocFailed,
-        |slot| slot.is_some(),
+        Option::is_some,
         |_| {},
     );
     assert!(reached("SparseMap::try_bounded", points) >= 3);
@@ -511,7 +512,7 @@ fn spawn_refuses_cleanly_and_despawn_never_allocates() {
         || None,
         |slot| Entities::try_with_capacity(100).map(|entities| *slot = Some(entities)),
         &Error::AllocFailed,
-        |slot| slot.is_some(),
+        Option::is_some,
         |_| {},
     );
     assert_eq!(reached("Entities::try_with_capacity", points), 2, "slots, free list");
@@ -536,7 +537,9 @@ fn group_of(held: &[u64]) -> Pair {
 }
 
 /// The group's prefix and every storage's contents, in order.
-fn group_snapshot(group: &Pair) -> (Vec<u64>, Vec<(u64, u64)>, Vec<(u64, u64)>, Vec<u64>) {
+type GroupContents = (Vec<u64>, Vec<(u64, u64)>, Vec<(u64, u64)>, Vec<u64>);
+
+fn group_snapshot(group: &Pair) -> GroupContents {
     let (a, b) = group.members();
     (group.keys().to_vec(), pairs(a), pairs(b), group.excluded().0.as_slice().to_vec())
 }

@@ -124,7 +124,7 @@ fn a_newer_entity_displaces_the_older_ones_value() {
     let make = || -> SparseMap<Entity, Tracked> {
         scrambled().map(|index| (entity(index, 1), Tracked::new(index))).collect()
     };
-    let check = |map: &SparseMap<Entity, Tracked>, _: bool| check(map, |key| key.index());
+    let check = |map: &SparseMap<Entity, Tracked>, _: bool| check(map, Entity::index);
     let calls = sweep(make, |map| drop(map.insert(entity(9, 2), Tracked::new(9))), check);
     assert_eq!(reached("displacement by insert", calls), 1);
     let calls = sweep(make, |map| _ = map.entry(entity(9, 2)).or_insert(Tracked::new(9)), check);
