@@ -77,7 +77,7 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        Keyed, WorldStorage, despawn, fail_insert, retain_keys, shrink, try_reserve,
+        Keyed, WorldStorage, despawn, fail_bounded, fail_insert, retain_keys, shrink, try_reserve,
         try_reserve_exact, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};

@@ -145,6 +145,19 @@ pub fn shrink<T>(vec: &mut Vec<T>) {
     }
 }
 
+/// Panics for a bounded storage that `error` refused to make, with a message naming the bounds
+/// asked for and the error (which names the limit it met).
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn fail_bounded(capacity: usize, key_limit: usize, error: Error) -> ! {
+    panic!("cannot bound a storage to {capacity} elements with keys below {key_limit}: {error}")
+}
+
 /// Panics for an insert of `key` that `error` refused, with a message that names the key (the
 /// errors whose own message does not are prefixed with it) and the limit (every error that has
 /// one names it).

@@ -558,6 +558,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -587,6 +592,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -615,6 +625,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -639,6 +654,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     ///
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
+    ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseSet};

@@ -117,7 +117,7 @@ pub use storage::{Columnar, Storage};
 /// public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::error::{fail_insert, shrink, try_reserve, try_reserve_exact};
+    pub use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};

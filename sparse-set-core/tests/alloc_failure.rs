@@ -271,6 +271,14 @@ fn map_inserts_refuse_cleanly_at_every_allocation() {
             check,
         );
         assert!(points > 0);
+        let points = sweep_try(
+            make,
+            |map| map.try_get_or_insert_with(key, || 0).map(|_| ()),
+            &Error::AllocFailed,
+            pairs,
+            check,
+        );
+        assert!(reached(&format!("SparseMap::try_get_or_insert_with, {name}"), points) > 0);
         for (call, op) in [
             ("insert", (|map, key| _ = map.insert(key, 0)) as fn(&mut SparseMap<u64, u64>, u64)),
             ("entry().or_insert", |map, key| _ = map.entry(key).or_insert(0)),

@@ -20,7 +20,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Index, IndexMut};
 
-use crate::error::{fail_insert, shrink, try_reserve, try_reserve_exact};
+use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
 use crate::set::fail;
 use crate::{Columnar, DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
 
@@ -144,7 +144,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// # Panics
     ///
     /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
-    /// fails. See [`try_bounded`](Self::try_bounded).
+    /// fails, with a message naming both bounds and the [`Error`] that
+    /// [`try_bounded`](Self::try_bounded) would return.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
@@ -159,7 +160,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
-        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+        Self::try_bounded(capacity, key_limit)
+            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -816,6 +818,37 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[track_caller]
     pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
         self.entry(key).or_insert_with(make)
+    }
+
+    /// The fallible twin of [`get_or_insert_with`](Self::get_or_insert_with): the value of
+    /// `key`, inserting `make()` first if `key` is absent.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// When `key` is absent and does not fit, as [`try_insert`](Self::try_insert): the map is
+    /// then unchanged and the value `make` made is dropped.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut lists = SparseMap::<u32, Vec<u32>>::bounded(1, 16);
+    /// lists.try_get_or_insert_with(1, Vec::new)?.push(10);
+    /// lists.try_get_or_insert_with(1, Vec::new)?.push(11);
+    /// assert_eq!(lists[1], [10, 11]);
+    /// assert_eq!(lists.try_get_or_insert_with(2, Vec::new), Err(Error::Full { capacity: 1 }));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn try_get_or_insert_with(
+        &mut self,
+        key: K,
+        make: impl FnOnce() -> V,
+    ) -> Result<&mut V, Error> {
+        match self.entry(key) {
+            Entry::Occupied(entry) => Ok(entry.into_mut()),
+            Entry::Vacant(entry) => entry.try_insert(make()),
+        }
     }
 
     /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly

@@ -52,7 +52,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
-use crate::error::{fail_insert, shrink, try_reserve, try_reserve_exact};
+use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
 
@@ -226,7 +226,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// # Panics
     ///
     /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
-    /// fails. See [`try_bounded`](Self::try_bounded).
+    /// fails, with a message naming both bounds and the [`Error`] that
+    /// [`try_bounded`](Self::try_bounded) would return.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseSet};
@@ -240,7 +241,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
-        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+        Self::try_bounded(capacity, key_limit)
+            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -887,7 +889,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Panics
     ///
-    /// If `a` or `b` is out of bounds.
+    /// If `a` or `b` is out of bounds (the message names both and the length); the set is then
+    /// unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -898,6 +901,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[track_caller]
     pub fn swap_indices(&mut self, a: usize, b: usize) {
+        let len = self.dense.len();
+        assert!(a < len && b < len, "swap_indices({a}, {b}) out of bounds for length {len}");
         self.dense.swap(a, b);
         self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
         self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
@@ -1345,6 +1350,11 @@ impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
 }
 
 impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
+    /// Collects keys into a new set; a key met again is kept once, where it was first met.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseSet::insert`].
     fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
         let mut set = Self::new();
         set.extend(keys);

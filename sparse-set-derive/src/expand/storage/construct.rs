@@ -65,14 +65,15 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         ///
         /// # Panics
         ///
-        /// If `capacity` exceeds what the dense index width addresses, or an allocation fails;
-        /// see [`try_bounded`](Self::try_bounded).
+        /// If `capacity` exceeds what the dense index width addresses, or an allocation fails,
+        /// with a message naming both bounds and the error [`try_bounded`](Self::try_bounded)
+        /// would return.
         #[must_use]
         #[track_caller]
         pub fn bounded(capacity: #usize, key_limit: #usize) -> Self {
             match Self::try_bounded(capacity, key_limit) {
                 #result::Ok(__storage) => __storage,
-                #result::Err(__error) => ::core::panic!("{}", __error),
+                #result::Err(__error) => #p::fail_bounded(capacity, key_limit, __error),
             }
         }
 
