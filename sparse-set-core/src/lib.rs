@@ -25,7 +25,7 @@
 //! | `clear` | O(len) | resets the slots of the keys only: independent of the key space |
 //! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
 //! | `retain` | O(len) | visits each element once, keeps relative order |
-//! | sorting | O(len log len) | through one [`Permutation`] |
+//! | sorting | O(len log len) | stable sorts of maps through one [`Permutation`]; the unstable ones, and every sort of a set, in place without allocating |
 //! | `shrink_to_fit` | O(allocated sparse slots) | releases pages no key uses |
 //!
 //! # Memory
