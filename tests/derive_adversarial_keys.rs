@@ -57,7 +57,7 @@ impl<const SLOT: bool, const VERSION: bool> Key for Drifting<SLOT, VERSION> {
     }
 }
 
-const STEPS: usize = if cfg!(miri) { 200 } else { 3_000 };
+const STEPS: usize = if cfg!(miri) { 100 } else { 3_000 };
 
 /// A deterministic stream of well-mixed values (splitmix64).
 struct Stream(u64);

@@ -70,7 +70,7 @@ impl<const SLOT: bool, const VERSION: bool> Key for Drifting<SLOT, VERSION> {
 }
 
 /// Steps of each random workload.
-const STEPS: usize = if cfg!(miri) { 300 } else { 4_000 };
+const STEPS: usize = if cfg!(miri) { 100 } else { 4_000 };
 
 /// A deterministic stream of well-mixed values (splitmix64).
 struct Stream(u64);

@@ -989,8 +989,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// stays **O(len log len)** whatever the input, and it ends and stays in bounds even if
     /// `compare` is not a total order.
     ///
-    /// If `compare` or `swap` panics, the set is consistent and holds the same keys, in the
-    /// order the `swap` calls made so far say: columns that follow every swap stay in lockstep.
+    /// If `compare` panics, the set is consistent and holds the same keys, in the order the
+    /// `swap` calls made so far say: columns that follow every swap stay in lockstep. (Each
+    /// swap of two keys is made just before `swap` is called for it.)
     ///
     /// This is what [`SparseMap::sort_unstable_by`](crate::SparseMap::sort_unstable_by) and
     /// the derived storages' `sort_unstable_by` are built on.
