@@ -243,7 +243,9 @@ pub fn sweep_plain<S, R>(
 ) -> usize {
     for n in 0..SWEEP_LIMIT {
         let mut value = make();
-        let result = catch_unwind(AssertUnwindSafe(|| failing_after(n, || drop(op(&mut value)))));
+        let result = panics::expecting_panics(|| {
+            catch_unwind(AssertUnwindSafe(|| failing_after(n, || drop(op(&mut value)))))
+        });
         if let Err(payload) = &result {
             let text = payload
                 .downcast_ref::<String>()

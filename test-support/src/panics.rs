@@ -26,6 +26,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 thread_local! {
     /// Live `Tracked` values.
@@ -39,6 +40,32 @@ thread_local! {
     static CALLS: Cell<usize> = const { Cell::new(0) };
     /// `Some(n)`: the `n`-th counted call from now panics (once).
     static FUSE: Cell<Option<usize>> = const { Cell::new(None) };
+    /// Whether this thread runs an operation whose panics a sweep expects.
+    static EXPECTING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the panics it raises on this thread kept quiet: the process's panic hook (set
+/// once, wrapping the one it replaces) prints nothing for them, and prints every other panic as
+/// before. A sweep raises thousands of expected panics; their messages would bury the one that
+/// matters.
+pub(crate) fn expecting_panics<T>(f: impl FnOnce() -> T) -> T {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !EXPECTING.try_with(Cell::get).unwrap_or(false) {
+                previous(info);
+            }
+        }));
+    });
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXPECTING.set(self.0);
+        }
+    }
+    let _restore = Restore(EXPECTING.replace(true));
+    f()
 }
 
 /// Counts one call (a clone, a drop, a comparison, an iterator step, ...) and panics if it is
@@ -176,7 +203,7 @@ fn run<S>(
     let mut value = make();
     CALLS.set(0);
     FUSE.set(fuse);
-    let result = catch_unwind(AssertUnwindSafe(|| op(&mut value)));
+    let result = expecting_panics(|| catch_unwind(AssertUnwindSafe(|| op(&mut value))));
     FUSE.set(None);
     let calls = CALLS.get();
     match (fuse, &result) {
