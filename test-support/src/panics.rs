@@ -49,6 +49,13 @@ thread_local! {
 /// before. A sweep raises thousands of expected panics; their messages would bury the one that
 /// matters.
 pub(crate) fn expecting_panics<T>(f: impl FnOnce() -> T) -> T {
+    /// Puts the flag back, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXPECTING.set(self.0);
+        }
+    }
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -58,12 +65,6 @@ pub(crate) fn expecting_panics<T>(f: impl FnOnce() -> T) -> T {
             }
         }));
     });
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            EXPECTING.set(self.0);
-        }
-    }
     let _restore = Restore(EXPECTING.replace(true));
     f()
 }
