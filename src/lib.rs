@@ -86,7 +86,8 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        Keyed, WorldStorage, despawn, retain_keys, try_reserve, try_reserve_exact, world_storage,
+        Keyed, WorldStorage, despawn, fail_bounded, fail_insert, retain_keys, shrink, try_reserve,
+        try_reserve_exact, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{
@@ -143,16 +144,21 @@ pub mod __private {
         }
     }
 
-    /// A copy of `column`; with `keep_capacity`, with the same capacity (for bounded storages,
-    /// which must not allocate after they are made).
-    pub fn clone_column<T: Clone>(column: &Vec<T>, keep_capacity: bool) -> Vec<T> {
-        if keep_capacity {
-            let mut copy = Vec::with_capacity(column.capacity());
-            copy.extend_from_slice(column);
-            copy
-        } else {
-            column.clone()
-        }
+    /// A copy of `column`, allocated fallibly; with `keep_capacity`, with the same capacity (for
+    /// bounded storages, which must not allocate after they are made).
+    ///
+    /// # Errors
+    ///
+    /// `Error::AllocFailed` if the memory cannot be had.
+    pub fn try_clone_column<T: Clone>(
+        column: &Vec<T>,
+        keep_capacity: bool,
+    ) -> Result<Vec<T>, Error> {
+        let mut copy = Vec::new();
+        let capacity = if keep_capacity { column.capacity() } else { column.len() };
+        try_reserve_exact(&mut copy, capacity)?;
+        copy.extend_from_slice(column);
+        Ok(copy)
     }
 }
 

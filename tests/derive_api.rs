@@ -393,6 +393,28 @@ fn bounded_insert_panics_with_the_error_message() {
     storage.insert(2, pos(2.0));
 }
 
+#[test]
+fn plain_calls_panic_naming_the_key_and_the_limit() {
+    let message = |f: fn()| *std::panic::catch_unwind(f).unwrap_err().downcast::<String>().unwrap();
+    assert_eq!(
+        message(|| {
+            let mut storage = PositionSoa::bounded(1, 16);
+            storage.insert(1, pos(1.0));
+            storage.insert(2, pos(2.0));
+        }),
+        "cannot insert key 2: set is full: capacity 1"
+    );
+    assert_eq!(
+        message(|| drop(SmallSoa::bounded(300, 1000))),
+        "cannot bound a storage to 300 elements with keys below 1000: set is full: dense index \
+         type `u8` addresses at most 255 elements"
+    );
+    assert_eq!(
+        message(|| PositionSoa::from_iter([(1, pos(1.0))]).swap_indices(0, 1)),
+        "swap_indices(0, 1) out of bounds for length 1"
+    );
+}
+
 #[derive(SparseSoa, Debug, PartialEq)]
 #[sparse_soa(dense = u8)]
 struct Small {

@@ -4,7 +4,9 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU32;
 
-use crate::Key;
+use crate::error::{try_reserve, try_reserve_exact};
+use crate::set::fail;
+use crate::{Error, Key};
 
 /// A generational id: a slot `index` plus the `generation` of that slot it was issued for.
 ///
@@ -163,7 +165,9 @@ pub(crate) struct Slot {
 /// slots; every slot on the free list is dead and appears there once; every dead slot below the
 /// last generation is on the free list. A dead slot at the last generation is either on the free
 /// list (its generation was bumped to `u32::MAX` and is still to be issued) or retired (it was
-/// despawned at `u32::MAX`), and only the free list tells the two apart.
+/// despawned at `u32::MAX`), and only the free list tells the two apart. The free list has room
+/// for every slot, so [`despawn`](Self::despawn) never allocates (and [`spawn`](Self::spawn)
+/// reserves that room before it adds a slot).
 ///
 /// ```
 /// use sparse_set_core::Entities;
@@ -179,12 +183,25 @@ pub(crate) struct Slot {
 /// assert!(entities.is_alive(b) && entities.is_alive(c));
 /// assert_eq!(entities.len(), 2);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Entities {
     pub(crate) slots: Vec<Slot>,
     /// Dead slots to reuse; `spawn` pops the last one.
     pub(crate) free: Vec<u32>,
     pub(crate) len: usize,
+}
+
+impl Clone for Entities {
+    /// A copy of the allocator, with room on its free list for every slot (so that its
+    /// `despawn` never allocates either).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, with the message of [`Error::AllocFailed`].
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.try_clone().unwrap_or_else(|error| fail(error))
+    }
 }
 
 impl Entities {
@@ -201,9 +218,15 @@ impl Entities {
         Self { slots: Vec::new(), free: Vec::new(), len: 0 }
     }
 
-    /// An empty allocator with room for `capacity` slots before it reallocates.
+    /// An empty allocator with room for `capacity` slots before it reallocates: the first
+    /// `capacity` spawns allocate nothing (and no despawn ever does).
     ///
     /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, with the message of the [`Error`] that
+    /// [`try_with_capacity`](Self::try_with_capacity) would return.
     ///
     /// ```
     /// # use sparse_set_core::Entities;
@@ -211,17 +234,43 @@ impl Entities {
     /// assert_eq!(entities.len(), 0);
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { slots: Vec::with_capacity(capacity), free: Vec::new(), len: 0 }
+        Self::try_with_capacity(capacity).unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`with_capacity`](Self::with_capacity).
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] if `capacity` slots need more than `isize::MAX` bytes
+    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Entities, Error};
+    ///
+    /// assert!(Entities::try_with_capacity(1000).is_ok());
+    /// assert_eq!(Entities::try_with_capacity(usize::MAX).unwrap_err(), Error::CapacityOverflow);
+    /// ```
+    pub fn try_with_capacity(capacity: usize) -> Result<Self, Error> {
+        let mut entities = Self::new();
+        try_reserve_exact(&mut entities.slots, capacity)?;
+        try_reserve_exact(&mut entities.free, capacity)?;
+        Ok(entities)
     }
 
     /// Issues a new live entity, reusing a freed slot if there is one.
     ///
-    /// Computes in **O(1)** amortised time.
+    /// Computes in **O(1)** amortised time; allocates only when it adds a slot past the
+    /// capacity.
     ///
     /// # Panics
     ///
-    /// If all `2^32` slots are alive or retired.
+    /// If all `2^32` slots are alive or retired, or the memory for a new slot cannot be had,
+    /// with the message of the [`Error`] that [`try_spawn`](Self::try_spawn) would return; the
+    /// allocator is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::Entities;
@@ -229,26 +278,74 @@ impl Entities {
     /// let e = entities.spawn();
     /// assert!(entities.is_alive(e));
     /// ```
+    #[track_caller]
     pub fn spawn(&mut self) -> Entity {
+        self.try_spawn().unwrap_or_else(|error| fail(error))
+    }
+
+    /// The fallible twin of [`spawn`](Self::spawn).
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// Leaving the allocator unchanged: [`Error::EntitiesExhausted`] if all `2^32` slots are
+    /// alive or retired; [`Error::AllocFailed`] if a new slot is needed and its memory cannot
+    /// be had.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// let e = entities.try_spawn().unwrap();
+    /// assert!(entities.is_alive(e));
+    /// ```
+    pub fn try_spawn(&mut self) -> Result<Entity, Error> {
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             debug_assert!(!slot.alive);
             slot.alive = true;
             self.len += 1;
-            return Entity { index, generation: slot.generation };
+            return Ok(Entity { index, generation: slot.generation });
         }
-        let Ok(index) = u32::try_from(self.slots.len()) else {
-            panic!("entity index space exhausted: all 2^32 slots are alive or retired");
-        };
+        let index = u32::try_from(self.slots.len()).map_err(|_| Error::EntitiesExhausted)?;
+        // Room for the slot, and on the (empty) free list for every slot, before anything
+        // changes.
+        try_reserve(&mut self.slots, 1)?;
+        try_reserve(&mut self.free, self.slots.len() + 1)?;
         self.slots.push(Slot { generation: NonZeroU32::MIN, alive: true });
         self.len += 1;
-        Entity { index, generation: NonZeroU32::MIN }
+        Ok(Entity { index, generation: NonZeroU32::MIN })
+    }
+
+    /// The fallible twin of `clone`.
+    ///
+    /// Computes in **O(slots)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the memory cannot be had; nothing is allocated then.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// let e = entities.spawn();
+    /// let mut copy = entities.try_clone().unwrap();
+    /// assert!(copy.despawn(e) && entities.is_alive(e));
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, Error> {
+        let mut slots = Vec::new();
+        try_reserve_exact(&mut slots, self.slots.len())?;
+        slots.extend_from_slice(&self.slots);
+        let mut free = Vec::new();
+        try_reserve_exact(&mut free, self.slots.len())?;
+        free.extend_from_slice(&self.free);
+        Ok(Self { slots, free, len: self.len })
     }
 
     /// Despawns `entity`: returns `true` if it was alive. Its slot's generation is bumped, so the
     /// handle (and every copy of it) is stale from now on.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(1)** time; never allocates.
     ///
     /// ```
     /// # use sparse_set_core::Entities;
@@ -267,6 +364,8 @@ impl Entities {
         // A slot at the last generation is retired instead of wrapping to an old generation.
         if let Some(next) = slot.generation.checked_add(1) {
             slot.generation = next;
+            // Within the room `try_spawn` reserved for every slot: no allocation.
+            debug_assert!(self.free.len() < self.free.capacity());
             self.free.push(entity.index);
         }
         true
@@ -408,6 +507,12 @@ impl Entities {
     pub fn assert_invariants(&self) {
         let alive = self.slots.iter().filter(|slot| slot.alive).count();
         assert_eq!(alive, self.len, "len does not count the alive slots");
+        assert!(
+            self.free.capacity() >= self.slots.len(),
+            "the free list has room for {} of {} slots",
+            self.free.capacity(),
+            self.slots.len()
+        );
         let mut seen = alloc::vec![false; self.slots.len()];
         for &index in &self.free {
             let slot = self.slots[index as usize];

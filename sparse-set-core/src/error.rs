@@ -43,6 +43,9 @@ pub enum Error {
     /// The memory a call needed is more than the address space allows (more than `isize::MAX`
     /// bytes, or more pages than a sparse array addresses): no allocation was even tried.
     CapacityOverflow,
+    /// [`Entities`](crate::Entities) has no slot left to spawn in: all `2^32` entity indices
+    /// are alive or retired.
+    EntitiesExhausted,
     /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
     /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
     StaleKey {
@@ -70,6 +73,9 @@ impl fmt::Display for Error {
             Error::CapacityOverflow => {
                 f.write_str("capacity overflow: the memory needed exceeds the address space")
             }
+            Error::EntitiesExhausted => f.write_str(
+                "entity index space exhausted: all 4294967296 slots are alive or retired",
+            ),
             Error::StaleKey { index, version, held } => {
                 write!(f, "entity {index}v{version} is stale: slot {index} holds {index}v{held}")
             }
@@ -120,4 +126,51 @@ fn check_capacity<T>(len: usize, additional: usize) -> Result<(), Error> {
         .filter(|&bytes| isize::try_from(bytes).is_ok())
         .map(|_| ())
         .ok_or(Error::CapacityOverflow)
+}
+
+/// `Vec::shrink_to_fit` that keeps the vector as it is when the allocator refuses the smaller
+/// allocation (where `shrink_to_fit` would abort): the elements move into an exact allocation.
+pub fn shrink<T>(vec: &mut Vec<T>) {
+    if vec.capacity() == vec.len() {
+        return;
+    }
+    if vec.is_empty() {
+        *vec = Vec::new();
+        return;
+    }
+    let mut exact = Vec::new();
+    if exact.try_reserve_exact(vec.len()).is_ok() {
+        exact.append(vec);
+        *vec = exact;
+    }
+}
+
+/// Panics for a bounded storage that `error` refused to make, with a message naming the bounds
+/// asked for and the error (which names the limit it met).
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn fail_bounded(capacity: usize, key_limit: usize, error: Error) -> ! {
+    panic!("cannot bound a storage to {capacity} elements with keys below {key_limit}: {error}")
+}
+
+/// Panics for an insert of `key` that `error` refused, with a message that names the key (the
+/// errors whose own message does not are prefixed with it) and the limit (every error that has
+/// one names it).
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn fail_insert<K: fmt::Debug>(key: K, error: Error) -> ! {
+    match error {
+        Error::KeyOutOfRange { .. } | Error::StaleKey { .. } => panic!("{error}"),
+        _ => panic!("cannot insert key {key:?}: {error}"),
+    }
 }

@@ -87,9 +87,10 @@
 use core::fmt;
 use core::ops::Deref;
 
+use crate::error::fail_insert;
 use crate::query::{Member, MemberView, SharedMember};
 use crate::rows::Aligned;
-use crate::set::fail;
+use crate::set::check_not_stale;
 use crate::{Columnar, Error, Key, Permutation, Rows, Storage};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
@@ -371,18 +372,24 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// assert_eq!(group.keys(), &[2]);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> bool {
-        let held = match self.index_of(key) {
-            Some(position) => {
-                // Aligned: at `position` in every member. Out of the prefix first (to its end);
-                // then each member drops it from there.
-                self.len -= 1;
-                if position != self.len {
-                    self.members.swap(position, self.len);
-                }
-                self.members.swap_remove_at(self.len);
-                true
+        let held = if let Some(position) = self.index_of(key) {
+            // Aligned: at `position` in every member. Out of the prefix first (to its end);
+            // then each member drops it from there.
+            self.len -= 1;
+            if position != self.len {
+                self.members.swap(position, self.len);
             }
-            None => self.members.remove(key),
+            self.members.swap_remove_at(self.len);
+            true
+        } else {
+            let held = self.members.remove(key);
+            // A key that is not aligned is in no member's prefix, so the prefix keeps its
+            // length. Only a `Key` implemented wrongly (a slot that is not a function of the key)
+            // can take one from a prefix here: the prefix then shrinks with it, so that it never
+            // reaches past a member (see "Implementing `Key` wrongly").
+            let shortest = self.members.member_keys(self.members.smallest()).len();
+            self.len = self.len.min(shortest);
+            held
         };
         self.excluded.remove(key) || held
     }
@@ -558,6 +565,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -587,6 +599,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -615,6 +632,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
     ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
     ///
@@ -639,6 +661,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     ///
     /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
     /// **O(len)** memory.
+    ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseSet};
@@ -711,7 +738,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     fn refresh(&mut self, key: M::Key) {
         match self.members.positions(key) {
             Some(positions) if !self.excluded.holds(key) => {
-                if M::first(positions) >= self.len {
+                // Past the prefix in the first member means past it in every member, for keys
+                // implemented as `Key` asks; `joinable` checks every member, so that a key that
+                // is not (see "Implementing `Key` wrongly") never moves a swap out of bounds.
+                if M::first(positions) >= self.len && self.members.joinable(positions, self.len) {
                     self.members.move_to(positions, self.len);
                     self.len += 1;
                 }
@@ -749,18 +779,34 @@ impl<M: fmt::Debug, X: fmt::Debug> fmt::Debug for Group<M, X> {
     }
 }
 
-/// Repairs the prefix for up to two keys when dropped: after a change to one storage of a group
-/// (or while it unwinds), each key re-enters or leaves the prefix as it now qualifies.
+/// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
+/// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
+/// the change is made; dropped without it (the change panicked), it does it while unwinding.
 struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>> {
     group: &'g mut Group<M, X>,
     keys: [Option<M::Key>; 2],
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
-    fn drop(&mut self) {
-        for key in self.keys.into_iter().flatten() {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
+    fn repair(&mut self) {
+        // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
+        // panic), the drop that follows does not start it again.
+        for key in core::mem::take(&mut self.keys).into_iter().flatten() {
             self.group.refresh(key);
         }
+    }
+
+    /// Repairs the prefix in ordinary code, not in a destructor: a value the change returned is
+    /// then dropped if the repair panics, where a destructor's panic would leak it (a returned
+    /// value is not dropped when a destructor panics after it was made).
+    fn finish(mut self) {
+        self.repair();
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
+    fn drop(&mut self) {
+        self.repair();
     }
 }
 
@@ -778,7 +824,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             self.leave(key);
         }
         let guard = Refresh { group: self, keys };
-        change(guard.group)
+        let result = change(guard.group);
+        guard.finish();
+        result
     }
 }
 
@@ -852,7 +900,7 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Option<<NthOf<M, I> as Storage>::Value> {
-        self.try_insert(key, value).unwrap_or_else(|error| fail(error))
+        self.try_insert(key, value).unwrap_or_else(|error| fail_insert(key, error))
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the member, and the group,
@@ -878,8 +926,12 @@ where
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
         // A newer version of a held key replaces it in place: the older one must leave the
-        // prefix first, or this member alone would hold another key at its position.
+        // prefix first, or this member alone would hold another key at its position. An older
+        // version is refused before that, so that a refusal moves nothing.
         let held = self.group.members.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        if let Some(held) = held {
+            check_not_stale(key, held)?;
+        }
         self.group
             .change(held, [Some(key), held], |group| group.members.nth_mut().try_insert(key, value))
     }
@@ -1039,7 +1091,7 @@ where
         key: M::Key,
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Option<<NthOf<X, I> as Storage>::Value> {
-        self.try_insert(key, value).unwrap_or_else(|error| fail(error))
+        self.try_insert(key, value).unwrap_or_else(|error| fail_insert(key, error))
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the group,
@@ -1206,6 +1258,9 @@ pub trait GroupMembers {
     fn first(positions: Self::Positions) -> usize;
     /// Every member's position of `key`, if every member holds it.
     fn positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Whether the key at `positions` can join a prefix of length `len`: in every member, its
+    /// position is at or past `len` and inside the member.
+    fn joinable(&self, positions: Self::Positions, len: usize) -> bool;
     /// Moves the key at `positions` to position `target` of every member.
     fn move_to(&mut self, positions: Self::Positions, target: usize);
     /// Swaps positions `a` and `b` of every member.
@@ -1355,6 +1410,12 @@ macro_rules! group_tuple {
             #[inline]
             fn positions(&self, key: K) -> Option<Self::Positions> {
                 Some((Storage::get_index_of(&self.0, key)?, $(Storage::get_index_of(&self.$i, key)?,)*))
+            }
+
+            #[inline]
+            fn joinable(&self, positions: Self::Positions, len: usize) -> bool {
+                (len..Storage::len(&self.0)).contains(&positions.0)
+                    $(&& (len..Storage::len(&self.$i)).contains(&positions.$i))*
             }
 
             #[inline]
@@ -1620,5 +1681,31 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a mut Gro
     /// Iterates over the aligned keys with every member's mutable view: [`Group::iter_mut`].
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::num::NonZeroU32;
+
+    use crate::{Entity, Error, Group, SparseMap};
+
+    fn entity(index: u32, generation: u32) -> Entity {
+        Entity::from_parts(index, NonZeroU32::new(generation).unwrap())
+    }
+
+    #[test]
+    fn a_refused_stale_insert_moves_nothing() {
+        // Regression: the newer key held in the slot left the prefix before the insert was
+        // refused, and re-entered it at the end, so a refused call reordered the group.
+        let a: SparseMap<Entity, u8> = (0..4).map(|index| (entity(index, 2), 0)).collect();
+        let b: SparseMap<Entity, u8> = (0..4).map(|index| (entity(index, 2), 1)).collect();
+        let mut group = Group::new((a, b));
+        let before = group.keys().to_vec();
+        let refused = group.member_mut::<0>().try_insert(entity(1, 1), 9);
+        assert_eq!(refused, Err(Error::StaleKey { index: 1, version: 1, held: 2 }));
+        assert_eq!(group.keys(), before.as_slice());
+        assert_eq!(group.members().0.keys(), before.as_slice());
+        group.assert_invariants();
     }
 }

@@ -33,6 +33,61 @@ use core::hash::Hash;
 ///
 /// Memory follows the slots actually used, so keys should be small, dense-ish integers: the sparse
 /// array is allocated in pages of 512 slots around the slots in use.
+///
+/// # Implementing `Key` wrongly
+///
+/// The rules: equal keys return the same [`sparse_index`](Key::sparse_index) (and
+/// [`sparse_slot`](Key::sparse_slot)) every time they are asked; [`SLOT_IS_KEY`](Key::SLOT_IS_KEY)
+/// is `true` only if no two different keys share a slot; and
+/// [`SLOT_AND_VERSION_ARE_KEY`](Key::SLOT_AND_VERSION_ARE_KEY) only if no two share a slot and a
+/// [`version`](Key::version). The crate has no `unsafe` code, so breaking them cannot cause
+/// undefined behaviour. What it does cause, call by call:
+///
+/// - **`SLOT_IS_KEY` claimed wrongly** (two different keys share a slot): a set still holds one
+///   key per slot and stays consistent. Inserting a key whose slot holds the other one replaces
+///   it in place (a map or derived storage hands its value back, as for an overwrite); `remove`
+///   of either key removes whichever holds the slot; a lookup of the absent one (`contains`,
+///   `get`, `get_mut`, `get_index_of`, the entry API, the calls built on them, a group's
+///   upkeep) finds the present one. In builds with debug assertions that lookup panics instead,
+///   naming both keys.
+/// - **`SLOT_AND_VERSION_ARE_KEY` claimed wrongly** (two different keys share a slot and a
+///   version): the same, except that nothing panics, and a lookup finds the other key only in
+///   the slots from 0 up whose versions the set keeps beside them (the prefix of full pages);
+///   elsewhere it compares the whole key and misses.
+/// - **A `sparse_index` that is not a function of the key** (it reads a counter, a clock, a
+///   global): one key may be stored in several slots and found in none of them, a lookup may
+///   miss it or find it, and a removal may clear another key's slot; the set's invariant
+///   checker reports it broken. `SparseSet::sort_by` and `sort_by_key` (which break ties by
+///   the slots) may then panic; nothing else does. Combined with either claim above, a lookup
+///   may also return a position past the keys, so that the calls which index with it (the
+///   entry API, `get_disjoint_mut`, `sort_as`, `get_full`, a derived storage's `get`) panic
+///   with an index out of bounds.
+///
+/// In every case: no call loops forever, removals and inserts never panic half-way, every
+/// storage keeps one element per key (every column the length of the key slice, a group's
+/// prefix no longer than any member), no value is dropped twice and none leaks.
+///
+/// ```
+/// use sparse_set_core::{Key, SparseMap};
+///
+/// /// Wrong: `Half(2)` and `Half(3)` share slot 1, yet the slot is said to identify the key.
+/// #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// struct Half(u32);
+///
+/// impl Key for Half {
+///     const SLOT_IS_KEY: bool = true;
+///     fn sparse_index(self) -> usize {
+///         (self.0 / 2) as usize
+///     }
+/// }
+///
+/// let mut map = SparseMap::<Half, &str>::new();
+/// map.insert(Half(2), "two");
+/// assert_eq!(map.insert(Half(3), "three"), Some("two")); // replaced, not added
+/// assert_eq!(map.keys(), &[Half(3)]);
+/// assert_eq!(map.remove(Half(2)), Some("three")); // the slot alone decides
+/// map.assert_invariants(); // still consistent
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot key a sparse set: it does not implement `Key`",
     label = "not a `Key`",
@@ -45,7 +100,8 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// Lookups then trust the slot and skip reading the dense key, which saves a memory access
     /// per `contains` and `get`. Leave it `false` (the default) for keys that carry more than
     /// their slot, such as a generation. Claiming `true` wrongly cannot cause undefined
-    /// behaviour, but lookups may then find a different key that shares the slot.
+    /// behaviour, but lookups may then find a different key that shares the slot (and panic,
+    /// with debug assertions): see [Implementing `Key` wrongly](Key#implementing-key-wrongly).
     const SLOT_IS_KEY: bool = false;
 
     /// Whether the slot and the [`version`](Key::version) together identify the key: `true`
@@ -55,13 +111,15 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// The set then keeps each slot's version beside it for slots from 0 up, and lookups compare
     /// versions instead of reading the dense key: one memory access instead of two dependent
     /// ones. Claiming `true` wrongly cannot cause undefined behaviour, but lookups may then find
-    /// a different key that shares the slot and the version.
+    /// a different key that shares the slot and the version: see
+    /// [Implementing `Key` wrongly](Key#implementing-key-wrongly).
     const SLOT_AND_VERSION_ARE_KEY: bool = false;
 
     /// The slot of the sparse array this key occupies.
     ///
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);
-    /// equal keys must always return the same slot.
+    /// equal keys must always return the same slot, whenever they are asked (see
+    /// [Implementing `Key` wrongly](Key#implementing-key-wrongly) for what happens otherwise).
     fn sparse_index(self) -> usize;
 
     /// The slot as the set addresses it: any `u64`, on every target. The default widens

@@ -29,7 +29,7 @@
 //! | `clear` | O(len) | resets the slots of the keys only: independent of the key space |
 //! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
 //! | `retain` | O(len) | visits each element once, keeps relative order |
-//! | sorting | O(len log len) | through one [`Permutation`] |
+//! | sorting | O(len log len) | stable sorts of maps through one [`Permutation`]; the unstable ones, and every sort of a set, in place without allocating |
 //! | `shrink_to_fit` | O(allocated sparse slots) | releases pages no key uses |
 //! | a [`Group`]'s walk | O(len) | plain slices of every member, no lookups |
 //! | a [`Group`]'s insert or remove | O(1) | the storage's, plus a lookup per storage of the group and a swap per member |
@@ -139,7 +139,7 @@ pub use storage::{Columnar, Storage};
 /// public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::error::{try_reserve, try_reserve_exact};
+    pub use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};

@@ -80,7 +80,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::error::{try_reserve, try_reserve_exact};
+use crate::error::{shrink, try_reserve, try_reserve_exact};
 use crate::{DenseIndex, Error};
 
 /// log2 of the slots in one page.
@@ -215,6 +215,31 @@ fn push_zeroed_page<D: DenseIndex>(prefix: &mut Vec<D>) -> &mut [D; PAGE_LEN] {
     (&mut prefix[start..]).try_into().unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"))
 }
 
+/// A copy of `values`, allocated fallibly (`Vec::clone` aborts when memory cannot be had).
+fn try_copy<T: Copy>(values: &[T]) -> Result<Vec<T>, Error> {
+    let mut copy = Vec::new();
+    try_reserve_exact(&mut copy, values.len())?;
+    copy.extend_from_slice(values);
+    Ok(copy)
+}
+
+/// A copy of a list of full pages, allocated fallibly.
+fn try_copy_pages<D: DenseIndex>(pages: &[Option<Full<D>>]) -> Result<Vec<Option<Full<D>>>, Error> {
+    let mut copy = Vec::new();
+    try_reserve_exact(&mut copy, pages.len())?;
+    for page in pages {
+        copy.push(match page {
+            Some(values) => {
+                let mut full = new_full::<D>()?;
+                full.copy_from_slice(&values[..]);
+                Some(full)
+            }
+            None => None,
+        });
+    }
+    Ok(copy)
+}
+
 /// A zeroed full page, allocated fallibly.
 fn new_full<D: DenseIndex>() -> Result<Full<D>, Error> {
     let mut values = Vec::new();
@@ -238,7 +263,7 @@ const VACANT_BUCKET: Bucket = Bucket { page: NO_PAGE, entry: EMPTY };
 /// The hash lane of the directory: page number -> entry. The table is a power of two long
 /// (at least 8) and less than 3/4 full; it has no buckets at all while no page is in it, so a
 /// lookup in an empty lane is one test.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct HashLane {
     buckets: Vec<Bucket>,
     /// The number of pages in the table.
@@ -252,6 +277,11 @@ struct HashLane {
 impl HashLane {
     const fn new() -> Self {
         Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE, max_page: 0 }
+    }
+
+    /// A copy, allocated fallibly.
+    fn try_clone(&self) -> Result<Self, Error> {
+        Ok(Self { buckets: try_copy(&self.buckets)?, ..*self })
     }
 
     /// An empty table with room for `pages` pages: no buckets if `pages` is zero.
@@ -389,7 +419,7 @@ impl Found {
 }
 
 /// The sparse side of a set. See the module docs for the layout and the invariants.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
     /// Every slot past this is empty: the last slot of the prefix or of the flat lane's pages,
     /// whichever is further, while the hash lane is empty; `u64::MAX` otherwise. A miss past the
@@ -433,6 +463,21 @@ impl<D: DenseIndex> Pages<D> {
             compact: Vec::new(),
             free: Vec::new(),
         }
+    }
+
+    /// A copy, allocated fallibly: on `Err` nothing is left allocated.
+    pub(crate) fn try_clone(&self) -> Result<Self, Error> {
+        Ok(Self {
+            last: self.last,
+            prefix: try_copy(&self.prefix)?,
+            flat_full: try_copy_pages(&self.flat_full)?,
+            flat_compact: try_copy(&self.flat_compact)?,
+            flat_named: self.flat_named,
+            hash: self.hash.try_clone()?,
+            hashed_full: try_copy_pages(&self.hashed_full)?,
+            compact: try_copy(&self.compact)?,
+            free: try_copy(&self.free)?,
+        })
     }
 
     /// The value stored in `slot`: zero if it is empty or its page is missing.
@@ -530,6 +575,11 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     /// Overwrites `slot`, which must hold a non-zero value, with another non-zero value.
+    ///
+    /// A slot that is not in use is left empty instead: that happens only for a key whose
+    /// `sparse_index` is not deterministic (see "Implementing `Key` wrongly" in the `Key`
+    /// docs), and panicking here would leave a set's callers half-way through a change (a
+    /// swap-remove whose columns have not moved yet, a sort's repair guard while unwinding).
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
         if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
@@ -541,9 +591,8 @@ impl<D: DenseIndex> Pages<D> {
             full[offset] = value;
             return;
         }
-        match self.slot_mut(self.find(page), offset) {
-            Some(stored) => *stored = value,
-            None => unreachable!("sparse slot {slot} is not in use"),
+        if let Some(stored) = self.slot_mut(self.find(page), offset) {
+            *stored = value;
         }
     }
 
@@ -965,11 +1014,11 @@ impl<D: DenseIndex> Pages<D> {
             }
         }
         drop(pages);
-        rebuilt.prefix.shrink_to_fit();
-        rebuilt.flat_full.shrink_to_fit();
-        rebuilt.flat_compact.shrink_to_fit();
-        rebuilt.hashed_full.shrink_to_fit();
-        rebuilt.compact.shrink_to_fit();
+        shrink(&mut rebuilt.prefix);
+        shrink(&mut rebuilt.flat_full);
+        shrink(&mut rebuilt.flat_compact);
+        shrink(&mut rebuilt.hashed_full);
+        shrink(&mut rebuilt.compact);
         *self = rebuilt;
     }
 

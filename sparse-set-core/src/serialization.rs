@@ -300,7 +300,8 @@ impl<'de> Visitor<'de> for FreeIn {
 
 /// The allocator of `slots` and `free`, if they make one the API could have made: every free
 /// list entry names a dead slot, once; every dead slot below the last generation is on the free
-/// list; there are at most 2^32 slots. `len` is counted, so it cannot disagree.
+/// list; there are at most 2^32 slots. `len` is counted, so it cannot disagree, and the free list
+/// gets room for every slot.
 fn validate_entities<E: de::Error>(slots: Vec<Slot>, free: Vec<u32>) -> Result<Entities, E> {
     let count = slots.len();
     if count as u64 > 1 << 32 {
@@ -338,6 +339,11 @@ fn validate_entities<E: de::Error>(slots: Vec<Slot>, free: Vec<u32>) -> Result<E
             )));
         }
     }
+    // The allocator's own invariant: its free list has room for every slot, so that `despawn`
+    // never allocates.
+    let mut free = free;
+    let missing = count - free.len();
+    try_reserve_exact(&mut free, missing).map_err(E::custom)?;
     Ok(Entities { slots, free, len })
 }
 

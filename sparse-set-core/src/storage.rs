@@ -2,7 +2,8 @@
 //! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
 //! once.
 
-use crate::set::{Keys, fail};
+use crate::error::fail_insert;
+use crate::set::Keys;
 use crate::{DenseIndex, Error, Key, Rows, SparseSet};
 
 /// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
@@ -86,7 +87,8 @@ pub trait Storage {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// With a message naming `key` and the [`Error`] that [`try_insert`](Self::try_insert)
+    /// would return; the storage is then unchanged.
     ///
     /// ```
     /// use sparse_set_core::{SparseMap, Storage};
@@ -100,7 +102,7 @@ pub trait Storage {
     fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value> {
         match self.try_insert(key, value) {
             Ok(replaced) => replaced,
-            Err(error) => fail(error),
+            Err(error) => fail_insert(key, error),
         }
     }
 

@@ -144,7 +144,10 @@ fn bounded_map_refuses_the_element_past_its_capacity_and_stays_unchanged() {
     assert_eq!(map.values(), &['a', 'B', 'c']);
 
     let message = catch_unwind(AssertUnwindSafe(|| map.insert(40, 'd'))).unwrap_err();
-    assert_eq!(message.downcast_ref::<String>().unwrap(), "set is full: capacity 3");
+    assert_eq!(
+        message.downcast_ref::<String>().unwrap(),
+        "cannot insert key 40: set is full: capacity 3"
+    );
     map.assert_invariants();
     assert_eq!(map.len(), 3);
     assert!(!map.contains_key(40));
@@ -228,7 +231,7 @@ fn u8_dense_width_refuses_the_256th_element() {
     let message = catch_unwind(AssertUnwindSafe(|| map.insert(1, 0))).unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "set is full: dense index type `u8` addresses at most 255 elements"
+        "cannot insert key 1: set is full: dense index type `u8` addresses at most 255 elements"
     );
     map.assert_invariants();
     assert_eq!(map.remove(0), Some(0));

@@ -157,7 +157,7 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
 }
 
 #[test]
-fn plain_calls_panic_with_the_error_message() {
+fn plain_calls_panic_with_the_error_message_naming_the_key() {
     let result = catch_unwind(|| {
         let mut set = SparseSet::<u32>::bounded(8, 128);
         set.insert(500);
@@ -172,7 +172,7 @@ fn plain_calls_panic_with_the_error_message() {
         }
     });
     let message = *result.unwrap_err().downcast::<String>().unwrap();
-    assert_eq!(message, "set is full: capacity 8");
+    assert_eq!(message, "cannot insert key 8: set is full: capacity 8");
 }
 
 #[test]
@@ -505,5 +505,35 @@ fn huge_arguments_fail_fast_and_say_why() {
     assert_eq!(
         Error::CapacityOverflow.to_string(),
         "capacity overflow: the memory needed exceeds the address space"
+    );
+}
+
+#[test]
+fn panics_name_what_was_asked_and_the_limit_met() {
+    let message = |f: fn()| *catch_unwind(f).unwrap_err().downcast::<String>().unwrap();
+    assert_eq!(
+        message(|| drop(SparseSet::<u32, u8>::bounded(300, 1000))),
+        "cannot bound a storage to 300 elements with keys below 1000: set is full: dense index \
+         type `u8` addresses at most 255 elements"
+    );
+    assert_eq!(
+        message(|| drop(SparseSet::<u32>::bounded(8, usize::MAX))),
+        format!(
+            "cannot bound a storage to 8 elements with keys below {}: capacity overflow: the \
+             memory needed exceeds the address space",
+            usize::MAX
+        )
+    );
+    assert_eq!(
+        message(|| SparseSet::<u32>::from_iter([1, 2, 3]).swap_indices(1, 3)),
+        "swap_indices(1, 3) out of bounds for length 3"
+    );
+    assert_eq!(
+        message(|| SparseSet::<u64, usize>::new().reserve(usize::MAX)),
+        "capacity overflow: the memory needed exceeds the address space"
+    );
+    assert_eq!(
+        Error::EntitiesExhausted.to_string(),
+        "entity index space exhausted: all 4294967296 slots are alive or retired"
     );
 }

@@ -53,6 +53,7 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "sort_keys",
     "columns",
     "columns_mut",
+    "try_clone",
 ];
 
 /// Methods of the storage's traits that users call as methods (`storage.clone()`), which an

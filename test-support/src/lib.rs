@@ -21,10 +21,20 @@
 //! ([`failing_after`]), or reads the bytes the whole process holds ([`live_bytes`]).
 //!
 //! Per-closure numbers count only the calling thread's allocations, so the test harness's other
-//! threads cannot disturb them.
+//! threads cannot disturb them. While a thread panics its allocations always succeed, so that a
+//! call which panics because an allocation was refused unwinds instead of aborting (the panic
+//! itself allocates its message).
+//!
+//! [`sweep_try`] and [`sweep_plain`] run an operation once per allocation it makes, with that
+//! allocation (and every later one) refused; the [`panics`] module does the same with injected
+//! panics.
+
+pub mod panics;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::fmt::Debug;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A global allocator that forwards to [`System`], counting per thread (calls, bytes allocated,
@@ -41,8 +51,12 @@ thread_local! {
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether this thread's next allocation must fail; counts it down otherwise.
+/// Whether this thread's next allocation must fail; counts it down otherwise. Never while the
+/// thread panics: the panic's own message and payload must be had.
 fn refuse() -> bool {
+    if std::thread::panicking() {
+        return false;
+    }
     // `try_with`: the allocator may run while thread-locals are being torn down.
     FAIL_AFTER
         .try_with(|fail| match fail.get() {
@@ -167,6 +181,85 @@ pub fn failing_after<T>(n: usize, f: impl FnOnce() -> T) -> T {
     }
     let _restore = Restore(FAIL_AFTER.with(|fail| fail.replace(Some(n))));
     f()
+}
+
+/// The most allocations an operation given to [`sweep_try`] or [`sweep_plain`] may make.
+const SWEEP_LIMIT: usize = 100_000;
+
+/// Runs the fallible `op` on a value made by `make` once for every `n` = 0, 1, 2, ..., with
+/// every allocation after the first `n` refused ([`failing_after`]), until it returns `Ok`.
+/// Every refusal must be `refused` (the "allocation failed" error) and leave the value as it
+/// was: `snapshot` (its contents: keys, values, order) is compared before and after. After
+/// every run `check` inspects the value (the invariant checkers). Returns the number of
+/// refused runs: the allocations `op` makes before it can succeed.
+///
+/// Meaningful only in a binary that installs [`CountingAlloc`]; a test should assert that the
+/// count is not zero for an operation that allocates.
+///
+/// # Panics
+///
+/// If `op` fails otherwise, changes the value when it fails, panics, or never succeeds.
+pub fn sweep_try<S, T: PartialEq + Debug, R, E: PartialEq + Debug>(
+    mut make: impl FnMut() -> S,
+    mut op: impl FnMut(&mut S) -> Result<R, E>,
+    refused: &E,
+    mut snapshot: impl FnMut(&S) -> T,
+    mut check: impl FnMut(&S),
+) -> usize {
+    for n in 0..SWEEP_LIMIT {
+        let mut value = make();
+        let before = snapshot(&value);
+        let result = failing_after(n, || op(&mut value));
+        check(&value);
+        match result {
+            Ok(_) => return n,
+            Err(error) => {
+                assert_eq!(&error, refused, "after {n} allocations");
+                assert_eq!(snapshot(&value), before, "a refusal after {n} allocations changed it");
+            }
+        }
+    }
+    panic!("the operation never succeeded")
+}
+
+/// Runs the infallible `op` on a value made by `make` once for every `n` = 0, 1, 2, ..., with
+/// every allocation after the first `n` refused ([`failing_after`]), until it completes without
+/// a panic. A panic must carry a message containing `message` (it came from the refused
+/// allocation, not from something else), and `check` then inspects the value: consistent, and
+/// whatever else the caller expects. Returns the number of runs that panicked.
+///
+/// An allocation that the code under test does not ask for fallibly aborts the process rather
+/// than panicking (that is what `Vec::push` does when memory cannot be had): such an abort is a
+/// finding.
+///
+/// # Panics
+///
+/// If a panic has another message, `check` panics, or `op` never completes.
+pub fn sweep_plain<S, R>(
+    mut make: impl FnMut() -> S,
+    mut op: impl FnMut(&mut S) -> R,
+    message: &str,
+    mut check: impl FnMut(&S, bool),
+) -> usize {
+    for n in 0..SWEEP_LIMIT {
+        let mut value = make();
+        let result = panics::expecting_panics(|| {
+            catch_unwind(AssertUnwindSafe(|| failing_after(n, || drop(op(&mut value)))))
+        });
+        if let Err(payload) = &result {
+            let text = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("");
+            assert!(text.contains(message), "after {n} allocations: unexpected panic {text:?}");
+        }
+        check(&value, result.is_err());
+        if result.is_ok() {
+            return n;
+        }
+    }
+    panic!("the operation never completed")
 }
 
 /// Bytes currently allocated through [`CountingAlloc`] by the whole process.

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::set::fail;
+use crate::error::fail_insert;
 use crate::{DenseIndex, Error, Key, SparseMap};
 
 /// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
@@ -379,7 +379,8 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// With a message naming the key and the [`Error`] that [`try_insert`](Self::try_insert)
+    /// would return; the map is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::{SparseMap, map::Entry};
@@ -389,9 +390,10 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
     /// ```
     #[track_caller]
     pub fn insert(self, value: V) -> &'a mut V {
+        let key = self.key;
         match self.try_insert(value) {
             Ok(value) => value,
-            Err(error) => fail(error),
+            Err(error) => fail_insert(key, error),
         }
     }
 

@@ -20,7 +20,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Index, IndexMut};
 
-use crate::error::{try_reserve, try_reserve_exact};
+use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
 use crate::set::fail;
 use crate::{Columnar, DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
 
@@ -135,15 +135,17 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// Everything is allocated here: the keys, the values and the sparse pages covering
     /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
-    /// panic, leaving the map unchanged. `reserve` and `shrink_to_fit` do nothing. Only sorting
-    /// allocates (a [`Permutation`] of `len` positions).
+    /// panic, leaving the map unchanged. `reserve` and `shrink_to_fit` do nothing. Only the
+    /// stable sorts (`sort_by`, `sort_by_key`) allocate, a [`Permutation`] of `len` positions;
+    /// the unstable ones (`sort_unstable_by`, `sort_keys`) sort in place.
     ///
     /// Computes in **O(`capacity + key_limit`)** time.
     ///
     /// # Panics
     ///
     /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
-    /// fails. See [`try_bounded`](Self::try_bounded).
+    /// fails, with a message naming both bounds and the [`Error`] that
+    /// [`try_bounded`](Self::try_bounded) would return.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
@@ -158,7 +160,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
-        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+        Self::try_bounded(capacity, key_limit)
+            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -252,7 +255,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// With a message naming `key` and the [`Error`] that [`try_insert`](Self::try_insert)
+    /// would return (which names the limit); the map is then unchanged and `value` dropped.
     ///
     /// ```
     /// use core::num::NonZeroU32;
@@ -283,7 +287,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// As [`insert`](Self::insert).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -297,7 +301,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     pub fn insert_full(&mut self, key: K, value: V) -> (usize, Option<V>) {
         match self.try_insert_full(key, value) {
             Ok(result) => result,
-            Err(error) => fail(error),
+            Err(error) => fail_insert(key, error),
         }
     }
 
@@ -619,6 +623,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         let mut start = 0;
         for place in order {
             let Some(index) = found[place].take() else { continue };
+            if index < start {
+                // A second key found at the same position: only a `Key` implemented wrongly
+                // (see the `Key` docs) does that. It gets `None` rather than an alias.
+                continue;
+            }
             let (head, tail) = core::mem::take(&mut rest).split_at_mut(index - start + 1);
             result[place] = head.last_mut();
             rest = tail;
@@ -811,6 +820,37 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.entry(key).or_insert_with(make)
     }
 
+    /// The fallible twin of [`get_or_insert_with`](Self::get_or_insert_with): the value of
+    /// `key`, inserting `make()` first if `key` is absent.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// When `key` is absent and does not fit, as [`try_insert`](Self::try_insert): the map is
+    /// then unchanged and the value `make` made is dropped.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseMap};
+    ///
+    /// let mut lists = SparseMap::<u32, Vec<u32>>::bounded(1, 16);
+    /// lists.try_get_or_insert_with(1, Vec::new)?.push(10);
+    /// lists.try_get_or_insert_with(1, Vec::new)?.push(11);
+    /// assert_eq!(lists[1], [10, 11]);
+    /// assert_eq!(lists.try_get_or_insert_with(2, Vec::new), Err(Error::Full { capacity: 1 }));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn try_get_or_insert_with(
+        &mut self,
+        key: K,
+        make: impl FnOnce() -> V,
+    ) -> Result<&mut V, Error> {
+        match self.entry(key) {
+            Entry::Occupied(entry) => Ok(entry.into_mut()),
+            Entry::Vacant(entry) => entry.try_insert(make()),
+        }
+    }
+
     /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly
     /// once in dense order; `keep` may change the value. Kept elements keep their relative order.
     ///
@@ -919,7 +959,12 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// `compare` panics the map is unchanged.
     ///
     /// Computes in **O(len log len)** time and allocates **O(len)** memory, also for a bounded
-    /// map.
+    /// map (the unstable sorts allocate nothing).
+    ///
+    /// # Panics
+    ///
+    /// If `compare` panics, or the permutation's memory cannot be had: the map is then
+    /// unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -936,30 +981,38 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.apply_permutation(&permutation);
     }
 
-    /// Sorts the elements (unstable) with a comparator that sees both keys and both values.
+    /// Sorts the elements (unstable) with a comparator that sees both keys and both values, in
+    /// place: elements that compare equal may be reordered, and nothing is allocated (a
+    /// bounded map stays allocation-free).
     ///
-    /// As [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+    /// Keys and values are swapped together
+    /// ([`SparseSet::sort_unstable_with`]), so if `compare` panics the map holds the same
+    /// elements, each key with its value, in some order.
     ///
-    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+    /// Computes in **O(len log len)** time.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
     /// let mut map: SparseMap<u32, u32> = [(1, 30), (2, 10), (3, 20)].into_iter().collect();
     /// map.sort_unstable_by(|_, a, _, b| b.cmp(a));
     /// assert_eq!(map.values(), &[30, 20, 10]);
+    /// assert_eq!(map.keys(), &[1, 3, 2]);
     /// ```
     pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
-        let (keys, values) = (self.set.as_slice(), &self.values);
-        let permutation = Permutation::sorted_unstable_by(keys.len(), |a, b| {
-            compare(&keys[a], &values[a], &keys[b], &values[b])
-        });
-        self.apply_permutation(&permutation);
+        self.set.sort_unstable_with(
+            &mut self.values,
+            |values, keys, a, b| compare(&keys[a], &values[a], &keys[b], &values[b]),
+            |values, a, b| values.swap(a, b),
+        );
     }
 
     /// Sorts the elements (stable) by the key `f` extracts from each key and value.
     ///
-    /// Computes in **O(len log len)** time and allocates **O(len)** memory. If `f` panics the
-    /// map is unchanged.
+    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+    ///
+    /// # Panics
+    ///
+    /// If `f` panics, or the permutation's memory cannot be had: the map is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -972,9 +1025,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.sort_by(|ka, va, kb, vb| f(ka, va).cmp(&f(kb, vb)));
     }
 
-    /// Sorts the elements by key, ascending.
+    /// Sorts the elements by key, ascending, in place: no allocation.
     ///
-    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+    /// Computes in **O(len log len)** time. If `K::cmp` panics, see
+    /// [`sort_unstable_by`](Self::sort_unstable_by).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -1002,12 +1056,14 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     ///
     /// Computes in **O(len)** time when it reallocates.
     ///
-    /// # Panics
-    ///
-    /// If the new capacity overflows `isize::MAX` bytes, or the allocation fails.
-    ///
     /// `additional` is capped to the elements the dense width still has room for, so a narrow
     /// width never reserves room it cannot use.
+    ///
+    /// # Panics
+    ///
+    /// If the new capacity needs more than `isize::MAX` bytes or the allocation fails, with the
+    /// message of the [`Error`] that [`try_reserve`](Self::try_reserve) would return; the
+    /// elements are then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -1018,11 +1074,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// small.reserve(10_000);
     /// assert_eq!(small.capacity(), 255);
     /// ```
+    #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
-        if !self.is_bounded() {
-            let additional = self.set.cap_additional(additional);
-            self.set.reserve(additional);
-            self.values.reserve(additional);
+        if let Err(error) = self.try_reserve(additional) {
+            fail(error);
         }
     }
 
@@ -1053,7 +1108,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     }
 
     /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for a
-    /// bounded map, which keeps its memory so it never allocates again.
+    /// bounded map, which keeps its memory so it never allocates again. Where the allocator
+    /// refuses a smaller allocation, that part keeps its memory: this never fails.
     ///
     /// Computes in **O(allocated sparse slots)** time.
     ///
@@ -1068,8 +1124,41 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     pub fn shrink_to_fit(&mut self) {
         if !self.is_bounded() {
             self.set.shrink_to_fit();
-            self.values.shrink_to_fit();
+            shrink(&mut self.values);
         }
+    }
+
+    /// The fallible twin of `clone`: a copy of the keys and values; a bounded map's copy is
+    /// bounded alike, with its values' capacity reserved.
+    ///
+    /// Computes in **O(len + allocated sparse slots)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the map's own memory (keys, pages, the values' array) cannot
+    /// be had; nothing is allocated then. `V::clone` allocates as it always does: a `String`
+    /// value's clone aborts when memory cannot be had, as it would anywhere.
+    ///
+    /// # Panics
+    ///
+    /// If `V::clone` panics; the values cloned so far are dropped.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, String> = [(4, "four".to_string())].into_iter().collect();
+    /// let copy = map.try_clone().unwrap();
+    /// assert_eq!(copy[4], "four");
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, Error>
+    where
+        V: Clone,
+    {
+        let set = self.set.try_clone()?;
+        let mut values = Vec::new();
+        let capacity = if self.is_bounded() { self.values.capacity() } else { self.values.len() };
+        try_reserve_exact(&mut values, capacity)?;
+        values.extend_from_slice(&self.values);
+        Ok(Self { set, values })
     }
 
     /// Checks the set's invariants and that every key has exactly one value; panics describing
@@ -1117,15 +1206,12 @@ impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
     ///
     /// # Panics
     ///
-    /// If `V::clone` panics (nothing leaks) or the allocation fails.
+    /// If `V::clone` panics (the values cloned so far are dropped, nothing leaks), or the
+    /// memory cannot be had (with the message of the [`Error`] that
+    /// [`try_clone`](SparseMap::try_clone) would return).
+    #[track_caller]
     fn clone(&self) -> Self {
-        let mut values = Vec::with_capacity(if self.is_bounded() {
-            self.values.capacity()
-        } else {
-            self.values.len()
-        });
-        values.extend_from_slice(&self.values);
-        Self { set: self.set.clone(), values }
+        self.try_clone().unwrap_or_else(|error| fail(error))
     }
 }
 

@@ -52,7 +52,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
-use crate::error::{try_reserve, try_reserve_exact};
+use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
 use crate::pages::Pages;
 use crate::{DenseIndex, Error, Key, Permutation};
 
@@ -218,16 +218,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// Everything is allocated here: `capacity` dense positions and the sparse pages covering
     /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
-    /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing. Only the
-    /// stable sorts (`sort_by`, `sort_by_key`) allocate, as `slice::sort_by` does; the unstable
-    /// ones do not.
+    /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing, and no sort
+    /// allocates.
     ///
     /// Computes in **O(`capacity + key_limit`)** time.
     ///
     /// # Panics
     ///
     /// If `capacity` exceeds what `D` addresses ([`DenseIndex::MAX_LEN`]), or the allocation
-    /// fails. See [`try_bounded`](Self::try_bounded).
+    /// fails, with a message naming both bounds and the [`Error`] that
+    /// [`try_bounded`](Self::try_bounded) would return.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseSet};
@@ -241,7 +241,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
-        Self::try_bounded(capacity, key_limit).unwrap_or_else(|error| fail(error))
+        Self::try_bounded(capacity, key_limit)
+            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -436,7 +437,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
         let position = self.position_of_slot(slot)?;
         if K::SLOT_IS_KEY {
-            debug_assert!(self.dense[position] == key);
+            debug_assert!(
+                self.dense.get(position) == Some(&key),
+                "key {key:?} is looked up in a sparse slot that holds {}, but its type claims \
+                 `Key::SLOT_IS_KEY` (see \"Implementing `Key` wrongly\" in the `Key` docs)",
+                self.dense.get(position).map_or("no key".into(), |held| alloc::format!("{held:?}")),
+            );
             return Some(position);
         }
         match self.dense.get(position) {
@@ -501,7 +507,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// With a message naming `key` and the [`Error`] that [`try_insert`](Self::try_insert)
+    /// would return (which names the limit); the set is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -521,7 +528,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Panics
     ///
-    /// With the message of the [`Error`] that [`try_insert`](Self::try_insert) would return.
+    /// As [`insert`](Self::insert).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -535,7 +542,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn insert_full(&mut self, key: K) -> (usize, bool) {
         match self.try_insert(key) {
             Ok(result) => result,
-            Err(error) => fail(error),
+            Err(error) => fail_insert(key, error),
         }
     }
 
@@ -564,7 +571,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
         let slot = key.sparse_slot();
         if let Some(position) = self.position_of_slot(slot) {
-            let held = &mut self.dense[position];
+            let Some(held) = self.dense.get_mut(position) else {
+                return self.insert_into_stale_slot(key, slot);
+            };
             if *held == key {
                 return Ok((position, false));
             }
@@ -579,6 +588,21 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
         self.sparse.insert(slot, D::from_usize(position + 1))?;
+        self.dense.push(key);
+        self.record_version(key);
+        Ok((position, true))
+    }
+
+    /// Inserts `key` as new into `slot`, which points past the keys: a slot left behind by a key
+    /// whose `sparse_index` is not deterministic (see "Implementing `Key` wrongly" in the
+    /// [`Key`] docs). The slot is overwritten rather than read, so nothing indexes past the
+    /// keys.
+    #[cold]
+    fn insert_into_stale_slot(&mut self, key: K, slot: u64) -> Result<(usize, bool), Error> {
+        let position = self.dense.len();
+        self.check_room(slot)?;
+        self.dense.try_reserve(1)?;
+        self.sparse.set(slot, D::from_usize(position + 1));
         self.dense.push(key);
         self.record_version(key);
         Ok((position, true))
@@ -613,7 +637,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
         for slot in old..len {
             let position = self.sparse.get(slot as u64).to_usize().checked_sub(1);
-            let version = position.map_or(0, |position| self.dense[position].version());
+            // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
+            let version = position
+                .and_then(|position| self.dense.get(position))
+                .map_or(0, |key| key.version());
             self.versions.push(version);
         }
     }
@@ -640,7 +667,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// [`Entity`](crate::Entity): the entity of the same index, any generation).
     #[inline]
     pub(crate) fn slot_holder(&self, key: K) -> Option<K> {
-        self.position_of_slot(key.sparse_slot()).map(|position| self.dense[position])
+        let position = self.position_of_slot(key.sparse_slot())?;
+        self.dense.get(position).copied()
     }
 
     /// The position of the key that holds `slot`, whichever key that is.
@@ -686,11 +714,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<Removed<K>> {
         let slot = key.sparse_slot();
+        // `index < len` holds for every key implemented as `Key` asks; the checks make a key
+        // that is not (see "Implementing `Key` wrongly" in its docs) miss instead of panicking,
+        // so that removals never panic (a group repairs its prefix after them).
         let index = if K::SLOT_IS_KEY {
             // The slot alone identifies the key: read and zero it in one lookup.
-            self.sparse.take(slot).to_usize().checked_sub(1)?
+            let index = self.sparse.take(slot).to_usize().checked_sub(1)?;
+            (index < self.dense.len()).then_some(index)?
         } else {
-            let index = self.get_index_of(key)?;
+            let index = self.get_index_of(key).filter(|&index| index < self.dense.len())?;
             self.sparse.clear(slot);
             index
         };
@@ -886,7 +918,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Panics
     ///
-    /// If `a` or `b` is out of bounds.
+    /// If `a` or `b` is out of bounds (the message names both and the length); the set is then
+    /// unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -897,6 +930,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[track_caller]
     pub fn swap_indices(&mut self, a: usize, b: usize) {
+        let len = self.dense.len();
+        assert!(a < len && b < len, "swap_indices({a}, {b}) out of bounds for length {len}");
         self.dense.swap(a, b);
         self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
         self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
@@ -936,24 +971,32 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         guard.0.dense.sort_unstable_by(compare);
     }
 
-    /// Sorts the keys with a comparator (stable) and re-points their slots.
+    /// Sorts the keys with a comparator (stable) and re-points their slots. No allocation.
     ///
-    /// Computes in **O(len log len)** time; allocates like `slice::sort_by`.
+    /// Keys that compare equal keep their order: ties are broken by the position each key had
+    /// before the sort, which its slot still holds while the keys move (the slots are re-pointed
+    /// once, at the end). So unlike `slice::sort_by`, this needs no scratch memory, and a
+    /// bounded set stays allocation-free.
+    ///
+    /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
+    /// the set is consistent.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [1, 3, 2].into_iter().collect();
-    /// set.sort_by(|a, b| b.cmp(a));
-    /// assert_eq!(set.as_slice(), &[3, 2, 1]);
+    /// let mut set: SparseSet<u32> = [1, 3, 2, 13].into_iter().collect();
+    /// set.sort_by(|a, b| (b % 10).cmp(&(a % 10)));
+    /// assert_eq!(set.as_slice(), &[3, 13, 2, 1]); // 3 stays before 13
     /// ```
-    pub fn sort_by(&mut self, compare: impl FnMut(&K, &K) -> Ordering) {
+    pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
         let guard = Repoint(self);
-        guard.0.dense.sort_by(compare);
+        let SparseSet { dense, sparse, .. } = &mut *guard.0;
+        let before = |key: &K| sparse.get(key.sparse_slot());
+        dense.sort_unstable_by(|a, b| compare(a, b).then_with(|| before(a).cmp(&before(b))));
     }
 
-    /// Sorts the keys by an extracted key (stable) and re-points their slots.
+    /// Sorts the keys by an extracted key (stable) and re-points their slots. No allocation.
     ///
-    /// Computes in **O(len log len)** time; allocates like `slice::sort_by_key`.
+    /// Computes in **O(len log len)** time; see [`sort_by`](Self::sort_by).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -963,6 +1006,59 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K) -> T) {
         self.sort_by(|a, b| f(a).cmp(&f(b)));
+    }
+
+    /// The sort engine, for a set with arrays kept beside it ("columns"): sorts the keys
+    /// (unstably) and moves the columns along, in place, allocating nothing.
+    ///
+    /// `compare(columns, keys, a, b)` orders the elements now at positions `a` and `b` (it may
+    /// read the keys and every column); each swap of two keys is mirrored in the columns by
+    /// `swap(columns, a, b)`. The slots are re-pointed once, at the end. The algorithm is an
+    /// introsort (quicksort, insertion sort for short runs, heapsort past a depth limit), so it
+    /// stays **O(len log len)** whatever the input, and it ends and stays in bounds even if
+    /// `compare` is not a total order.
+    ///
+    /// If `compare` panics, the set is consistent and holds the same keys, in the order the
+    /// `swap` calls made so far say: columns that follow every swap stay in lockstep. (Each
+    /// swap of two keys is made just before `swap` is called for it.)
+    ///
+    /// This is what [`SparseMap::sort_unstable_by`](crate::SparseMap::sort_unstable_by) and
+    /// the derived storages' `sort_unstable_by` are built on.
+    ///
+    /// Computes in **O(len log len)** time, with **O(len log len)** swaps.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let mut ids: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// let mut names = vec!["one", "two", "three"]; // runs parallel to `ids`
+    /// ids.sort_unstable_with(
+    ///     &mut names,
+    ///     |names, _, a, b| names[a].cmp(names[b]),
+    ///     |names, a, b| names.swap(a, b),
+    /// );
+    /// assert_eq!(names, ["one", "three", "two"]);
+    /// assert_eq!(ids.as_slice(), &[1, 3, 2]);
+    /// assert_eq!(ids.get_index_of(2), Some(2));
+    /// ```
+    pub fn sort_unstable_with<C: ?Sized>(
+        &mut self,
+        columns: &mut C,
+        mut compare: impl FnMut(&C, &[K], usize, usize) -> Ordering,
+        mut swap: impl FnMut(&mut C, usize, usize),
+    ) {
+        let guard = Repoint(self);
+        let dense = &mut guard.0.dense;
+        let len = dense.len();
+        crate::permutation::sort_in_place(
+            &mut (dense, columns),
+            len,
+            |(dense, columns), a, b| compare(columns, dense, a, b) == Ordering::Less,
+            |(dense, columns), a, b| {
+                dense.swap(a, b);
+                swap(columns, a, b);
+            },
+        );
     }
 
     /// Reorders the set to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the set
@@ -1013,14 +1109,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
     }
 
-    /// Reserves room for `additional` more keys on the dense side. Does nothing for a bounded
-    /// set.
+    /// Reserves room for `additional` more keys on the dense side (capped to what the dense
+    /// width still addresses). Does nothing for a bounded set.
     ///
     /// Computes in **O(len)** time when it reallocates.
     ///
     /// # Panics
     ///
-    /// If the new capacity overflows `isize::MAX` bytes.
+    /// If the new capacity needs more than `isize::MAX` bytes or the allocation fails, with the
+    /// message of the [`Error`] that [`try_reserve`](Self::try_reserve) would return; the set
+    /// is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -1028,10 +1126,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// set.reserve(10);
     /// assert!(set.capacity() >= 10);
     /// ```
+    #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
-        if self.bounds.is_none() {
-            let additional = self.cap_additional(additional);
-            self.dense.reserve(additional);
+        if let Err(error) = self.try_reserve(additional) {
+            fail(error);
         }
     }
 
@@ -1041,7 +1139,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     ///
     /// # Errors
     ///
-    /// [`Error::AllocFailed`] if the memory cannot be had; the set is unchanged.
+    /// [`Error::CapacityOverflow`] if the new capacity needs more than `isize::MAX` bytes
+    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The set is
+    /// unchanged either way.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -1065,6 +1165,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
     /// a bounded set, which keeps its memory so it never allocates again.
     ///
+    /// Shrinking moves memory into smaller allocations; where the allocator refuses one, that
+    /// part keeps its memory (this never fails, and never aborts).
+    ///
     /// Computes in **O(allocated sparse slots)** time.
     ///
     /// ```
@@ -1078,11 +1181,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if self.bounds.is_some() {
             return;
         }
-        self.dense.shrink_to_fit();
+        shrink(&mut self.dense);
         self.sparse.release_empty_pages();
         // Versions follow the prefix, which may have shrunk.
         self.versions.truncate(self.sparse.prefix_len());
-        self.versions.shrink_to_fit();
+        shrink(&mut self.versions);
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
@@ -1117,6 +1220,33 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.capacity() * size_of::<K>()
             + self.versions.capacity() * size_of::<u32>()
             + self.sparse.allocated_bytes()
+    }
+
+    /// The fallible twin of `clone`: a copy of the set, bounded alike (with its full capacity)
+    /// if the set is bounded.
+    ///
+    /// Computes in **O(len + allocated sparse slots)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the memory cannot be had; nothing is allocated then.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
+    /// let copy = set.try_clone().unwrap();
+    /// assert_eq!(copy.as_slice(), &[4, 2]);
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, Error> {
+        let capacity = self.bounds.map_or(self.dense.len(), |bounds| bounds.capacity);
+        let mut dense = Vec::new();
+        try_reserve_exact(&mut dense, capacity)?;
+        dense.extend_from_slice(&self.dense);
+        // A bounded set's versions cover its whole prefix already: a copy keeps that.
+        let mut versions = Vec::new();
+        try_reserve_exact(&mut versions, self.versions.len())?;
+        versions.extend_from_slice(&self.versions);
+        Ok(Self { sparse: self.sparse.try_clone()?, dense, versions, bounds: self.bounds })
     }
 
     /// Checks every invariant in the module docs; panics describing the first one broken.
@@ -1178,7 +1308,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
 /// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
 #[inline]
-fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
+pub(crate) fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
     if key.version() < held.version() {
         return Err(Error::StaleKey {
             index: key.sparse_slot(),
@@ -1208,22 +1338,14 @@ impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
 impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
     /// A copy of the set; a bounded set's copy is bounded alike and has its full capacity, so it
     /// never allocates either.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, with the message of the [`Error`] that
+    /// [`try_clone`](SparseSet::try_clone) would return.
+    #[track_caller]
     fn clone(&self) -> Self {
-        let dense = match self.bounds {
-            Some(bounds) => {
-                let mut dense = Vec::with_capacity(bounds.capacity);
-                dense.extend_from_slice(&self.dense);
-                dense
-            }
-            None => self.dense.clone(),
-        };
-        // A bounded set's versions cover its whole prefix already: a plain copy keeps that.
-        Self {
-            sparse: self.sparse.clone(),
-            dense,
-            versions: self.versions.clone(),
-            bounds: self.bounds,
-        }
+        self.try_clone().unwrap_or_else(|error| fail(error))
     }
 }
 
@@ -1258,6 +1380,11 @@ impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
 }
 
 impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
+    /// Collects keys into a new set; a key met again is kept once, where it was first met.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseSet::insert`].
     fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
         let mut set = Self::new();
         set.extend(keys);

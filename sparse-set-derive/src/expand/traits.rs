@@ -124,6 +124,7 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
     let keys = &names.keys_field;
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let option = quote!(::core::option::Option);
+    let result = quote!(::core::result::Result);
     let usize = quote!(::core::primitive::usize);
     let bool = quote!(::core::primitive::bool);
     let debug_where = where_with(user_where, &field_bounds(input, &quote!(::core::fmt::Debug)));
@@ -140,14 +141,45 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
         }
 
         #[automatically_derived]
+        impl #impl_generics #self_ty #clone_where {
+            /// The fallible twin of `clone`: a copy of the keys and every column; a bounded
+            /// storage's copy is bounded alike, with the same capacity.
+            ///
+            /// Computes in **O(len + allocated sparse slots)** time.
+            ///
+            /// # Errors
+            ///
+            /// `Error::AllocFailed` if the storage's own memory (the key index, the columns)
+            /// cannot be had; nothing is allocated then. The fields' `Clone` allocates as it
+            /// always does (a `String`'s aborts when memory cannot be had, as it would anywhere).
+            ///
+            /// # Panics
+            ///
+            /// If a field's `Clone` panics; the elements cloned so far are dropped.
+            pub fn try_clone(&self) -> #result<Self, #p::Error> {
+                let __bounded = self.#keys.key_limit().is_some();
+                #result::Ok(Self {
+                    #keys: self.#keys.try_clone()?,
+                    #(#columns: #p::try_clone_column(&self.#columns, __bounded)?,)*
+                })
+            }
+        }
+
+        #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #self_ty #clone_where {
             /// A copy of the keys and every column; a bounded storage's copy is bounded alike,
             /// with the same capacity.
+            ///
+            /// # Panics
+            ///
+            /// If a field's `Clone` panics (the elements cloned so far are dropped: nothing
+            /// leaks), or the memory cannot be had (with the message of the error `try_clone`
+            /// would return).
+            #[track_caller]
             fn clone(&self) -> Self {
-                let __bounded = self.#keys.key_limit().is_some();
-                Self {
-                    #keys: ::core::clone::Clone::clone(&self.#keys),
-                    #(#columns: #p::clone_column(&self.#columns, __bounded),)*
+                match self.try_clone() {
+                    #result::Ok(__copy) => __copy,
+                    #result::Err(__error) => ::core::panic!("{}", __error),
                 }
             }
         }

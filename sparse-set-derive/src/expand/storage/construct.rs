@@ -57,21 +57,23 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         /// `capacity` elements, each with a key whose sparse index is below `key_limit`.
         ///
         /// Past either bound the `try_` calls return an error and the plain calls panic,
-        /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing. Only
-        /// sorting allocates (a permutation of `len` positions).
+        /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing. Only the
+        /// stable sorts (`sort_by`, `sort_by_key`) allocate (a permutation of `len`
+        /// positions); `sort_unstable_by` and `sort_keys` sort in place.
         ///
         /// Computes in **O(`capacity + key_limit`)** time.
         ///
         /// # Panics
         ///
-        /// If `capacity` exceeds what the dense index width addresses, or an allocation fails;
-        /// see [`try_bounded`](Self::try_bounded).
+        /// If `capacity` exceeds what the dense index width addresses, or an allocation fails,
+        /// with a message naming both bounds and the error [`try_bounded`](Self::try_bounded)
+        /// would return.
         #[must_use]
         #[track_caller]
         pub fn bounded(capacity: #usize, key_limit: #usize) -> Self {
             match Self::try_bounded(capacity, key_limit) {
                 #result::Ok(__storage) => __storage,
-                #result::Err(__error) => ::core::panic!("{}", __error),
+                #result::Err(__error) => #p::fail_bounded(capacity, key_limit, __error),
             }
         }
 
@@ -141,12 +143,13 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
         ///
         /// # Panics
         ///
-        /// If a new capacity overflows `isize::MAX` bytes, or an allocation fails.
+        /// If a new capacity needs more than `isize::MAX` bytes or an allocation fails, with
+        /// the message of the error [`try_reserve`](Self::try_reserve) would return; the
+        /// contents are then unchanged.
+        #[track_caller]
         pub fn reserve(&mut self, additional: #usize) {
-            if self.#keys.key_limit().is_none() {
-                let __additional = #capped;
-                self.#keys.reserve(__additional);
-                #(self.#columns.reserve(__additional);)*
+            if let #result::Err(__error) = self.try_reserve(additional) {
+                ::core::panic!("{}", __error);
             }
         }
 
@@ -169,13 +172,14 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
         }
 
         /// Releases spare capacity of the key index (including unused sparse pages) and of
-        /// every column. Does nothing for a bounded storage.
+        /// every column. Does nothing for a bounded storage. Where the allocator refuses a
+        /// smaller allocation, that part keeps its memory: this never fails.
         ///
         /// Computes in **O(len + allocated sparse slots)** time.
         pub fn shrink_to_fit(&mut self) {
             if self.#keys.key_limit().is_none() {
                 self.#keys.shrink_to_fit();
-                #(self.#columns.shrink_to_fit();)*
+                #(#p::shrink(&mut self.#columns);)*
             }
         }
     }

@@ -26,7 +26,8 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         ///
         /// # Panics
         ///
-        /// With the message of the error [`try_insert`](Self::try_insert) would return.
+        /// With a message naming `key` and the error [`try_insert`](Self::try_insert) would
+        /// return (which names the limit); the storage is then unchanged and `value` dropped.
         #[inline]
         #[track_caller]
         pub fn insert(&mut self, key: #k, value: #value) -> #option<#value> {
@@ -39,13 +40,13 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         ///
         /// # Panics
         ///
-        /// With the message of the error [`try_insert`](Self::try_insert) would return.
+        /// As [`insert`](Self::insert).
         #[inline]
         #[track_caller]
         pub fn insert_full(&mut self, key: #k, value: #value) -> (#usize, #option<#value>) {
             match self.try_insert_full(key, value) {
                 #result::Ok(__inserted) => __inserted,
-                #result::Err(__error) => ::core::panic!("{}", __error),
+                #result::Err(__error) => #p::fail_insert(key, __error),
             }
         }
 

@@ -9,7 +9,7 @@ use crate::ast::Input;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
-    let Parts { p, k, keys, ref_ty, columns, usize, .. } = &Parts::new(input);
+    let Parts { p, k, keys, refs, ref_ty, columns, members, usize, .. } = &Parts::new(input);
     let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
     let compare = quote!(|__a, __b| compare(&__keys[__a], #at_a, &__keys[__b], #at_b));
     let sort_by = permute(input, &quote!(#p::Permutation::sorted_by(__keys.len(), #compare)));
@@ -17,8 +17,14 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         input,
         &quote!(#p::Permutation::sorted_by_key(__keys.len(), |__i| f(&__keys[__i], #at_i))),
     );
-    let sort_unstable_by =
-        permute(input, &quote!(#p::Permutation::sorted_unstable_by(__keys.len(), #compare)));
+    // The unstable sort runs in place in the runtime's sort engine: every column as one tuple
+    // of `&mut Vec`s, swapped together with the keys.
+    let positions: Vec<syn::Index> = (0..columns.len()).map(syn::Index::from).collect();
+    let in_place = |index: &str| {
+        let index = quote::format_ident!("{index}");
+        quote!(#refs { #(#members: &__columns.#positions[#index],)* })
+    };
+    let (in_place_a, in_place_b) = (in_place("__a"), in_place("__b"));
     quote! {
         /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
         ///
@@ -48,7 +54,13 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         /// through one permutation (**O(len)** swaps per column), so a comparator that panics
         /// does so before anything has moved.
         ///
-        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        /// Computes in **O(len log len)** time and allocates **O(len)** memory (the unstable
+        /// sorts allocate nothing).
+        ///
+        /// # Panics
+        ///
+        /// If `compare` panics or the permutation's memory cannot be had; the storage is then
+        /// unchanged.
         pub fn sort_by<__F>(&mut self, mut compare: __F)
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
@@ -61,6 +73,11 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         /// [`sort_by`](Self::sort_by).
         ///
         /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        ///
+        /// # Panics
+        ///
+        /// If `f` panics or the permutation's memory cannot be had; the storage is then
+        /// unchanged.
         pub fn sort_by_key<__T, __F>(&mut self, mut f: __F)
         where
             __T: ::core::cmp::Ord,
@@ -69,16 +86,28 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             #sort_by_key
         }
 
-        /// Sorts the elements (unstably) with a comparator of two keys and elements; keys and
-        /// every column move together through one permutation, as in
-        /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+        /// Sorts the elements (unstably) with a comparator of two keys and elements, in
+        /// place: the keys and every column are swapped together, elements that compare equal
+        /// may be reordered, and nothing is allocated (a bounded storage stays
+        /// allocation-free).
         ///
-        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        /// If `compare` panics, the storage holds the same elements, each key with its
+        /// element, in some order.
+        ///
+        /// Computes in **O(len log len)** time.
         pub fn sort_unstable_by<__F>(&mut self, mut compare: __F)
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
-            #sort_unstable_by
+            self.#keys.sort_unstable_with(
+                &mut (#(&mut self.#columns,)*),
+                |__columns, __keys, __a, __b| {
+                    compare(&__keys[__a], #in_place_a, &__keys[__b], #in_place_b)
+                },
+                |__columns, __a, __b| {
+                    #(__columns.#positions.swap(__a, __b);)*
+                },
+            );
         }
 
         /// Reorders the storage to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that
@@ -95,9 +124,10 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             #p::Columnar::sort_as(self, order)
         }
 
-        /// Sorts the elements by key, ascending; every column moves along.
+        /// Sorts the elements by key, ascending, in place; every column moves along and
+        /// nothing is allocated.
         ///
-        /// Computes in **O(len log len)** time and allocates **O(len)** memory.
+        /// Computes in **O(len log len)** time.
         pub fn sort_keys(&mut self)
         where
             for<'__b> #k: ::core::cmp::Ord,
