@@ -14,12 +14,16 @@ case $mode in quick | full) ;; *) echo "usage: $0 [quick|full]" >&2; exit 2 ;; e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 target=${CARGO_TARGET_DIR:-$root/target}
+# The benchmarks are a workspace of their own (benches/Cargo.toml); they share the root's target
+# directory, where criterion writes its results.
+export CARGO_TARGET_DIR=$target
+bench=(--manifest-path "$root/benches/Cargo.toml")
 criterion=$target/criterion
 extra=$criterion/sparse-soa
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-cargo build --release -p sparse-soa-bench --benches --bins
+cargo build "${bench[@]}" --release --benches --bins
 
 waited=0
 while awk '{exit !($1 >= 0.5)}' /proc/loadavg && [ "$waited" -lt "${QUIET_WAIT:-300}" ]; do
@@ -40,12 +44,12 @@ mkdir -p "$extra"
     echo "load before (1, 5, 15 min): $(load)"
 } > "$extra/run.txt"
 
-SPARSE_SOA_BENCH_MODE=$mode cargo bench -p sparse-soa-bench --bench ops
-SPARSE_SOA_BENCH_MODE=$mode cargo bench -p sparse-soa-bench --bench systems
-SPARSE_SOA_MEMORY_OUT=$extra/memory.tsv cargo bench -p sparse-soa-bench --bench memory
+SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench ops
+SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench systems
+SPARSE_SOA_MEMORY_OUT=$extra/memory.tsv cargo bench "${bench[@]}" --bench memory
 if [ "$mode" = full ]; then
     benches/compile-time/measure.sh > "$extra/compile.tsv"
 fi
 echo "load after (1, 5, 15 min):  $(load)" >> "$extra/run.txt"
 
-cargo run --release -q -p sparse-soa-bench --bin report -- "$criterion" BENCHMARKS.md benches/results/chart.svg
+cargo run "${bench[@]}" --release -q --bin report -- "$criterion" BENCHMARKS.md benches/results/chart.svg

@@ -2,7 +2,7 @@
 //! `valgrind --tool=callgrind --toggle-collect=*measured*`).
 //!
 //! ```text
-//! cargo run --release -p sparse-soa-bench --bin profile -- get_existing sparse-soa [repetitions]
+//! cargo run --manifest-path benches/Cargo.toml --release --bin profile -- get_existing sparse-soa [repetitions]
 //! ```
 //!
 //! Workloads: `get_existing`, `contains_existing`, `update`, `remove`, `insert_dense_asc`,

@@ -2,7 +2,7 @@
 //! memory and compile-time reports and the run's notes, writes `BENCHMARKS.md` and an SVG chart.
 //!
 //! ```text
-//! cargo run --release -p sparse-soa-bench --bin report -- [CRITERION_DIR] [BENCHMARKS_MD] [CHART_SVG]
+//! cargo run --manifest-path benches/Cargo.toml --release --bin report -- [CRITERION_DIR] [BENCHMARKS_MD] [CHART_SVG]
 //! ```
 //!
 //! Defaults: `target/criterion`, `BENCHMARKS.md`, `benches/results/chart.svg`. The memory report,
