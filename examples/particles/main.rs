@@ -1,0 +1,475 @@
+//! A particle fountain on sparse-soa: the flagship demo.
+//!
+//! Every particle is a generational [`Entity`] with components in derived struct-of-arrays
+//! storages: a [`Position`], a [`Velocity`] (sparks hang in the air without one), a [`Life`], a
+//! [`Colour`], and a [`Spark`] tag. Positions and velocities live in a [`Group`], which keeps
+//! the particles that have both at the front of both storages, in one order: the motion system
+//! walks plain slices side by side, with no lookup. The colour system is a query over three
+//! storages, the ageing system a query over two, and one `despawn` removes an expired particle
+//! from all of them. Thousands spawn and expire every frame. The storages are bounded to the
+//! particle budget, so the frame loop allocates nothing; with the `rayon` feature the motion
+//! and colour systems run on every core.
+//!
+//! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
+//! exactly the same state; the demo prints both throughputs, a density map of the final state,
+//! and, with `--svg FILE`, a picture of the particles coloured by their `Colour`.
+//!
+//! ```sh
+//! cargo run --release --example particles
+//! cargo run --release --example particles -- --help
+//! cargo run --release --example particles --features rayon -- --threads 2 --svg particles.svg
+//! ```
+
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "counts, random bits and colours become floats and back on purpose"
+)]
+
+mod baseline;
+mod picture;
+mod progress;
+mod sim;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{CommandFactory, Parser, error::ErrorKind};
+use sparse_soa::{Entities, Entity, Group, SparseSoa, World, query};
+use sparse_soa_test_support::{CountingAlloc, allocations_during};
+
+use crate::progress::Progress;
+use crate::sim::{Dot, Palette, Report, Rng, Spawn};
+
+// Counts the frame loop's allocations (the workspace's test allocator: it forwards to the
+// system allocator and counts per thread).
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// Where a particle is.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Position {
+    x: f32,
+    y: f32,
+}
+
+/// How fast it moves. Sparks have none.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Velocity {
+    dx: f32,
+    dy: f32,
+}
+
+/// How many frames it has left, of how many, and how many each frame costs.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Life {
+    frames_left: u16,
+    lifetime: u16,
+    burn: u16,
+}
+
+/// Its palette, and the colour it shows now.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Colour {
+    palette: u8,
+    rgb: [u8; 3],
+}
+
+/// A spark: it does not move, burns out twice as fast, and twinkles.
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Spark;
+
+/// Every storage of the simulation. `despawn` (from `World`) removes a particle from all of
+/// them and keeps both groups aligned.
+#[derive(World)]
+struct Particles {
+    entities: Entities,
+    /// Positions and velocities, aligned: the moving particles first, in one order.
+    motion: Group<(PositionSoa, VelocitySoa)>,
+    /// Lives and colours, aligned: every particle has both, so the whole of both.
+    glow: Group<(LifeSoa, ColourSoa)>,
+    sparks: SparkSoa,
+}
+
+impl Particles {
+    /// A world for at most `budget` particles alive at once: every storage is bounded (its
+    /// memory allocated here, once), so spawning and despawning never allocate.
+    fn bounded(budget: usize) -> Self {
+        Particles {
+            entities: Entities::with_capacity(budget),
+            motion: Group::new((
+                PositionSoa::bounded(budget, budget),
+                VelocitySoa::bounded(budget, budget),
+            )),
+            glow: Group::new((
+                LifeSoa::bounded(budget, budget),
+                ColourSoa::bounded(budget, budget),
+            )),
+            sparks: SparkSoa::bounded(budget, budget),
+        }
+    }
+
+    fn spawn(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
+        let particle = self.entities.spawn();
+        self.motion.member_mut::<0>().insert(particle, Position { x: spawn.x, y: spawn.y });
+        match spawn.velocity {
+            // With a velocity as well, it joins the motion group's aligned prefix.
+            Some((dx, dy)) => {
+                self.motion.member_mut::<1>().insert(particle, Velocity { dx, dy });
+            }
+            None => {
+                self.sparks.insert(particle);
+            }
+        }
+        let life =
+            Life { frames_left: spawn.frames_left, lifetime: spawn.lifetime, burn: spawn.burn };
+        self.glow.member_mut::<0>().insert(particle, life);
+        let rgb = palette.colour(spawn.palette, spawn.frames_left, spawn.lifetime);
+        self.glow.member_mut::<1>().insert(particle, Colour { palette: spawn.palette, rgb });
+        particle
+    }
+
+    /// One frame's systems after the spawns: motion, colour, twinkle, ageing. The expired
+    /// particles are pushed to `expired`.
+    fn update(&mut self, frame: u32, palette: &Palette, parallel: bool, expired: &mut Vec<Entity>) {
+        let wind = sim::wind(frame);
+
+        // Motion: the motion group's aligned prefix (every particle with a position and a
+        // velocity), walked as plain slices side by side: no lookups.
+        let motion = |(_, (position, velocity)): (Entity, (PositionMut<'_>, VelocityMut<'_>))| {
+            sim::physics(position.x, position.y, velocity.dx, velocity.dy, wind);
+        };
+        // Colour: the glow group, lives and colours side by side.
+        let paint = |(_, (life, colour)): (Entity, (LifeMut<'_>, ColourMut<'_>))| {
+            *colour.rgb = palette.colour(*colour.palette, *life.frames_left, *life.lifetime);
+        };
+        if parallel {
+            #[cfg(feature = "rayon")]
+            {
+                self.motion.par_iter_mut().for_each(motion);
+                self.glow.par_iter_mut().for_each(paint);
+            }
+        } else {
+            self.motion.iter_mut().for_each(motion);
+            self.glow.iter_mut().for_each(paint);
+        }
+
+        // Twinkle: a query over the spark tag and the glow group's two storages. The sparks
+        // drive (they are few); each is looked up in the group.
+        query((&self.sparks, &mut self.glow)).for_each(|_, ((), (life, colour))| {
+            sim::twinkle(colour.rgb, *life.frames_left);
+        });
+
+        // Ageing: the lives, in the glow group's order; the expired are collected.
+        for (particle, (life, _)) in self.glow.iter_mut() {
+            if sim::age(life.frames_left, *life.burn) {
+                expired.push(particle);
+            }
+        }
+    }
+
+    /// The final state, for the pictures and the comparison with the baseline.
+    fn dots(&self) -> Vec<Dot> {
+        let (positions, _) = self.motion.members();
+        let (_, colours) = self.glow.members();
+        query((positions, colours))
+            .into_iter()
+            .map(|(_, (position, colour))| Dot { x: *position.x, y: *position.y, rgb: *colour.rgb })
+            .collect()
+    }
+}
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "particles",
+    about = "A particle fountain on sparse-soa's derived storages, a group and queries, against a Vec-of-structs baseline",
+    after_help = "Build with `--features rayon` for --threads above 1. The demo ends with a density map of the \
+                  final state; --svg writes a picture."
+)]
+struct Options {
+    /// Particles at the start; about as many stay alive, as many spawn each frame as expire.
+    #[arg(short = 'n', long, default_value_t = 400_000, value_parser = clap::value_parser!(u32).range(1..=50_000_000))]
+    count: u32,
+    /// Mean lifetime of a particle in frames (each lives from half to one and a half times it);
+    /// with --count it sets how many spawn and expire per frame.
+    #[arg(short, long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(10..=20_000))]
+    lifetime: u16,
+    /// Frames to simulate.
+    #[arg(short, long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Seed of the random generator: the same seed gives the same run.
+    #[arg(short, long, default_value_t = 1)]
+    seed: u64,
+    /// Threads for the motion and colour systems (more than 1 needs the `rayon` feature).
+    #[arg(short = 'j', long, default_value_t = default_threads(), value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+    /// Write an SVG picture of the final state to FILE, each particle coloured by its Colour.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// At most this many particles in the SVG (an even sample).
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    svg_points: usize,
+    /// Skip the Vec-of-structs baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// No progress output.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+impl Options {
+    /// The most particles alive at once: storages are bounded to it.
+    fn budget(&self) -> usize {
+        self.count as usize + self.count as usize / 4 + 1
+    }
+}
+
+/// Every core with the `rayon` feature, else one thread.
+fn default_threads() -> u16 {
+    if cfg!(feature = "rayon") {
+        std::thread::available_parallelism()
+            .map_or(1, |n| u16::try_from(n.get()).unwrap_or(u16::MAX))
+    } else {
+        1
+    }
+}
+
+/// Particles spawned per frame: as many as expire on average.
+fn frame_count(options: &Options) -> u32 {
+    options.count.div_ceil(u32::from(options.lifetime))
+}
+
+/// A stopwatch with laps.
+struct Clock(Instant);
+
+impl Clock {
+    fn start() -> Self {
+        Clock(Instant::now())
+    }
+
+    /// Seconds since the start or the last lap.
+    fn lap(&mut self) -> f64 {
+        let now = Instant::now();
+        let seconds = (now - self.0).as_secs_f64();
+        self.0 = now;
+        seconds
+    }
+}
+
+/// The simulation on sparse-soa's storages.
+fn run_world(options: &Options, progress: &mut Progress) -> Report {
+    let budget = options.budget();
+    let mut rng = Rng::new(options.seed);
+    let palette = Palette::new();
+    let mut world = Particles::bounded(budget);
+    for _ in 0..options.count {
+        world.spawn(&Spawn::scattered(&mut rng, options.lifetime), &palette);
+    }
+    let mut expired = Vec::with_capacity(budget);
+
+    let mut report = Report::new(world.entities.len());
+    for frame in 0..options.frames {
+        let before = world.entities.len();
+        let ((phases, alive), allocations) = allocations_during(|| {
+            let mut clock = Clock::start();
+            for _ in 0..frame_count(options) {
+                if world.entities.len() == budget {
+                    break;
+                }
+                world.spawn(&Spawn::fountain(&mut rng, options.lifetime), &palette);
+            }
+            let spawned = clock.lap();
+            let alive = world.entities.len();
+            world.update(frame, &palette, options.threads > 1, &mut expired);
+            let updated = clock.lap();
+            // Despawn: one call per particle removes it from every storage (a swap-remove in
+            // each, keeping both groups aligned) and from the allocator.
+            for particle in expired.drain(..) {
+                world.despawn(particle);
+            }
+            ([spawned, updated, clock.lap()], alive)
+        });
+        report.record(alive, phases, allocations, alive - before, alive - world.entities.len());
+        progress.frame(frame, world.entities.len());
+    }
+    report.dots = world.dots();
+
+    let (positions, velocities) = world.motion.members();
+    println!(
+        "sparse-soa world: {} alive ({} moving in the group's aligned prefix, {} sparks)",
+        thousands(positions.len() as u64),
+        thousands(world.motion.len() as u64),
+        thousands(world.sparks.len() as u64),
+    );
+    debug_assert_eq!(world.motion.len(), velocities.len());
+    report
+}
+
+fn main() -> ExitCode {
+    let options = Options::parse();
+    if options.threads > 1 && !cfg!(feature = "rayon") {
+        Options::command()
+            .error(
+                ErrorKind::ArgumentConflict,
+                "--threads above 1 needs the rayon feature: \
+                 cargo run --release --example particles --features rayon -- --threads 2",
+            )
+            .exit();
+    }
+    #[cfg(feature = "rayon")]
+    let pool =
+        match rayon::ThreadPoolBuilder::new().num_threads(usize::from(options.threads)).build() {
+            Ok(pool) => pool,
+            Err(error) => {
+                eprintln!("error: cannot start {} threads: {error}", options.threads);
+                return ExitCode::FAILURE;
+            }
+        };
+    let in_pool = |run: &(dyn Fn() -> Report + Sync)| -> Report {
+        #[cfg(feature = "rayon")]
+        return pool.install(run);
+        #[cfg(not(feature = "rayon"))]
+        run()
+    };
+
+    println!(
+        "particles: {} particles, {} spawned per frame, {} frames, seed {}, {} thread{}",
+        thousands(u64::from(options.count)),
+        thousands(u64::from(frame_count(&options))),
+        options.frames,
+        options.seed,
+        options.threads,
+        if options.threads == 1 { "" } else { "s" }
+    );
+
+    let ours = in_pool(&|| {
+        let mut progress = Progress::new("sparse-soa", options.frames, options.quiet);
+        let report = run_world(&options, &mut progress);
+        progress.finish();
+        report
+    });
+    let baseline = (!options.no_baseline).then(|| {
+        in_pool(&|| {
+            let mut progress = Progress::new("Vec AoS", options.frames, options.quiet);
+            let report = baseline::run(&options, &mut progress);
+            progress.finish();
+            report
+        })
+    });
+
+    print_results(&options, &ours, baseline.as_ref())
+}
+
+/// The picture, the numbers, the comparison with the baseline, and the SVG when asked.
+fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) -> ExitCode {
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    println!(
+        "\nthe final state (x across, height up; shade: how many particles, tint: their Colour):"
+    );
+    print!("{}", picture::density_map(&ours.dots, 72, 18, colour));
+
+    println!(
+        "\n{} spawned and {} despawned over {} frames ({} a frame), at most {} alive",
+        thousands(ours.spawned),
+        thousands(ours.despawned),
+        options.frames,
+        thousands(ours.despawned / u64::from(options.frames)),
+        thousands(ours.peak_alive as u64)
+    );
+    println!("\nthe frame loop, per frame (ms) and in particle updates per second:");
+    println!(
+        "  {:<36} {:>7} {:>7} {:>7} {:>7} {:>12}",
+        "", "spawn", "update", "remove", "total", "updates/s"
+    );
+    print_throughput("sparse-soa: storages, groups, query", ours, options.frames);
+    if let Some(baseline) = baseline {
+        print_throughput("Vec<Particle>: array of structs", baseline, options.frames);
+        println!(
+            "  sparse-soa takes {:.2}x the baseline's time ({:.2}x in update, {:.2}x in spawn + remove)",
+            ours.seconds / baseline.seconds,
+            ours.phases[1] / baseline.phases[1],
+            (ours.phases[0] + ours.phases[2]) / (baseline.phases[0] + baseline.phases[2]),
+        );
+        if !same_state(&ours.dots, &baseline.dots) {
+            eprintln!("error: the two runs ended in different states; the demo has a bug");
+            return ExitCode::FAILURE;
+        }
+        println!(
+            "  both end in the same state ({} particles, same positions and colours); the Vec has no \
+             stable ids and no lookup by id",
+            thousands(ours.dots.len() as u64)
+        );
+    }
+    println!(
+        "  allocations in the frame loop (main thread): {}{}",
+        thousands(ours.allocations as u64),
+        baseline
+            .as_ref()
+            .map_or(String::new(), |b| format!(" (baseline: {})", thousands(b.allocations as u64)))
+    );
+
+    if let Some(path) = &options.svg {
+        let title = format!(
+            "sparse-soa particles: {} particles after {} frames",
+            ours.dots.len(),
+            options.frames
+        );
+        let shown = ours.dots.len().min(options.svg_points);
+        if let Err(error) =
+            std::fs::write(path, picture::svg(&ours.dots, options.svg_points, &title))
+        {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!(
+            "wrote {} (about {} of {} particles)",
+            path.display(),
+            thousands(shown as u64),
+            thousands(ours.dots.len() as u64)
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_throughput(what: &str, report: &Report, frames: u32) {
+    let per_frame = |seconds: f64| seconds * 1e3 / f64::from(frames);
+    let [spawn, update, remove] = report.phases.map(per_frame);
+    println!(
+        "  {what:<36} {spawn:>7.2} {update:>7.2} {remove:>7.2} {:>7.2} {:>10.1} M",
+        per_frame(report.seconds),
+        report.updates_per_second() / 1e6,
+    );
+}
+
+/// Whether two runs ended with the same particles (in any order), bit for bit.
+fn same_state(a: &[Dot], b: &[Dot]) -> bool {
+    let sorted = |dots: &[Dot]| {
+        let mut bits: Vec<_> =
+            dots.iter().map(|dot| (dot.x.to_bits(), dot.y.to_bits(), dot.rgb)).collect();
+        bits.sort_unstable();
+        bits
+    };
+    sorted(a) == sorted(b)
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
