@@ -12,21 +12,22 @@
 //!
 //! Zig names and ours:
 //!
-//! | zig | here |
-//! |---|---|
-//! | `SparseSet(Entity, u8)`, `.allow_resize = .NoResize`, `init(allocator, sparse_cap, dense_cap)` | `SparseSet::<Entity, u8>::bounded(dense_cap, sparse_cap)` (note the order) |
-//! | `SparseSetAOS(Entity, u8, Vec3)`, `.value_layout = .InternalArrayOfStructs` | `SparseMap<Entity, Vec3, u8>` |
-//! | `add(ent)` -> dense index | `insert_full(ent)` -> `(dense index, was new)` |
-//! | `addValue(ent, value)` | `SparseMap::insert(ent, value)` |
-//! | `remove(ent)` | `remove(ent)` (returns whether / what was removed) |
-//! | `removeWithInfo(ent, &dense_old, &dense_new)` | `remove_with_info(ent)` -> `Removed { index: dense_new, moved: Some(Moved { from: dense_old, .. }) }` |
-//! | `toSparseSlice()` | `as_slice()` (a set), `keys()` (a map or derived storage) |
-//! | `toValueSlice()` | `values()` / `values_mut()`; a column `x()` / `x_mut()` of a derived storage |
-//! | `getBySparse(ent)` | `get_index_of(ent)` |
-//! | `getByDense(i)` | `get_index(i)` |
-//! | `getValueBySparse(ent)`, `getValueByDense(i)` | `get(ent)`, `get_index(i)` |
-//! | `len()`, `clear()`, `remainingCapacity()` | `len()`, `clear()`, `remaining_capacity()` |
-//! | `fooOrError(..)`: an error instead of an assertion | `try_foo(..)` for calls that can run out of room; an `Option` for lookups and removals |
+//! - `SparseSet(Entity, u8)` with `.allow_resize = .NoResize` and `init(allocator, sparse_cap,
+//!   dense_cap)`: `SparseSet::<Entity, u8>::bounded(dense_cap, sparse_cap)` (note the order);
+//! - `SparseSetAOS(Entity, u8, Vec3)` (`.value_layout = .InternalArrayOfStructs`):
+//!   `SparseMap<Entity, Vec3, u8>`;
+//! - `add(ent)`, which returns the dense index: `insert_full(ent)`, which returns it and whether
+//!   the entity is new; `addValue(ent, value)`: `SparseMap::insert(ent, value)`;
+//! - `remove(ent)`: `remove(ent)`, which returns whether (or what) it removed;
+//! - `removeWithInfo(ent, &dense_old, &dense_new)`: `remove_with_info(ent)`, which returns
+//!   `Removed { index: dense_new, moved: Some(Moved { from: dense_old, .. }) }`;
+//! - `toSparseSlice()`: `as_slice()` (a set), `keys()` (a map or a derived storage);
+//! - `toValueSlice()`: `values()` / `values_mut()`; a derived storage's columns `x()` / `x_mut()`;
+//! - `getBySparse(ent)`: `get_index_of(ent)`; `getByDense(i)`: `get_index(i)`;
+//! - `getValueBySparse(ent)`, `getValueByDense(i)`: `get(ent)`, `get_index(i)`;
+//! - `len()`, `clear()`, `remainingCapacity()`: `len()`, `clear()`, `remaining_capacity()`;
+//! - `fooOrError(..)`, an error instead of an assertion: `try_foo(..)` for the calls that can run
+//!   out of room; lookups and removals return an `Option`.
 //!
 //! One difference in the numbers: a sparse slot stores a dense position plus one (zero means
 //! empty), so the `u8` width holds at most 255 elements, not 256.
