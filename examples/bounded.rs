@@ -179,7 +179,7 @@ impl World {
 }
 
 fn frames() {
-    const FRAMES: u16 = 300;
+    const FRAMES: u16 = 100;
     let mut bounded = World::bounded();
     let (refused, calls) =
         allocations_during(|| (0..FRAMES).map(|frame| bounded.frame(frame)).sum::<usize>());
