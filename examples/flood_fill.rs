@@ -1,7 +1,7 @@
 //! Breadth-first flood fill whose frontier is a `SparseSet`, cleared between rounds.
 //!
-//! A sparse set is a fine work queue: `insert` ignores cells already queued, `clear` is O(1)
-//! however large the grid, and the frontier is walked as a plain slice.
+//! A sparse set is a fine work queue: `insert` ignores cells already queued, `clear` costs the
+//! cells it held however large the grid, and the frontier is walked as a plain slice.
 //!
 //! Run with `cargo run --release --example flood_fill`.
 
@@ -59,7 +59,7 @@ fn main() {
             }
         }
         std::mem::swap(&mut frontier, &mut next);
-        next.clear(); // O(1): stale sparse slots are never trusted
+        next.clear(); // O(len): resets the slots of its keys, not the grid's
     }
     let elapsed = clock.elapsed();
 

@@ -30,7 +30,9 @@
 //! ```
 //!
 //! New here? The [guide] goes from zero to a game tick: components, entities, a world, systems
-//! over several storages with [`query()`], despawn. The derive is described item by item,
+//! over several storages with [`query()`], despawn, groups, parallel iteration; then keys and
+//! dense widths, paging and memory, bounded mode, save and load, and a map for readers coming
+//! from `bevy_ecs`, shipyard, `soa_derive` or slotmap. The derive is described item by item,
 //! attribute by attribute, in the [derive reference](derive_reference). Everything else here is re-exported from
 //! [`sparse-set-core`](sparse_set_core), which works without the derive: [`SparseSet`] (the
 //! index alone), [`SparseMap`] (array-of-structs values beside it), [`Entities`] (generational
