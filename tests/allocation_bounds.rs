@@ -7,6 +7,7 @@
 //! counts. Under miri the sizes shrink so that the test still runs there.
 
 use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa};
+use sparse_soa_test_support::keys::Stream;
 use sparse_soa_test_support::{CountingAlloc, allocations_during};
 
 #[global_allocator]
@@ -25,19 +26,6 @@ struct Particle {
     v: f32,
     id: u32,
     alive: bool,
-}
-
-/// A deterministic stream of well-mixed values (splitmix64).
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self, below: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % below as u64) as usize
-    }
 }
 
 /// What the mixed workload needs of a storage; implemented for the three kinds below.
@@ -169,8 +157,8 @@ fn churn(storage: &mut impl Workload) -> (usize, usize) {
     let mut hits = 0;
     let ((), calls) = allocations_during(|| {
         for _ in 0..OPERATIONS {
-            let key = stream.next(KEY_LIMIT) as u32;
-            match stream.next(10_000) {
+            let key = stream.index(KEY_LIMIT) as u32;
+            match stream.index(10_000) {
                 // Inserts only while there is room: a refusal would not allocate either, but
                 // the workload stays within the bounds, as the claim does.
                 0..3_500 if storage.len() < CAPACITY => storage.insert(key),
@@ -178,7 +166,7 @@ fn churn(storage: &mut impl Workload) -> (usize, usize) {
                 6_500..9_900 => hits += usize::from(storage.look_up(key)),
                 9_900..9_960 if storage.len() >= 2 => {
                     let len = storage.len();
-                    storage.swap(stream.next(len), stream.next(len));
+                    storage.swap(stream.index(len), stream.index(len));
                 }
                 9_960..9_990 => storage.retain(|key| key % 10 != 3),
                 9_990..9_998 => storage.sort_unstable(key % 2 == 0),

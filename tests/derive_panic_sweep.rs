@@ -6,39 +6,13 @@
 //!
 //! Run with `--nocapture` to see how many calls each sweep reached.
 
-use std::cmp::Ordering;
-
-use sparse_soa::{Key, SparseSoa, Storage};
+use sparse_soa::{SparseSoa, Storage};
+use sparse_soa_test_support::keys::OrdKey;
 use sparse_soa_test_support::panics::{Tracked, compare, sweep, tick};
 
 /// Rows per storage: past the in-place sort's insertion-sort threshold (16); under miri, fewer
 /// (every sweep still reaches every call).
 const LEN: u32 = if cfg!(miri) { 10 } else { 40 };
-
-/// A key whose ordering is a counted call, for `sort_keys`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct OrdKey(u32);
-
-impl Key for OrdKey {
-    const SLOT_IS_KEY: bool = true;
-
-    fn sparse_index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl Ord for OrdKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        tick("a key comparison");
-        self.0.cmp(&other.0)
-    }
-}
-
-impl PartialOrd for OrdKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
 
 /// Two counted fields around one that is not (a `String`, which allocates when cloned).
 #[derive(SparseSoa, Clone, Debug, PartialEq)]

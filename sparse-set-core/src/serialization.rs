@@ -302,7 +302,7 @@ impl<'de> Visitor<'de> for FreeIn {
 /// list entry names a dead slot, once; every dead slot below the last generation is on the free
 /// list; there are at most 2^32 slots. `len` is counted, so it cannot disagree, and the free list
 /// gets room for every slot.
-fn validate_entities<E: de::Error>(slots: Vec<Slot>, free: Vec<u32>) -> Result<Entities, E> {
+fn validate_entities<E: de::Error>(slots: Vec<Slot>, mut free: Vec<u32>) -> Result<Entities, E> {
     let count = slots.len();
     if count as u64 > 1 << 32 {
         return Err(E::custom(format_args!(
@@ -341,7 +341,6 @@ fn validate_entities<E: de::Error>(slots: Vec<Slot>, free: Vec<u32>) -> Result<E
     }
     // The allocator's own invariant: its free list has room for every slot, so that `despawn`
     // never allocates.
-    let mut free = free;
     let missing = count - free.len();
     try_reserve_exact(&mut free, missing).map_err(E::custom)?;
     Ok(Entities { slots, free, len })

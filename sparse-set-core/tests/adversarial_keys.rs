@@ -13,77 +13,15 @@
 //! `Group`: no call loops forever, every storage keeps one value per key (its columns the keys'
 //! length), no value is dropped twice and none leaks.
 
-use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use sparse_set_core::{Group, Key, SparseMap, SparseSet};
+use sparse_soa_test_support::keys::{Drifting, Liar, Stream, Twin};
 use sparse_soa_test_support::panics::{Tracked, dropped_twice, live};
-
-/// Claims `SLOT_IS_KEY`, but `Liar(2k)` and `Liar(2k + 1)` share slot `k`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Liar(u32);
-
-impl Key for Liar {
-    const SLOT_IS_KEY: bool = true;
-
-    fn sparse_index(self) -> usize {
-        (self.0 / 2) as usize
-    }
-}
-
-/// Claims `SLOT_AND_VERSION_ARE_KEY`, but every key has version 1, and `Twin(2k)` and
-/// `Twin(2k + 1)` share slot `k`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Twin(u32);
-
-impl Key for Twin {
-    const SLOT_AND_VERSION_ARE_KEY: bool = true;
-
-    fn sparse_index(self) -> usize {
-        (self.0 / 2) as usize
-    }
-
-    fn version(self) -> u32 {
-        1
-    }
-}
-
-thread_local! {
-    /// Counts the calls of `Drifting::sparse_index`.
-    static DRIFT: Cell<usize> = const { Cell::new(0) };
-}
-
-/// A key whose slot is not a function of the key: it drifts over three slots from one call to
-/// the next (a thread-local counter). `SLOT` and `VERSION` are what it claims besides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Drifting<const SLOT: bool, const VERSION: bool>(u32);
-
-impl<const SLOT: bool, const VERSION: bool> Key for Drifting<SLOT, VERSION> {
-    const SLOT_IS_KEY: bool = SLOT;
-    const SLOT_AND_VERSION_ARE_KEY: bool = VERSION;
-
-    fn sparse_index(self) -> usize {
-        let drift = DRIFT.with(|drift| drift.replace(drift.get() + 1));
-        self.0 as usize + drift % 3
-    }
-}
 
 /// Steps of each random workload.
 const STEPS: usize = if cfg!(miri) { 100 } else { 4_000 };
-
-/// A deterministic stream of well-mixed values (splitmix64).
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self, below: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % u64::from(below)) as u32
-    }
-}
 
 type Grouped<K> = Group<(SparseMap<K, Tracked>, SparseSet<K>), (SparseSet<K>,)>;
 

@@ -6,42 +6,16 @@
 //!
 //! Run with `--nocapture` to see how many calls each sweep reached.
 
-use std::cmp::Ordering;
 use std::num::NonZeroU32;
 
 use sparse_set_core::map::Entry;
 use sparse_set_core::{Entity, Key, SparseMap, SparseSet};
+use sparse_soa_test_support::keys::OrdKey;
 use sparse_soa_test_support::panics::{Tracked, compare, sweep, tick};
 
 /// Elements per storage: past the in-place sort's insertion-sort threshold (16), so that its
 /// partitioning runs too (under miri, fewer: every sweep still reaches every call).
 const LEN: u32 = if cfg!(miri) { 10 } else { 40 };
-
-/// A key whose ordering is a counted call: `sort_keys` and `SparseSet::sort_unstable` then
-/// panic at each of their comparisons in turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct OrdKey(u32);
-
-impl Key for OrdKey {
-    const SLOT_IS_KEY: bool = true;
-
-    fn sparse_index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl Ord for OrdKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        tick("a key comparison");
-        self.0.cmp(&other.0)
-    }
-}
-
-impl PartialOrd for OrdKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
 
 /// An iterator whose every step is a counted call.
 struct Ticking<I>(I);

@@ -27,8 +27,10 @@
 //!
 //! [`sweep_try`] and [`sweep_plain`] run an operation once per allocation it makes, with that
 //! allocation (and every later one) refused; the [`panics`] module does the same with injected
-//! panics.
+//! panics. The [`keys`] module has the tests' deliberately wrong `Key` implementations, a key
+//! whose ordering is a counted call, and the workloads' random [`Stream`](keys::Stream).
 
+pub mod keys;
 pub mod panics;
 
 use std::alloc::{GlobalAlloc, Layout, System};
