@@ -71,12 +71,12 @@ pub(crate) fn run(options: &Options, progress: &mut Progress) -> Report {
 
             // Motion, colour and twinkle: one pass over every struct (sparks do not move).
             let step = |p: &mut Particle| {
-                if p.spark {
-                    p.rgb = palette.colour(p.palette, p.frames_left, p.lifetime);
-                    sim::twinkle(&mut p.rgb, p.frames_left);
-                } else {
+                if !p.spark {
                     sim::physics(&mut p.x, &mut p.y, &mut p.dx, &mut p.dy, wind);
-                    p.rgb = palette.colour(p.palette, p.frames_left, p.lifetime);
+                }
+                p.rgb = palette.colour(p.palette, p.frames_left, p.lifetime);
+                if p.spark {
+                    sim::twinkle(&mut p.rgb, p.frames_left);
                 }
             };
             #[cfg(feature = "rayon")]
