@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{field_bounds, where_with};
 use crate::ast::Input;
+use crate::expand::tokens::{field_bounds, where_with};
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let construct = construct(input);

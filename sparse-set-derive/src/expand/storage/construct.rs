@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
+use super::parts::Parts;
 use crate::ast::Input;
 
 /// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`.

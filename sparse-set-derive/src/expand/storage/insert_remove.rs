@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
+use super::parts::Parts;
 use crate::ast::Input;
 
 /// `insert`, `insert_full`, `try_insert`, `try_insert_full`.

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
+use super::parts::Parts;
 use crate::ast::Input;
 
 /// `get`, `get_mut`, `get_key_value`, `get_full`, `get_index`, `get_index_mut`: the views.

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
+use super::parts::Parts;
 use crate::ast::Input;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
