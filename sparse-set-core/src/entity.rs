@@ -4,9 +4,8 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU32;
 
-use crate::error::{try_reserve, try_reserve_exact};
-use crate::set::fail;
-use crate::{Error, Key};
+use crate::error::{Error, fail, try_reserve, try_reserve_exact};
+use crate::key::Key;
 
 /// A generational id: a slot `index` plus the `generation` of that slot it was issued for.
 ///

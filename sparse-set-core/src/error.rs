@@ -145,6 +145,19 @@ pub fn shrink<T>(vec: &mut Vec<T>) {
     }
 }
 
+/// Panics with `error`'s message: the plain twin of a `try_` call whose error names everything
+/// the message needs.
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn fail(error: Error) -> ! {
+    panic!("{error}")
+}
+
 /// Panics for a bounded storage that `error` refused to make, with a message naming the bounds
 /// asked for and the error (which names the limit it met).
 ///

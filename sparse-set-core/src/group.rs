@@ -87,11 +87,12 @@
 use core::fmt;
 use core::ops::Deref;
 
-use crate::error::fail_insert;
+use crate::error::{Error, fail_insert};
+use crate::key::{Key, check_not_stale};
+use crate::permutation::Permutation;
 use crate::query::{Member, MemberView, SharedMember};
-use crate::rows::Aligned;
-use crate::set::check_not_stale;
-use crate::{Columnar, Error, Key, Permutation, Rows, Storage};
+use crate::rows::{Aligned, Rows};
+use crate::storage::{Columnar, Storage};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
 /// positions `0..len` of every member, in the same order. See the [module docs](self).
@@ -1688,7 +1689,10 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a mut Gro
 mod tests {
     use core::num::NonZeroU32;
 
-    use crate::{Entity, Error, Group, SparseMap};
+    use crate::entity::Entity;
+    use crate::error::Error;
+    use crate::group::Group;
+    use crate::map::SparseMap;
 
     fn entity(index: u32, generation: u32) -> Entity {
         Entity::from_parts(index, NonZeroU32::new(generation).unwrap())

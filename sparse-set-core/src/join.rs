@@ -4,8 +4,8 @@
 //! A join walks the dense keys of the smaller storage and looks each one up in the other, so it
 //! costs **O(min(n, m))** lookups for storages of n and m elements.
 
-use crate::Storage;
 use crate::query::{SharedIter, query};
+use crate::storage::Storage;
 
 /// Iterates over the keys stored in both `a` and `b`, with both values.
 ///

@@ -80,8 +80,8 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::error::{shrink, try_reserve, try_reserve_exact};
-use crate::{DenseIndex, Error};
+use crate::dense::DenseIndex;
+use crate::error::{Error, shrink, try_reserve, try_reserve_exact};
 
 /// log2 of the slots in one page.
 const PAGE_BITS: u32 = 9;

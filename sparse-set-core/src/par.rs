@@ -48,11 +48,16 @@
 use rayon::iter::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer, bridge};
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
-use crate::group::{GroupExcluded, GroupMembers};
-use crate::query::{Exclude, Query, SharedMember};
-use crate::{Columnar, Group, Key, Rows, SparseMap, SparseSet};
+use crate::dense::DenseIndex;
+use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::key::Key;
 #[cfg(doc)]
-use crate::{DenseIndex, map};
+use crate::map;
+use crate::map::SparseMap;
+use crate::query::{Exclude, Query, SharedMember};
+use crate::rows::Rows;
+use crate::set::SparseSet;
+use crate::storage::Columnar;
 
 /// A parallel iterator over [`Rows`]: each key with its row view, the rows split into chunks
 /// that keep every column in lockstep. Indexed: `zip`, `enumerate`, `chunks` and `collect` into a
@@ -275,7 +280,7 @@ where
     }
 }
 
-impl<'a, K: Key + Send + Sync, V: Sync, D: crate::DenseIndex> IntoParallelIterator
+impl<'a, K: Key + Send + Sync, V: Sync, D: DenseIndex> IntoParallelIterator
     for &'a SparseMap<K, V, D>
 {
     type Iter = ParRows<crate::map::Columns<'a, K, V>>;
@@ -287,7 +292,7 @@ impl<'a, K: Key + Send + Sync, V: Sync, D: crate::DenseIndex> IntoParallelIterat
     }
 }
 
-impl<'a, K: Key + Send + Sync, V: Send, D: crate::DenseIndex> IntoParallelIterator
+impl<'a, K: Key + Send + Sync, V: Send, D: DenseIndex> IntoParallelIterator
     for &'a mut SparseMap<K, V, D>
 {
     type Iter = ParRows<crate::map::ColumnsMut<'a, K, V>>;
@@ -318,7 +323,7 @@ impl<'a, K: Key + Send + Sync, V: Send> IntoParallelIterator for crate::map::Col
     }
 }
 
-impl<'a, K: Key + Send + Sync, D: crate::DenseIndex> IntoParallelIterator for &'a SparseSet<K, D> {
+impl<'a, K: Key + Send + Sync, D: DenseIndex> IntoParallelIterator for &'a SparseSet<K, D> {
     type Iter = rayon::iter::Copied<rayon::slice::Iter<'a, K>>;
     type Item = K;
 
@@ -462,7 +467,7 @@ mod tests {
     use rayon::prelude::*;
 
     use super::*;
-    use crate::query;
+    use crate::query::{self, query};
 
     /// A pool of two threads, so that every split really runs on another thread.
     fn pool() -> rayon::ThreadPool {

@@ -48,7 +48,8 @@
 //! one lookup per member: see the crate's costs table. Storages that are always used together
 //! iterate fastest when they hold their keys in the same order (insert them together).
 
-use crate::{Key, Storage};
+use crate::key::Key;
+use crate::storage::Storage;
 
 /// A query over `members`, a tuple of 1 to 8 storages borrowed shared, mutably or
 /// [`optional`]ly, all with the same key type. See the [module docs](self).

@@ -110,9 +110,13 @@ use ::serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Vis
 use ::serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use ::serde::{Deserialize, Serialize};
 
-use crate::entity::Slot;
-use crate::error::{try_reserve, try_reserve_exact};
-use crate::{DenseIndex, Entities, Entity, Error, Key, SparseMap, SparseSet, Storage};
+use crate::dense::DenseIndex;
+use crate::entity::{Entities, Entity, Slot};
+use crate::error::{Error, try_reserve, try_reserve_exact};
+use crate::key::Key;
+use crate::map::SparseMap;
+use crate::set::SparseSet;
+use crate::storage::Storage;
 
 /// The most bytes a bounded storage read by `Deserialize` may allocate up front for its bounds:
 /// 16 MiB.
@@ -1238,7 +1242,11 @@ impl core::error::Error for NotAlive {}
 /// `__private`: the row format and its validation live here, once. Not public API.
 pub(crate) mod derive {
     use super::{PairRow, StorageRowsOut};
-    use crate::{DenseIndex, Error, Key, SparseSet, Storage};
+    use crate::dense::DenseIndex;
+    use crate::error::Error;
+    use crate::key::Key;
+    use crate::set::SparseSet;
+    use crate::storage::Storage;
     use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     /// What deserializing needs of a storage beyond [`Storage`]: to be made empty, growable or
@@ -1313,7 +1321,9 @@ mod tests {
     use ::serde::de::{DeserializeOwned, DeserializeSeed};
 
     use super::{Load, MAX_BOUNDED_BYTES, check_alive};
-    use crate::{Entities, Entity, SparseMap, SparseSet};
+    use crate::entity::{Entities, Entity};
+    use crate::map::SparseMap;
+    use crate::set::SparseSet;
 
     fn through_json<T: Serialize + DeserializeOwned>(value: &T) -> T {
         let text = serde_json::to_string(value).expect("serializes");

@@ -2,9 +2,12 @@
 //! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
 //! once.
 
-use crate::error::fail_insert;
-use crate::set::Keys;
-use crate::{DenseIndex, Error, Key, Rows, SparseSet};
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail_insert};
+use crate::key::Key;
+use crate::permutation::sort_as_with;
+use crate::rows::Rows;
+use crate::set::{Keys, SparseSet};
 
 /// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
 /// lives at position `i` of the storage's own arrays.
@@ -440,17 +443,7 @@ pub trait Columnar: Storage {
     /// assert_eq!(map[2], 'b');
     /// ```
     fn sort_as(&mut self, order: &[Self::Key]) -> usize {
-        let mut front = 0;
-        for &key in order {
-            if let Some(position) = self.get_index_of(key) {
-                // A key already placed sits before `front`: listed twice, it stays.
-                if position >= front {
-                    self.swap_indices(position, front);
-                    front += 1;
-                }
-            }
-        }
-        front
+        sort_as_with(self, order, Self::get_index_of, Self::swap_indices)
     }
 }
 

@@ -3,8 +3,8 @@
 //! world's storages, as a slice of [`WorldStorage`] trait objects, and calls these. Not public
 //! API: reached through `__private`, and may change in any release.
 
-use crate::Storage;
 use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::storage::Storage;
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
 /// different types: what despawning and retaining need of it, and nothing more.
@@ -182,7 +182,8 @@ mod tests {
     use alloc::vec::Vec;
 
     use super::*;
-    use crate::{SparseMap, SparseSet};
+    use crate::map::SparseMap;
+    use crate::set::SparseSet;
 
     #[test]
     fn despawn_removes_from_every_storage_that_holds_the_key() {

@@ -20,9 +20,14 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Index, IndexMut};
 
-use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
-use crate::set::fail;
-use crate::{Columnar, DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
+use crate::dense::DenseIndex;
+use crate::error::{
+    Error, fail, fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact,
+};
+use crate::key::Key;
+use crate::permutation::Permutation;
+use crate::set::{Removed, SparseSet};
+use crate::storage::{Columnar, Storage};
 
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
@@ -733,7 +738,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(&map.values()[..2], &['c', 'b']);
     /// ```
     pub fn sort_as(&mut self, order: &[K]) -> usize {
-        crate::Columnar::sort_as(self, order)
+        Columnar::sort_as(self, order)
     }
 
     /// The key index: which keys are stored, at which dense positions.

@@ -52,9 +52,13 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
-use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
+use crate::dense::DenseIndex;
+use crate::error::{
+    Error, fail, fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact,
+};
+use crate::key::{Key, check_not_stale};
 use crate::pages::Pages;
-use crate::{DenseIndex, Error, Key, Permutation};
+use crate::permutation::{Permutation, sort_as_with};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
 
@@ -145,13 +149,6 @@ pub struct SparseSet<K = u32, D: DenseIndex = u32> {
     /// kept as one flat array), and never reaches past it.
     versions: Vec<u32>,
     bounds: Option<Bounds>,
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub(crate) fn fail(error: Error) -> ! {
-    panic!("{error}")
 }
 
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
@@ -1075,7 +1072,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(&set.as_slice()[..2], &[3, 1]);
     /// ```
     pub fn sort_as(&mut self, order: &[K]) -> usize {
-        crate::Columnar::sort_as(self, order)
+        sort_as_with(self, order, Self::get_index_of, Self::swap_indices)
     }
 
     /// Reorders the keys by `permutation` (see [`Permutation`]) and re-points their slots, so
@@ -1304,19 +1301,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         );
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
     }
-}
-
-/// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
-#[inline]
-pub(crate) fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
-    if key.version() < held.version() {
-        return Err(Error::StaleKey {
-            index: key.sparse_slot(),
-            version: key.version(),
-            held: held.version(),
-        });
-    }
-    Ok(())
 }
 
 /// Re-points every slot when dropped, so a sort whose comparator panics leaves the set
