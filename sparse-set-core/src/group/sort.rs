@@ -2,6 +2,8 @@
 //! and then applied to every member through `swap_indices`, so the prefix stays aligned and a
 //! comparator that panics does so before anything has moved.
 
+#[cfg(doc)]
+use crate::error::Error;
 use crate::group::{Group, GroupExcluded, GroupMembers};
 use crate::permutation::Permutation;
 

@@ -3,6 +3,8 @@
 //! ([`Nth`]), and [`KeySet`], one storage's keys whatever its type. One macro writes them for
 //! every tuple length.
 
+#[cfg(doc)]
+use crate::group::Group;
 use crate::key::Key;
 use crate::rows::{Aligned, Rows};
 use crate::storage::{Columnar, Storage};
