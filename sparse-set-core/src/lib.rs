@@ -150,7 +150,8 @@ pub mod __private {
     /// validation.
     #[cfg(feature = "serde")]
     pub mod serde {
-        pub use crate::serialization::derive::{Rebuild, restore_rows, serialize_rows};
+        pub use crate::serialization::derive::{restore_rows, serialize_rows};
+        pub use crate::serialization::restore::Rebuild;
         pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
         pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
     }
