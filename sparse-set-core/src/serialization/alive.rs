@@ -5,8 +5,6 @@ use core::fmt;
 use core::num::NonZeroU32;
 
 use crate::entity::{Entities, Entity};
-#[cfg(doc)]
-use crate::serialization::load::Load;
 
 /// Checks that every entity of `keys` is alive in `entities`: the first that is not is the
 /// error, with its position in `keys`.
@@ -50,7 +48,7 @@ pub fn check_alive(entities: &Entities, keys: &[Entity]) -> Result<(), NotAlive>
 }
 
 /// An entity that its allocator does not say is alive: what [`check_alive`] and
-/// [`Load::alive_in`] refuse.
+/// [`Load::alive_in`](crate::serialization::Load::alive_in) refuse.
 ///
 /// Its message names the entity, its position and what its slot holds: "entity 3v1 (position
 /// 0) is not alive: slot 3 holds 3v2", "... slot 3 is dead", "... the allocator has 2 slots".

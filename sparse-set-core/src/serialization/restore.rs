@@ -16,13 +16,11 @@ use crate::serialization::MAX_BOUNDED_BYTES;
 use crate::serialization::format::{
     Bounds, FieldIn, KeyRow, PairRow, Row, cautious, preallocated, push,
 };
-#[cfg(doc)]
-use crate::serialization::load::Load;
 use crate::set::SparseSet;
 use crate::storage::Storage;
 
 /// A storage that deserializing can read, validating it, within a limit on the memory its bounds
-/// may claim: what [`Load`] calls.
+/// may claim: what [`Load`](crate::serialization::Load) calls.
 ///
 /// Implemented for [`SparseSet`] and [`SparseMap`], and for every storage `#[derive(SparseSoa)]`
 /// generates with `#[sparse_soa(serde)]`. Their `Deserialize` impls call it with
