@@ -213,6 +213,41 @@ macro_rules! __parallel {
 #[macro_export]
 macro_rules! __serde {
     (tag) => {};
+    // A storage whose struct lacks `#[sparse_soa(serde)]`: impls that cannot be used, whose
+    // bound says which attribute is missing (the bound is higher-ranked, so it is checked where
+    // the impl is used, not here).
+    (unmarked [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$($predicates:tt)*]) => {
+        #[automatically_derived]
+        impl $($impl)* $crate::__private::serde::Serialize for $self_ty
+        where
+            $($predicates)*
+            for<'__x> &'__x $self_ty: $crate::__private::serde::SerdeAttribute,
+        {
+            fn serialize<__S>(
+                &self,
+                _: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: $crate::__private::serde::Serializer,
+            {
+                <&$self_ty as $crate::__private::serde::SerdeAttribute>::absent()
+            }
+        }
+
+        #[automatically_derived]
+        impl $($impl_de)* $crate::__private::serde::Deserialize<$de> for $self_ty
+        where
+            $($predicates)*
+            for<'__x> &'__x $self_ty: $crate::__private::serde::SerdeAttribute,
+        {
+            fn deserialize<__D>(_: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<$de>,
+            {
+                <&$self_ty as $crate::__private::serde::SerdeAttribute>::absent()
+            }
+        }
+    };
     (
         storage
         [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$key:ty] [$value:ty]
@@ -309,11 +344,13 @@ macro_rules! __serde {
     };
 }
 
-/// Without `serde`: a compile error at `#[sparse_soa(serde)]`.
+/// Without `serde`: nothing for an unmarked storage, and a compile error at
+/// `#[sparse_soa(serde)]`.
 #[cfg(not(feature = "serde"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serde {
+    (unmarked $($tokens:tt)*) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error! {
             "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `sparse-soa = { version = \"0.1\", features = [\"serde\"] }`"

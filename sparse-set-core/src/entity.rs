@@ -560,6 +560,10 @@ impl Entities {
     ///
     /// The first rule broken, as a [`PartsError`]; [`PartsError::Alloc`] if the free list's room
     /// (or the check's own scratch memory) cannot be had.
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
     pub(crate) fn from_parts(slots: Vec<Slot>, mut free: Vec<u32>) -> Result<Self, PartsError> {
         let len = Self::check_parts(&slots, &free)?;
         let missing = slots.len() - free.len();

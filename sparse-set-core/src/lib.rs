@@ -113,6 +113,9 @@ mod pages;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub mod par;
+#[cfg(not(feature = "rayon"))]
+#[doc(hidden)]
+pub mod par_off;
 mod permutation;
 pub mod query;
 mod rows;
@@ -150,7 +153,7 @@ pub mod __private {
     /// validation.
     #[cfg(feature = "serde")]
     pub mod serde {
-        pub use crate::serialization::derive::{restore_rows, serialize_rows};
+        pub use crate::serialization::derive::{SerdeAttribute, restore_rows, serialize_rows};
         pub use crate::serialization::restore::Rebuild;
         pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
         pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -380,6 +380,37 @@ pub trait Member {
     fn locate(&self, key: Self::Key) -> Option<Self::Slot>;
 }
 
+/// The key type of one query member, checked against the first member's `K`: how a query's
+/// members are required to share one key type, with a message that says what to do when they
+/// do not. Implemented for every key type with itself (`K: SameKey<K>`), and nothing else.
+#[diagnostic::on_unimplemented(
+    message = "a query's members do not share one key type: a storage keyed by `{Self}` is among members keyed by `{K}`",
+    label = "keyed by `{Self}`, not `{K}`",
+    note = "every member of a query must have the key type of the first member",
+    note = "a derived storage is keyed by `u32` unless its struct says otherwise: for `Entity` keys, add `#[sparse_soa(key = Entity)]` to the struct"
+)]
+pub trait SameKey<K> {
+    /// The key, as the first member's key type (the same type).
+    fn into_key(self) -> K;
+
+    /// A key of the first member's type, as this one (the same type).
+    fn from_key(key: K) -> Self;
+}
+
+impl<K> SameKey<K> for K {
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the identity")]
+    fn into_key(self) -> K {
+        self
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the identity")]
+    fn from_key(key: K) -> K {
+        key
+    }
+}
+
 /// The view of a [`Member`] borrowed for `'v`. (`Bound` is never named: its default,
 /// `&'v Self`, states that the member outlives `'v` wherever the trait is used for every `'v`.)
 pub trait MemberView<'v, Bound = &'v Self>: Member {
@@ -539,6 +570,12 @@ impl<S: Storage> Exclude<S::Key> for &S {
 
 /// A tuple of query members with one key type: what [`query`] takes. Implemented for tuples of 1
 /// to 8 [`Member`]s; the methods are the query's plumbing. Its views are in [`MembersView`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tuple of query members: a query takes a tuple of 1 to 8 storages",
+    label = "not 1 to 8 query members",
+    note = "write the members as a tuple of 1 to 8 borrowed storages, all with one key type: `query((&mut positions, &velocities))`, or `query((&positions,))` for one",
+    note = "more than 8? query 8 of them, or group storages that are always used together (`Group`) and pass the group as one member"
+)]
 pub trait Members {
     /// The key type every member shares.
     type Key: Key;
@@ -600,7 +637,13 @@ pub trait SharedMembers: Members + Copy {
 
 macro_rules! members_tuple {
     ($($member:ident $i:tt $view:ident),+) => {
-        impl<K: Key, $($member: Member<Key = K>),+> Members for ($($member,)+) {
+        // `A`, the first member, names the key type; the others are checked against it through
+        // `MemberOf`, whose message says what to do when they disagree.
+        impl<K: Key, $($member: Member),+> Members for ($($member,)+)
+        where
+            A: Member<Key = K>,
+            $($member::Key: SameKey<K>,)+
+        {
             type Key = K;
             type Slots = ($($member::Slot,)+);
 
@@ -641,14 +684,14 @@ macro_rules! members_tuple {
                 without: &W,
             ) -> Option<(K, Self::Slots)> {
                 let key = match driver {
-                    $($i => self.$i.key_at(index),)+
+                    $($i => self.$i.key_at(index).map(SameKey::into_key),)+
                     _ => None,
                 }?;
                 let slots = ($(
                     if $i == driver {
                         $member::driven_slot(index)
                     } else {
-                        self.$i.locate(key)?
+                        self.$i.locate(SameKey::from_key(key))?
                     },
                 )+);
                 if without.holds(key) {

@@ -45,3 +45,17 @@ where
 {
     restore::<S, PairRow<S::Key, S::Value>, De>(deserializer, max_bounded_bytes)
 }
+
+/// What a derived storage whose struct lacks `#[sparse_soa(serde)]` would need to be saved or
+/// loaded: nothing implements it, so using such a storage with serde is an error that says
+/// which attribute is missing (instead of suggesting to derive `Serialize` on the generated
+/// type).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be saved or loaded: its struct has no `#[sparse_soa(serde)]`",
+    label = "no `#[sparse_soa(serde)]` on its struct",
+    note = "add `#[sparse_soa(serde)]` beside `#[derive(SparseSoa)]`: the storage then implements `Serialize` and `Deserialize`, in the format of a `SparseMap`, validated on load"
+)]
+pub trait SerdeAttribute {
+    /// Never called: nothing implements the trait.
+    fn absent() -> !;
+}
