@@ -353,7 +353,7 @@ macro_rules! __serde {
     (unmarked $($tokens:tt)*) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error! {
-            "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `sparse-soa = { version = \"0.1\", features = [\"serde\"] }`"
+            "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `features = [\"serde\"]` on the `sparse-soa` dependency (see the README's install section)"
         }
     };
 }

@@ -10,7 +10,7 @@ use crate::query::Query;
 #[diagnostic::on_unimplemented(
     message = "parallel iteration needs the `rayon` feature of `sparse-soa`",
     label = "`rayon` is not enabled",
-    note = "enable it in Cargo.toml: `sparse-soa = {{ version = \"0.1\", features = [\"rayon\"] }}` (or the `rayon` feature of `sparse-set-core`, if you depend on the core alone)"
+    note = "enable it in Cargo.toml: `features = [\"rayon\"]` on the `sparse-soa` dependency (or on `sparse-set-core`, if you depend on the core alone)"
 )]
 pub trait RayonFeature {
     /// Never called: nothing implements the trait.
