@@ -15,9 +15,9 @@
 //! and, with `--svg FILE`, a picture of the particles coloured by their `Colour`.
 //!
 //! ```sh
-//! cargo run --release --example particles
-//! cargo run --release --example particles -- --help
-//! cargo run --release --example particles --features rayon -- --threads 2 --svg particles.svg
+//! cargo run --release -p particles
+//! cargo run --release -p particles -- --help
+//! cargo run --release -p particles --features rayon -- --threads 2 --svg particles.svg
 //! ```
 
 #![allow(
@@ -321,7 +321,7 @@ fn main() -> ExitCode {
             .error(
                 ErrorKind::ArgumentConflict,
                 "--threads above 1 needs the rayon feature: \
-                 cargo run --release --example particles --features rayon -- --threads 2",
+                 cargo run --release -p particles --features rayon -- --threads 2",
             )
             .exit();
     }
