@@ -95,8 +95,8 @@ Options:
                            [default: {seed}]
   -j, --threads <N>        Threads for the motion and colour systems (more than 1 needs the
                            rayon feature) [default: {threads}]
-      --svg <FILE>         Write an SVG picture of the final state to FILE, each particle
-                           coloured by its Colour
+      --svg <FILE>         Write an SVG picture to FILE: the final state, each particle
+                           coloured by its Colour, beside the frame times of both runs
       --svg-points <N>     At most this many particles in the SVG (an even sample)
                            [default: {svg_points}]
       --no-baseline        Skip the Vec-of-structs baseline

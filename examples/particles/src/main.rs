@@ -12,7 +12,8 @@
 //!
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
-//! and, with `--svg FILE`, a picture of the particles coloured by their `Colour`.
+//! and, with `--svg FILE`, a picture: the particles coloured by their `Colour` beside the frame
+//! times of both runs.
 //!
 //! ```sh
 //! cargo run --release -p particles
@@ -29,6 +30,7 @@
 
 mod baseline;
 mod cli;
+mod figure;
 mod picture;
 mod progress;
 mod sim;
@@ -360,22 +362,14 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
     );
 
     if let Some(path) = &options.svg {
-        let title = format!(
-            "sparse-soa particles: {} particles after {} frames",
-            ours.dots.len(),
-            options.frames
-        );
-        let shown = ours.dots.len().min(options.svg_points);
-        if let Err(error) =
-            std::fs::write(path, picture::svg(&ours.dots, options.svg_points, &title))
-        {
+        if let Err(error) = std::fs::write(path, figure::svg(options, ours, baseline)) {
             eprintln!("error: cannot write {}: {error}", path.display());
             return ExitCode::FAILURE;
         }
         println!(
-            "wrote {} (about {} of {} particles)",
+            "wrote {}: {} of the {} particles, the frame times, a legend",
             path.display(),
-            thousands(shown as u64),
+            thousands(figure::drawn(ours.dots.len(), options.svg_points) as u64),
             thousands(ours.dots.len() as u64)
         );
     }
@@ -383,11 +377,9 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
 }
 
 fn print_throughput(what: &str, report: &Report, frames: u32) {
-    let per_frame = |seconds: f64| seconds * 1e3 / f64::from(frames);
-    let [spawn, update, remove] = report.phases.map(per_frame);
+    let [spawn, update, remove, total] = report.milliseconds_per_frame(frames);
     println!(
-        "  {what:<36} {spawn:>7.2} {update:>7.2} {remove:>7.2} {:>7.2} {:>10.1} M",
-        per_frame(report.seconds),
+        "  {what:<36} {spawn:>7.2} {update:>7.2} {remove:>7.2} {total:>7.2} {:>10.1} M",
         report.updates_per_second() / 1e6,
     );
 }
