@@ -9,8 +9,7 @@ use crate::error::{Error, try_reserve, try_reserve_exact};
 use crate::pages::compact::Compact;
 use crate::pages::hash_lane::HashLane;
 use crate::pages::{
-    COMPACT, EMPTY, Entry, FLAT_MIN, FLAT_PER_PAGE, Found, Full, PAGE_LEN, Pages, flat_index,
-    new_full, push_zeroed_page,
+    COMPACT, EMPTY, Entry, FLAT_MIN, FLAT_PER_PAGE, PAGE_LEN, Pages, flat_index, new_full,
 };
 
 impl<D: DenseIndex> Pages<D> {
@@ -28,11 +27,12 @@ impl<D: DenseIndex> Pages<D> {
         if number == self.prefix_pages() && number < self.flat_full.len() {
             // The page continues the prefix: it is appended there, and full pages after it
             // follow.
-            try_reserve(&mut self.prefix, PAGE_LEN)?;
+            self.prefix.try_reserve_pages(1)?;
             try_reserve(&mut self.free, 1)?;
-            let appended = push_zeroed_page(&mut self.prefix);
-            self.compact[index].fill(appended);
-            appended[offset] = value;
+            let mut values = [D::ZERO; PAGE_LEN];
+            self.compact[index].fill(&mut values);
+            values[offset] = value;
+            self.prefix.push_values(&values);
             self.free_compact(index);
             self.flat_compact[number] = EMPTY;
             self.flat_named -= 1;
@@ -96,11 +96,11 @@ impl<D: DenseIndex> Pages<D> {
         loop {
             let number = self.prefix_pages();
             let Some(slot) = self.flat_full.get_mut(number) else { return };
-            if slot.is_none() || try_reserve(&mut self.prefix, PAGE_LEN).is_err() {
+            if slot.is_none() || self.prefix.try_reserve_pages(1).is_err() {
                 return;
             }
             if let Some(full) = slot.take() {
-                self.prefix.extend_from_slice(&full[..]);
+                self.prefix.push_values(&full);
                 self.flat_named -= 1;
             }
         }
@@ -203,62 +203,38 @@ impl<D: DenseIndex> Pages<D> {
         }
     }
 
-    /// Adds full pages covering slots `0..limit` (bounded sets), so that inserting below `limit`
-    /// never allocates; compact pages there turn full. On `Err`, the pages may have changed
-    /// form, but every slot keeps its value.
-    pub(crate) fn allocate_full_below(&mut self, limit: u64) -> Result<(), Error> {
-        let pages = Self::check_full_below(limit)?;
-        if pages <= self.prefix_pages() {
-            return Ok(());
+    /// Pages whose prefix covers slots `0..limit` (a bounded set's whole key range), so that
+    /// inserting below `limit` never allocates. Everything is reserved before a word is written:
+    /// a `limit` the allocator cannot grant fails here, having touched no memory.
+    pub(crate) fn try_bounded(limit: u64, versioned: bool) -> Result<Self, Error> {
+        let mut pages = Self::new(versioned);
+        let count = Self::check_full_below(limit, pages.prefix.stride())?;
+        pages.prefix.try_reserve_pages_exact(count)?;
+        let zeroed = [D::ZERO; PAGE_LEN];
+        for _ in 0..count {
+            pages.prefix.push_values(&zeroed);
         }
-        if pages > self.flat_full.len() {
-            self.grow_flat(pages)?;
-        }
-        // The prefix over every page, allocated at once (so a huge limit fails before anything
-        // else is), then filled from the pages it replaces.
-        let mut prefix = Vec::new();
-        try_reserve_exact(&mut prefix, pages * PAGE_LEN)?;
-        try_reserve(&mut self.free, pages)?;
-        prefix.extend_from_slice(&self.prefix);
-        for number in self.prefix_pages()..pages {
-            let values = push_zeroed_page(&mut prefix);
-            if let Some(full) = self.flat_full[number].take() {
-                values.copy_from_slice(&full[..]);
-                self.flat_named -= 1;
-            } else if let Found::Compact(index) = Found::of(self.flat_compact[number]) {
-                self.compact[index].fill(values);
-                self.free_compact(index);
-                self.flat_compact[number] = EMPTY;
-                self.flat_named -= 1;
-            }
-        }
-        self.prefix = prefix;
-        self.refresh_last();
-        Ok(())
+        pages.refresh_last();
+        Ok(pages)
     }
 
     /// The number of full pages covering slots `0..limit`, or `Err(CapacityOverflow)` if they
-    /// (and their directory) need more memory than the address space has. Allocates nothing.
-    pub(crate) fn check_full_below(limit: u64) -> Result<usize, Error> {
+    /// need more memory than the address space has, `stride` words per slot. Allocates nothing.
+    pub(crate) fn check_full_below(limit: u64, stride: usize) -> Result<usize, Error> {
         let pages = usize::try_from(limit.div_ceil(PAGE_LEN as u64)).ok();
         pages
             .filter(|&pages| {
                 pages
-                    .checked_mul(Self::FULL_PAGE_BYTES)
+                    .checked_mul(PAGE_LEN * stride * size_of::<D>())
                     .is_some_and(|bytes| isize::try_from(bytes).is_ok())
             })
             .ok_or(Error::CapacityOverflow)
     }
 
-    /// The bytes [`allocate_full_below`](Self::allocate_full_below) takes for slots
-    /// `0..limit` in an empty sparse array: the pages and their directory entries. `Err` as
-    /// [`check_full_below`](Self::check_full_below). Allocates nothing.
+    /// The bytes [`try_bounded`](Self::try_bounded) takes for slots `0..limit`, `stride` words
+    /// per slot. `Err` as [`check_full_below`](Self::check_full_below). Allocates nothing.
     #[cfg(feature = "serde")]
-    pub(crate) fn full_below_bytes(limit: u64) -> Result<usize, Error> {
-        Ok(Self::check_full_below(limit)? * Self::FULL_PAGE_BYTES)
+    pub(crate) fn full_below_bytes(limit: u64, stride: usize) -> Result<usize, Error> {
+        Ok(Self::check_full_below(limit, stride)? * PAGE_LEN * stride * size_of::<D>())
     }
-
-    /// What one page of the prefix costs: its slots, and its entry in the flat lane.
-    const FULL_PAGE_BYTES: usize =
-        size_of::<[D; PAGE_LEN]>() + size_of::<Option<Full<D>>>() + size_of::<Entry>();
 }

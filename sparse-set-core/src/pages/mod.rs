@@ -87,6 +87,7 @@
 mod compact;
 mod grow;
 mod hash_lane;
+mod prefix;
 mod release;
 #[cfg(test)]
 mod tests;
@@ -99,6 +100,7 @@ use crate::error::{Error, try_reserve_exact};
 
 use compact::Compact;
 use hash_lane::HashLane;
+pub(crate) use prefix::Prefix;
 
 /// log2 of the slots in one page.
 const PAGE_BITS: u32 = 9;
@@ -138,13 +140,6 @@ const fn split(slot: u64) -> (u64, usize) {
 #[expect(clippy::inline_always, reason = "on every lookup's path")]
 fn flat_index(page: u64) -> usize {
     usize::try_from(page).unwrap_or(usize::MAX)
-}
-
-/// Appends a zeroed page to `prefix` (whose room the caller reserved) and returns it.
-fn push_zeroed_page<D: DenseIndex>(prefix: &mut Vec<D>) -> &mut [D; PAGE_LEN] {
-    let start = prefix.len();
-    prefix.resize(start + PAGE_LEN, D::ZERO);
-    (&mut prefix[start..]).try_into().unwrap_or_else(|_| unreachable!("a page has PAGE_LEN slots"))
 }
 
 /// A copy of `values`, allocated fallibly (`Vec::clone` aborts when memory cannot be had).
@@ -215,8 +210,9 @@ pub(crate) struct Pages<D: DenseIndex> {
     /// whichever is further, while the hash lane is empty; `u64::MAX` otherwise. A miss past the
     /// largest key is one comparison.
     last: u64,
-    /// The prefix: slots `0..prefix.len()` as one flat array, a whole number of pages, all full.
-    prefix: Vec<D>,
+    /// The prefix: the slots of the full pages from page 0 up as one flat array (with each
+    /// slot's version beside it in a versioned set).
+    prefix: Prefix<D>,
     /// The flat lane's full pages, by page number.
     flat_full: Vec<Option<Full<D>>>,
     /// The flat lane's compact entries (or `EMPTY`), by page number.
@@ -234,17 +230,12 @@ pub(crate) struct Pages<D: DenseIndex> {
     free: Vec<Entry>,
 }
 
-impl<D: DenseIndex> Default for Pages<D> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<D: DenseIndex> Pages<D> {
-    pub(crate) const fn new() -> Self {
+    /// Empty pages; `versioned` keeps a version beside each slot of the prefix (see `Prefix`).
+    pub(crate) const fn new(versioned: bool) -> Self {
         Self {
             last: 0,
-            prefix: Vec::new(),
+            prefix: Prefix::new(versioned),
             flat_full: Vec::new(),
             flat_compact: Vec::new(),
             flat_named: 0,
@@ -259,7 +250,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn try_clone(&self) -> Result<Self, Error> {
         Ok(Self {
             last: self.last,
-            prefix: try_copy(&self.prefix)?,
+            prefix: self.prefix.try_clone()?,
             flat_full: try_copy_pages(&self.flat_full)?,
             flat_compact: try_copy(&self.flat_compact)?,
             flat_named: self.flat_named,
@@ -271,30 +262,58 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     /// The value stored in `slot`: zero if it is empty or its page is missing.
+    #[inline]
+    pub(crate) fn get(&self, slot: u64) -> D {
+        self.get_in(slot, self.prefix.stride())
+    }
+
+    /// [`get`](Self::get), for a caller that knows the prefix's stride as a constant.
     ///
-    /// `always`: see `SparseSet::get_index_of`. The whole path, misses included, is inlined: a
-    /// slot past `last` is one comparison; a slot of the prefix is one load, as in a flat sparse array; a full page of the flat lane
-    /// is the page pointer and the slot; anything else is one entry (flat or hashed) and `read`.
+    /// `always`: see `SparseSet::get_index_of`. The common lanes are inlined: a slot of the
+    /// prefix is one load, as in a flat sparse array; a slot past `last` is one comparison; a
+    /// full page of the flat lane is the page pointer and the slot. The rare lanes (compact
+    /// pages, the hash lane) are a call, so that they do not take the caller's registers.
     #[inline(always)]
     #[expect(
         clippy::inline_always,
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
-    pub(crate) fn get(&self, slot: u64) -> D {
+    pub(crate) fn get_in(&self, slot: u64, stride: usize) -> D {
+        let at = flat_index(slot);
+        if stride == 1 {
+            if let Some(&value) = self.prefix.cell(at, 1).and_then(<[D]>::first) {
+                return value;
+            }
+        } else if let Some(cell) = self.prefix.cell(at, stride) {
+            return cell[0];
+        }
         if slot > self.last {
             return D::ZERO;
         }
-        if let Some(&value) = self.prefix.get(flat_index(slot)) {
-            return value;
-        }
         let (page, offset) = split(slot);
-        let number = flat_index(page);
-        let entry = match self.flat_full.get(number) {
-            Some(Some(full)) => return full[offset],
-            Some(None) => self.flat_compact.get(number).copied().unwrap_or(EMPTY),
+        if let Some(Some(full)) = self.flat_full.get(flat_index(page)) {
+            return full[offset];
+        }
+        self.get_rare(page, offset)
+    }
+
+    /// The value at `offset` of page number `page`, which is neither in the prefix nor a full
+    /// page of the flat lane: a compact page, or a page of the hash lane; zero if missing.
+    #[inline(never)]
+    fn get_rare(&self, page: u64, offset: usize) -> D {
+        let entry = match self.flat_compact.get(flat_index(page)) {
+            Some(&entry) => entry,
             None => self.hash.get(page),
         };
         self.read(entry, offset)
+    }
+
+    /// The words of prefix slot `at` (`stride` of them, the caller's constant): the value,
+    /// then the version, in a versioned set; `None` past the prefix.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the lookup path of versioned keys")]
+    pub(crate) fn prefix_cell(&self, at: usize, stride: usize) -> Option<&[D]> {
+        self.prefix.cell(at, stride)
     }
 
     /// Recomputes `last` after the prefix, the flat lane or the hash lane changed size.
@@ -308,7 +327,7 @@ impl<D: DenseIndex> Pages<D> {
             return u64::MAX;
         }
         let flat = (self.flat_full.len() as u64).saturating_mul(PAGE_LEN as u64);
-        flat.max(self.prefix.len() as u64).saturating_sub(1)
+        flat.max(self.prefix.slots() as u64).saturating_sub(1)
     }
 
     /// The slot at `offset` of the page `entry` names; zero for `EMPTY`.
@@ -334,7 +353,7 @@ impl<D: DenseIndex> Pages<D> {
     #[inline]
     fn find(&self, page: u64) -> Found {
         let number = flat_index(page);
-        if number < self.prefix_pages() {
+        if number < self.prefix.pages() {
             return Found::Prefix(number);
         }
         match self.flat_full.get(number) {
@@ -349,7 +368,7 @@ impl<D: DenseIndex> Pages<D> {
     #[inline]
     fn slot_mut(&mut self, found: Found, offset: usize) -> Option<&mut D> {
         match found {
-            Found::Prefix(number) => self.prefix.get_mut(number * PAGE_LEN + offset),
+            Found::Prefix(number) => self.prefix.value_mut(number * PAGE_LEN + offset),
             Found::FlatFull(number) => {
                 self.flat_full[number].as_mut().map(|full| &mut full[offset])
             }
@@ -372,7 +391,7 @@ impl<D: DenseIndex> Pages<D> {
     /// swap-remove whose columns have not moved yet, a sort's repair guard while unwinding).
     #[inline]
     pub(crate) fn set(&mut self, slot: u64, value: D) {
-        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+        if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
             *stored = value;
             return;
         }
@@ -390,7 +409,7 @@ impl<D: DenseIndex> Pages<D> {
     /// Never allocates.
     #[inline]
     pub(crate) fn take(&mut self, slot: u64) -> D {
-        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+        if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
             return core::mem::replace(stored, D::ZERO);
         }
         let (page, offset) = split(slot);
@@ -422,7 +441,7 @@ impl<D: DenseIndex> Pages<D> {
     /// compact page full if needed. On `Err` nothing has changed.
     #[inline]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        if let Some(stored) = self.prefix.get_mut(flat_index(slot)) {
+        if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
             *stored = value;
             return Ok(());
         }
@@ -450,23 +469,29 @@ impl<D: DenseIndex> Pages<D> {
         }
     }
 
-    /// The value of prefix slot `at`; zero past the prefix.
-    #[inline(always)]
-    #[expect(clippy::inline_always, reason = "on the lookup path of generational keys")]
-    pub(crate) fn prefix_get(&self, at: usize) -> D {
-        self.prefix.get(at).copied().unwrap_or(D::ZERO)
+    /// The version kept for prefix slot `at` (zero if none; see `Prefix`).
+    #[inline]
+    pub(crate) fn prefix_version(&self, at: usize) -> u32 {
+        self.prefix.version(at)
+    }
+
+    /// Keeps `version` for prefix slot `at`; nothing past the prefix or in a set that is not
+    /// versioned.
+    #[inline]
+    pub(crate) fn set_prefix_version(&mut self, at: usize, version: u32) {
+        self.prefix.set_version(at, version);
     }
 
     /// The number of slots in the prefix.
     #[inline]
-    pub(crate) fn prefix_len(&self) -> usize {
-        self.prefix.len()
+    pub(crate) fn prefix_slots(&self) -> usize {
+        self.prefix.slots()
     }
 
     /// The number of pages in the prefix.
     #[inline]
     fn prefix_pages(&self) -> usize {
-        self.prefix.len() / PAGE_LEN
+        self.prefix.pages()
     }
 
     /// The number of pages in use.
@@ -480,7 +505,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn allocated_bytes(&self) -> usize {
         let full_pages = self.flat_full.iter().flatten().count() + self.hashed_full.len();
         full_pages * size_of::<[D; PAGE_LEN]>()
-            + self.prefix.capacity() * size_of::<D>()
+            + self.prefix.allocated_bytes()
             + self.flat_full.capacity() * size_of::<Option<Full<D>>>()
             + self.flat_compact.capacity() * size_of::<Entry>()
             + self.hashed_full.capacity() * size_of::<Option<Full<D>>>()
@@ -494,7 +519,7 @@ impl<D: DenseIndex> Pages<D> {
     pub(crate) fn check(&self) -> usize {
         // 0. The last slot and the prefix.
         assert_eq!(self.last, self.computed_last(), "`last` is stale");
-        assert_eq!(self.prefix.len() % PAGE_LEN, 0, "the prefix ends inside a page");
+        self.prefix.check();
         let prefix_pages = self.prefix_pages();
         for number in 0..prefix_pages.min(self.flat_full.len()) {
             assert!(
@@ -571,12 +596,7 @@ impl<D: DenseIndex> Pages<D> {
         for &index in &self.free {
             assert_eq!(self.compact[index as usize].len(), 0, "free compact page {index} is used");
         }
-        self.pages()
-            .map(|(_, page)| match page {
-                PageRef::Full(values) => values.iter().filter(|&&value| value != D::ZERO).count(),
-                PageRef::Compact(compact) => compact.len(),
-            })
-            .sum()
+        self.pages().map(|(_, page)| page.used()).sum()
     }
 }
 
@@ -584,5 +604,35 @@ impl<D: DenseIndex> Pages<D> {
 #[derive(Clone, Copy)]
 enum PageRef<'a, D> {
     Full(&'a [D; PAGE_LEN]),
+    /// A page of the prefix: its words, `stride` per slot, the value first.
+    Prefix(&'a [D], usize),
     Compact(&'a Compact<D>),
+}
+
+impl<D: DenseIndex> PageRef<'_, D> {
+    /// The page's values, as a full page holds them.
+    fn values(&self) -> [D; PAGE_LEN] {
+        let mut values = [D::ZERO; PAGE_LEN];
+        match *self {
+            PageRef::Full(full) => values.copy_from_slice(full),
+            PageRef::Prefix(words, stride) => {
+                for (value, cell) in values.iter_mut().zip(words.chunks_exact(stride)) {
+                    *value = cell[0];
+                }
+            }
+            PageRef::Compact(compact) => compact.fill(&mut values),
+        }
+        values
+    }
+
+    /// The number of slots in use.
+    fn used(&self) -> usize {
+        match *self {
+            PageRef::Full(full) => full.iter().filter(|&&value| value != D::ZERO).count(),
+            PageRef::Prefix(words, stride) => {
+                words.chunks_exact(stride).filter(|cell| cell[0] != D::ZERO).count()
+            }
+            PageRef::Compact(compact) => compact.len(),
+        }
+    }
 }

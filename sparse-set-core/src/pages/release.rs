@@ -7,15 +7,15 @@ use alloc::vec::Vec;
 use crate::dense::DenseIndex;
 use crate::error::{Error, shrink, try_reserve};
 use crate::pages::compact::Compact;
-use crate::pages::{COMPACT, Entry, Found, PAGE_LEN, PageRef, Pages, flat_index, new_full};
+use crate::pages::{COMPACT, Entry, Found, PageRef, Pages, flat_index, new_full};
 
 impl<D: DenseIndex> Pages<D> {
     /// Every page number with a page, and the page's slots.
     pub(super) fn pages(&self) -> impl Iterator<Item = (u64, PageRef<'_, D>)> + '_ {
-        let prefix = self.prefix.chunks_exact(PAGE_LEN).enumerate().map(|(number, values)| {
-            let values = values.try_into().unwrap_or_else(|_| unreachable!("whole pages"));
-            (number as u64, PageRef::Full(values))
-        });
+        let stride = self.prefix.stride();
+        let prefix = self.prefix.pages_words().enumerate();
+        let prefix =
+            prefix.map(move |(number, words)| (number as u64, PageRef::Prefix(words, stride)));
         let flat = self.flat_full.iter().zip(&self.flat_compact).enumerate();
         let flat = flat.filter_map(|(number, (full, &entry))| {
             let page = match full {
@@ -44,6 +44,7 @@ impl<D: DenseIndex> Pages<D> {
         let compact = match values {
             PageRef::Compact(compact) => Some(*compact),
             PageRef::Full(values) => Compact::from_full(values),
+            PageRef::Prefix(..) => Compact::from_full(&values.values()),
         };
         match compact {
             Some(compact) if compact.len() == 0 => Ok(()),
@@ -55,15 +56,20 @@ impl<D: DenseIndex> Pages<D> {
                 Ok(())
             }
             None => {
-                let PageRef::Full(values) = values else { unreachable!("a compact page fits") };
                 if flat_index(page) == self.prefix_pages() {
-                    try_reserve(&mut self.prefix, PAGE_LEN)?;
-                    self.prefix.extend_from_slice(values);
+                    self.prefix.try_reserve_pages(1)?;
+                    match values {
+                        // A prefix page stays one, with the versions of its slots.
+                        PageRef::Prefix(words, stride) if stride == self.prefix.stride() => {
+                            self.prefix.push_words(words);
+                        }
+                        _ => self.prefix.push_values(&values.values()),
+                    }
                     self.refresh_last();
                     return Ok(());
                 }
                 let mut full = new_full::<D>()?;
-                full.copy_from_slice(values);
+                full.copy_from_slice(&values.values());
                 try_reserve(&mut self.hashed_full, 1)?;
                 self.reserve_entry(page)?;
                 let number = flat_index(page);
@@ -90,14 +96,14 @@ impl<D: DenseIndex> Pages<D> {
         }
         pages.extend(self.pages());
         pages.sort_unstable_by_key(|&(page, _)| page);
-        let mut rebuilt = Self::new();
+        let mut rebuilt = Self::new(self.prefix.is_versioned());
         for &(page, values) in &pages {
             if rebuilt.adopt(page, values).is_err() {
                 return;
             }
         }
         drop(pages);
-        shrink(&mut rebuilt.prefix);
+        rebuilt.prefix.shrink();
         shrink(&mut rebuilt.flat_full);
         shrink(&mut rebuilt.flat_compact);
         shrink(&mut rebuilt.hashed_full);

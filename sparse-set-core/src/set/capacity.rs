@@ -82,9 +82,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         }
         shrink(&mut self.dense);
         self.sparse.release_empty_pages();
-        // Versions follow the prefix, which may have shrunk.
-        self.versions.truncate(self.sparse.prefix_len());
-        shrink(&mut self.versions);
+        // Pages that joined the prefix in the rebuild bring no versions: give them their keys'.
+        self.fill_versions(0);
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
@@ -116,9 +115,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        self.dense.capacity() * size_of::<K>()
-            + self.versions.capacity() * size_of::<u32>()
-            + self.sparse.allocated_bytes()
+        self.dense.capacity() * size_of::<K>() + self.sparse.allocated_bytes()
     }
 
     /// The fallible twin of `clone`: a copy of the set, bounded alike (with its full capacity)
@@ -141,10 +138,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
         dense.extend_from_slice(&self.dense);
-        // A bounded set's versions cover its whole prefix already: a copy keeps that.
-        let mut versions = Vec::new();
-        try_reserve_exact(&mut versions, self.versions.len())?;
-        versions.extend_from_slice(&self.versions);
-        Ok(Self { sparse: self.sparse.try_clone()?, dense, versions, bounds: self.bounds })
+        Ok(Self { sparse: self.sparse.try_clone()?, dense, bounds: self.bounds })
     }
 }

@@ -54,9 +54,9 @@ mod traits;
 use alloc::vec::Vec;
 
 use crate::dense::DenseIndex;
-use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve, try_reserve_exact};
+use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
 use crate::key::{Key, check_not_stale};
-use crate::pages::Pages;
+use crate::pages::{Pages, Prefix};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
 
@@ -141,15 +141,14 @@ struct Bounds {
 pub struct SparseSet<K = u32, D: DenseIndex = u32> {
     sparse: Pages<D>,
     dense: Vec<K>,
-    /// For keys that [`Key::SLOT_AND_VERSION_ARE_KEY`]: the version of the key in each slot
-    /// below its length (meaningless where the slot is empty), read beside the slot so that a
-    /// lookup need not read the dense key. Grows over the sparse prefix (the slots from 0 up
-    /// kept as one flat array), and never reaches past it.
-    versions: Vec<u32>,
     bounds: Option<Bounds>,
 }
 
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+    /// Words per slot of the sparse prefix: the value, and for a versioned key its version
+    /// beside it. A constant, so every lookup's arithmetic folds.
+    const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
+
     /// An empty set. Does not allocate.
     ///
     /// Computes in **O(1)** time.
@@ -161,7 +160,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { sparse: Pages::new(), dense: Vec::new(), versions: Vec::new(), bounds: None }
+        Self { sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY), dense: Vec::new(), bounds: None }
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
@@ -263,24 +262,18 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
-        // Checked before anything is allocated: the pages `key_limit` implies, then the keys.
-        Pages::<D>::check_full_below(key_limit as u64)?;
-        let mut sparse = Pages::new();
+        // Decided before anything is allocated: the pages `key_limit` implies, then the keys;
+        // then every allocation is made before a word is written.
+        Pages::<D>::check_full_below(key_limit as u64, Self::STRIDE)?;
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
-        sparse.allocate_full_below(key_limit as u64)?;
-        let mut versions = Vec::new();
-        if K::SLOT_AND_VERSION_ARE_KEY {
-            // Over the whole prefix the pages made, so that no insert grows it.
-            try_reserve_exact(&mut versions, sparse.prefix_len())?;
-            versions.resize(sparse.prefix_len(), 0);
-        }
-        Ok(Self { sparse, dense, versions, bounds: Some(Bounds { capacity, key_limit }) })
+        let sparse = Pages::try_bounded(key_limit as u64, K::SLOT_AND_VERSION_ARE_KEY)?;
+        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
     /// The bytes [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` allocates: the
-    /// dense keys, the sparse pages over the key range and their directory, and the versions
-    /// beside them for keys that keep one. Allocates nothing.
+    /// dense keys, and the sparse prefix over the key range (with the versions beside its slots
+    /// for keys that keep one). Allocates nothing.
     ///
     /// # Errors
     ///
@@ -292,17 +285,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
-        let pages = Pages::<D>::full_below_bytes(key_limit as u64)?;
-        let versions = if K::SLOT_AND_VERSION_ARE_KEY {
-            Pages::<D>::check_full_below(key_limit as u64)?
-                .checked_mul(crate::pages::PAGE_LEN * size_of::<u32>())
-        } else {
-            Some(0)
-        };
+        let pages = Pages::<D>::full_below_bytes(key_limit as u64, Self::STRIDE)?;
         capacity
             .checked_mul(size_of::<K>())
-            .zip(versions)
-            .and_then(|(keys, versions)| keys.checked_add(versions)?.checked_add(pages))
+            .and_then(|keys| keys.checked_add(pages))
             .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or(Error::CapacityOverflow)
     }
@@ -423,12 +409,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let slot = key.sparse_slot();
         if K::SLOT_AND_VERSION_ARE_KEY {
             let at = usize::try_from(slot).unwrap_or(usize::MAX);
-            if let Some(&version) = self.versions.get(at) {
-                // The slot and its version are read side by side: no dense key to wait for.
-                // `versions` never reaches past the prefix, so the slot is read there directly.
-                let position = self.sparse.prefix_get(at).to_usize().checked_sub(1)?;
-                return (version == key.version()).then_some(position);
+            if let Some(cell) = self.sparse.prefix_cell(at, Self::STRIDE) {
+                // The slot and its version side by side: one load, no dense key to wait for.
+                let position = cell[0].to_usize().checked_sub(1)?;
+                return (Prefix::<D>::version_in(cell) == key.version()).then_some(position);
             }
+            return self.get_index_of_outside_prefix(key);
         }
         let position = self.position_of_slot(slot)?;
         if K::SLOT_IS_KEY {
@@ -440,6 +426,17 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             );
             return Some(position);
         }
+        match self.dense.get(position) {
+            Some(&found) if found == key => Some(position),
+            _ => None,
+        }
+    }
+
+    /// [`get_index_of`](Self::get_index_of) of a versioned key outside the prefix (a rare lane,
+    /// out of line): the slot, then the dense key, compared whole.
+    #[inline(never)]
+    fn get_index_of_outside_prefix(&self, key: K) -> Option<usize> {
+        let position = self.position_of_slot(key.sparse_slot())?;
         match self.dense.get(position) {
             Some(&found) if found == key => Some(position),
             _ => None,
@@ -574,17 +571,19 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             }
             check_not_stale(key, *held)?;
             *held = key;
-            self.record_version(key);
+            self.record_version(key, self.sparse.prefix_slots());
             return Ok((position, true));
         }
+        self.check_not_older_than_seen(key, slot)?;
         let position = self.dense.len();
         self.check_room(slot)?;
         // One more element never overflows the capacity (the dense width bounds `len`), so a
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
+        let prefix = self.sparse.prefix_slots();
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
-        self.record_version(key);
+        self.record_version(key, prefix);
         Ok((position, true))
     }
 
@@ -599,44 +598,52 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.try_reserve(1)?;
         self.sparse.set(slot, D::from_usize(position + 1));
         self.dense.push(key);
-        self.record_version(key);
+        self.record_version(key, self.sparse.prefix_slots());
         Ok((position, true))
     }
 
-    /// Notes the version of `key`, just stored, in `versions`, which then grows to cover the
-    /// sparse prefix (the slots from 0 up kept as one flat array, see `pages`) if it has grown.
-    /// Slots left uncovered (outside the prefix, or when memory cannot be had) are looked up
-    /// through the dense key instead, so nothing here can fail.
+    /// `Err(StaleKey)` if `key` is older than the version its empty `slot` last held: a
+    /// versioned set keeps the newest version each slot of its prefix has seen, held or not,
+    /// so that a handle kept past a despawn cannot come back (see the module docs for the slots
+    /// outside the prefix).
     #[inline]
-    fn record_version(&mut self, key: K) {
+    fn check_not_older_than_seen(&self, key: K, slot: u64) -> Result<(), Error> {
+        if !K::SLOT_AND_VERSION_ARE_KEY {
+            return Ok(());
+        }
+        let seen = self.sparse.prefix_version(usize::try_from(slot).unwrap_or(usize::MAX));
+        if key.version() < seen {
+            return Err(Error::StaleKey { index: slot, version: key.version(), held: seen });
+        }
+        Ok(())
+    }
+
+    /// Keeps the version of `key`, just stored, beside its slot in the prefix; if the prefix has
+    /// grown past `prefix` slots meanwhile (pages joined it), first gives the newly covered slots
+    /// the versions of the keys they hold. Slots outside the prefix are looked up through the
+    /// dense key instead, so nothing here can fail.
+    #[inline]
+    fn record_version(&mut self, key: K, prefix: usize) {
         if !K::SLOT_AND_VERSION_ARE_KEY {
             return;
         }
-        if self.versions.len() < self.sparse.prefix_len() {
-            self.cover_prefix();
+        if self.sparse.prefix_slots() > prefix {
+            self.fill_versions(prefix);
         }
         let slot = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
-        if let Some(version) = self.versions.get_mut(slot) {
-            *version = key.version();
-        }
+        self.sparse.set_prefix_version(slot, key.version());
     }
 
-    /// Grows `versions` over the whole prefix, filling in the versions of the keys stored in the
-    /// newly covered slots: O(slots covered), so O(1) amortised per slot.
+    /// Gives every prefix slot from `from` up that holds a key that key's version:
+    /// O(slots covered), so O(1) amortised per slot as the prefix grows.
     #[cold]
-    fn cover_prefix(&mut self) {
-        let old = self.versions.len();
-        let len = self.sparse.prefix_len();
-        if try_reserve(&mut self.versions, len - old).is_err() {
-            return;
-        }
-        for slot in old..len {
-            let position = self.sparse.get(slot as u64).to_usize().checked_sub(1);
+    pub(crate) fn fill_versions(&mut self, from: usize) {
+        for at in from..self.sparse.prefix_slots() {
+            let position = self.sparse.get(at as u64).to_usize().checked_sub(1);
             // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
-            let version = position
-                .and_then(|position| self.dense.get(position))
-                .map_or(0, |key| key.version());
-            self.versions.push(version);
+            if let Some(key) = position.and_then(|position| self.dense.get(position)) {
+                self.sparse.set_prefix_version(at, key.version());
+            }
         }
     }
 
@@ -673,7 +680,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     fn position_of_slot(&self, slot: u64) -> Option<usize> {
-        self.sparse.get(slot).to_usize().checked_sub(1)
+        self.sparse.get_in(slot, Self::STRIDE).to_usize().checked_sub(1)
     }
 
     /// Removes `key` by **swap-remove**: the last key moves into its position. Returns whether
@@ -877,19 +884,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 position + 1,
                 "slot of key {key:?} does not point at its position {position}"
             );
-            if let Some(&version) = usize::try_from(slot).ok().and_then(|at| self.versions.get(at))
-            {
-                assert_eq!(version, key.version(), "the recorded version of {key:?} is wrong");
+            if K::SLOT_AND_VERSION_ARE_KEY {
+                if let Some(at) =
+                    usize::try_from(slot).ok().filter(|&at| at < self.sparse.prefix_slots())
+                {
+                    let kept = self.sparse.prefix_version(at);
+                    assert_eq!(kept, key.version(), "the version kept beside {key:?} is {kept}");
+                }
             }
         }
-        assert!(
-            K::SLOT_AND_VERSION_ARE_KEY || self.versions.is_empty(),
-            "versions recorded for keys that do not use them"
-        );
-        assert!(
-            self.versions.len() <= self.sparse.prefix_len(),
-            "versions reach past the sparse prefix"
-        );
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
     }
 }
