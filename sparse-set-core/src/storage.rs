@@ -390,6 +390,58 @@ pub trait Columnar: Storage {
     /// ```
     fn columns_mut(&mut self) -> Self::ColumnsMut<'_>;
 
+    /// The key index and every column, mutably, borrowed apart: what a loop that looks keys up
+    /// in the index and changes the columns holds (a query's mutable members).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let mut map: Map = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// let (index, mut columns) = map.index_and_columns_mut();
+    /// let row = index.get_index_of(2).unwrap();
+    /// *Map::row_mut(&mut columns, row).unwrap() = 'z';
+    /// assert_eq!(map[2], 'z');
+    /// ```
+    fn index_and_columns_mut(
+        &mut self,
+    ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>);
+
+    /// Row `index` of `columns` (as [`columns`](Self::columns) made them), as the storage's
+    /// shared view, for the columns' whole borrow; `None` past the last row.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let map: Map = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// let columns = map.columns();
+    /// assert_eq!(Map::row(&columns, 1), Some(&'b'));
+    /// ```
+    fn row<'a>(columns: &Self::Columns<'a>, index: usize) -> Option<Self::Ref<'a>>
+    where
+        Self: 'a;
+
+    /// Row `index` of `columns` (as [`columns_mut`](Self::columns_mut) made them), as the
+    /// storage's mutable view, for the borrow of `columns`; `None` past the last row.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let mut map: Map = [(4, 'a')].into_iter().collect();
+    /// let mut columns = map.columns_mut();
+    /// *Map::row_mut(&mut columns, 0).unwrap() = 'z';
+    /// assert_eq!(map[4], 'z');
+    /// ```
+    fn row_mut<'v>(columns: &'v mut Self::ColumnsMut<'_>, index: usize) -> Option<Self::Mut<'v>>;
+
     /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
     ///
     /// Computes in **O(1)** time.
@@ -466,6 +518,24 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
     #[inline]
     fn columns_mut(&mut self) -> Keys<'_, K> {
         Keys { keys: self.as_slice() }
+    }
+
+    #[inline]
+    fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, Keys<'_, K>) {
+        (self, Keys { keys: self.as_slice() })
+    }
+
+    #[inline]
+    fn row<'a>(columns: &Keys<'a, K>, index: usize) -> Option<()>
+    where
+        Self: 'a,
+    {
+        (index < columns.keys.len()).then_some(())
+    }
+
+    #[inline]
+    fn row_mut(columns: &mut Keys<'_, K>, index: usize) -> Option<()> {
+        (index < columns.keys.len()).then_some(())
     }
 
     #[inline]

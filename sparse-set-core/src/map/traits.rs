@@ -182,6 +182,24 @@ impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
     }
 
     #[inline]
+    fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
+        (&self.set, ColumnsMut { keys: self.set.as_slice(), values: &mut self.values })
+    }
+
+    #[inline]
+    fn row<'a>(columns: &Columns<'a, K, V>, index: usize) -> Option<&'a V>
+    where
+        Self: 'a,
+    {
+        columns.values.get(index)
+    }
+
+    #[inline]
+    fn row_mut<'v>(columns: &'v mut ColumnsMut<'_, K, V>, index: usize) -> Option<&'v mut V> {
+        columns.values.get_mut(index)
+    }
+
+    #[inline]
     #[track_caller]
     fn swap_indices(&mut self, a: usize, b: usize) {
         SparseMap::swap_indices(self, a, b);

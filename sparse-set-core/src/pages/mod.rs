@@ -469,6 +469,12 @@ impl<D: DenseIndex> Pages<D> {
         }
     }
 
+    /// The prefix's words, `stride` per slot (see `Prefix`).
+    #[inline]
+    pub(crate) fn prefix_words(&self) -> &[D] {
+        self.prefix.words()
+    }
+
     /// The version kept for prefix slot `at` (zero if none; see `Prefix`).
     #[inline]
     pub(crate) fn prefix_version(&self, at: usize) -> u32 {

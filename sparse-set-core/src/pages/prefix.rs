@@ -81,6 +81,12 @@ impl<D: DenseIndex> Prefix<D> {
         self.words.get(start..start.checked_add(stride)?)
     }
 
+    /// Every word, `stride` per slot.
+    #[inline]
+    pub(crate) fn words(&self) -> &[D] {
+        &self.words
+    }
+
     /// The value of slot `at`, mutably; `None` past the prefix.
     #[inline]
     pub(crate) fn value_mut(&mut self, at: usize) -> Option<&mut D> {

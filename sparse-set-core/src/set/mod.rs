@@ -48,6 +48,7 @@
 
 mod capacity;
 mod iter;
+mod probe;
 mod reorder;
 mod traits;
 
@@ -59,6 +60,7 @@ use crate::key::{Key, check_not_stale};
 use crate::pages::{Pages, Prefix};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
+pub use probe::Probe;
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.
@@ -147,7 +149,7 @@ pub struct SparseSet<K = u32, D: DenseIndex = u32> {
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Words per slot of the sparse prefix: the value, and for a versioned key its version
     /// beside it. A constant, so every lookup's arithmetic folds.
-    const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
+    pub(crate) const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
 
     /// An empty set. Does not allocate.
     ///
@@ -430,6 +432,30 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             Some(&found) if found == key => Some(position),
             _ => None,
         }
+    }
+
+    /// The set's lookup state for a loop that looks up many keys: see [`Probe`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let set: SparseSet<u32> = [4, 8].into_iter().collect();
+    /// let probe = set.probe();
+    /// assert_eq!([4, 8, 9].map(|key| probe.get_index_of(key)), [Some(0), Some(1), None]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn probe(&self) -> Probe<'_, K, D> {
+        Probe::new(self)
+    }
+
+    /// [`get_index_of`](Self::get_index_of), out of line: what a [`Probe`] calls for keys past
+    /// the prefix.
+    #[inline(never)]
+    pub(crate) fn get_index_of_cold(&self, key: K) -> Option<usize> {
+        self.get_index_of(key)
     }
 
     /// [`get_index_of`](Self::get_index_of) of a versioned key outside the prefix (a rare lane,

@@ -1,0 +1,106 @@
+//! [`Probe`]: a set's lookup state taken out of the set once, for a loop that looks up many
+//! keys (a query's probed members and exclusions). The common lane, the sparse prefix, is read
+//! inline from two registers' worth of state; every other lane is a call, so the loop's
+//! registers stay with the loop.
+
+use crate::dense::DenseIndex;
+use crate::key::Key;
+use crate::pages::Prefix;
+use crate::set::SparseSet;
+
+/// A set's lookup state, taken out once for a loop: see the [module docs](self). Made by
+/// [`SparseSet::probe`]; it answers what [`SparseSet::get_index_of`] answers.
+///
+/// ```
+/// use sparse_set_core::SparseSet;
+///
+/// let set: SparseSet<u32> = (0..1000).collect();
+/// let probe = set.probe();
+/// let found = [3, 999, 5000].map(|key| probe.get_index_of(key));
+/// assert_eq!(found, [Some(3), Some(999), None]);
+/// ```
+pub struct Probe<'a, K, D: DenseIndex> {
+    /// The prefix's words, `SparseSet::STRIDE` per slot.
+    prefix: &'a [D],
+    /// The dense keys, for keys whose slot does not identify them.
+    dense: &'a [K],
+    /// Everything else: the lanes past the prefix, out of line.
+    set: &'a SparseSet<K, D>,
+}
+
+impl<K: Key, D: DenseIndex> core::fmt::Debug for Probe<'_, K, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Probe").field("set", self.set).finish_non_exhaustive()
+    }
+}
+
+impl<K, D: DenseIndex> Clone for Probe<'_, K, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K, D: DenseIndex> Copy for Probe<'_, K, D> {}
+
+impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
+    /// The probe of `set`.
+    #[inline]
+    pub(crate) fn new(set: &'a SparseSet<K, D>) -> Self {
+        Probe { prefix: set.sparse.prefix_words(), dense: set.as_slice(), set }
+    }
+
+    /// The dense position of `key`, if the set holds it: [`SparseSet::get_index_of`].
+    ///
+    /// Computes in **O(1)** time: one load for a key of the prefix.
+    ///
+    /// ```
+    /// use sparse_set_core::{Entities, SparseSet};
+    ///
+    /// let mut entities = Entities::new();
+    /// let set: SparseSet<_> = (0..3).map(|_| entities.spawn()).collect();
+    /// let probe = set.probe();
+    /// assert_eq!(probe.get_index_of(set.as_slice()[2]), Some(2));
+    /// ```
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the lookup of a probed member, in its loop")]
+    #[must_use]
+    pub fn get_index_of(&self, key: K) -> Option<usize> {
+        let stride = SparseSet::<K, D>::STRIDE;
+        let at = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            let cell =
+                at.checked_mul(stride).and_then(|start| self.prefix.get(start..start + stride));
+            if let Some(cell) = cell {
+                let position = cell[0].to_usize().checked_sub(1)?;
+                return (Prefix::<D>::version_in(cell) == key.version()).then_some(position);
+            }
+        } else if let Some(&value) = self.prefix.get(at) {
+            let position = value.to_usize().checked_sub(1)?;
+            if K::SLOT_IS_KEY {
+                return Some(position);
+            }
+            return match self.dense.get(position) {
+                Some(&found) if found == key => Some(position),
+                _ => None,
+            };
+        }
+        self.set.get_index_of_cold(key)
+    }
+
+    /// Whether the set holds `key`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let set: SparseSet<u32> = [4, 8].into_iter().collect();
+    /// assert!(set.probe().contains(8) && !set.probe().contains(5));
+    /// ```
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the lookup of a probed member, in its loop")]
+    #[must_use]
+    pub fn contains(&self, key: K) -> bool {
+        self.get_index_of(key).is_some()
+    }
+}
