@@ -415,7 +415,7 @@ macro_rules! par_members {
                     $(
                         let Some($member) = $member
                             .locate(SameKey::from_key(key))
-                            .and_then(|slot| $member.item(slot))
+                            .map(|slot| $member.item(slot))
                         else {
                             return;
                         };

@@ -3,7 +3,9 @@
 //! without lookups, the query's other members probed.
 
 use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::query::member::past_rows;
 use crate::query::{Fetch, FetchItem, FetchView, Member};
+use crate::set::Quick;
 
 /// The [`Fetch`] of a group borrowed shared or mutably: the group itself (its prefix is its
 /// keys, its first member its index).
@@ -67,6 +69,8 @@ macro_rules! group_fetch {
         impl<M: GroupMembers, X: GroupExcluded<M::Key>> Fetch for GroupFetch<&$($mutability)? Group<M, X>> {
             type Key = M::Key;
             type Slot = usize;
+            // A group answers every lookup itself (one lookup in its first member).
+            type Locator = ();
 
             #[inline]
             fn keys(&self) -> &[M::Key] {
@@ -79,8 +83,16 @@ macro_rules! group_fetch {
             }
 
             #[inline]
-            fn locate(&self, key: M::Key) -> Option<usize> {
-                self.0.index_of(key)
+            fn locator(&self) {}
+
+            #[inline]
+            fn locate_quick(&self, key: M::Key) -> Quick<usize> {
+                Quick::from(self.0.index_of(key))
+            }
+
+            #[inline]
+            fn locate_slow((): (), _: M::Key) -> Option<usize> {
+                None
             }
         }
     };
@@ -95,8 +107,8 @@ impl<'v, 'a, M: GroupMembers, X: GroupExcluded<M::Key>> FetchView<'v>
     type View = M::Refs<'a>;
 
     #[inline]
-    fn view(&'v mut self, slot: usize) -> Option<M::Refs<'a>> {
-        self.0.members.views(slot)
+    fn view(&'v mut self, slot: usize) -> M::Refs<'a> {
+        self.0.members.views(slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
@@ -104,8 +116,8 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> FetchItem for GroupFetch<&'a
     type Item = M::Refs<'a>;
 
     #[inline]
-    fn item(&self, slot: usize) -> Option<M::Refs<'a>> {
-        self.0.members.views(slot)
+    fn item(&self, slot: usize) -> M::Refs<'a> {
+        self.0.members.views(slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
@@ -113,7 +125,7 @@ impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>> FetchView<'v> for GroupFetch
     type View = M::Muts<'v>;
 
     #[inline]
-    fn view(&'v mut self, slot: usize) -> Option<M::Muts<'v>> {
-        self.0.members.views_mut(slot)
+    fn view(&'v mut self, slot: usize) -> M::Muts<'v> {
+        self.0.members.views_mut(slot).unwrap_or_else(|| past_rows(slot))
     }
 }

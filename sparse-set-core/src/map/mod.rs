@@ -705,7 +705,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[inline]
     #[must_use]
     pub fn columns(&self) -> Columns<'_, K, V> {
-        Columns { keys: self.set.as_slice(), values: &self.values }
+        // The values cut to the keys' length (which they have): one length for both.
+        let keys = self.set.as_slice();
+        Columns { keys, values: &self.values[..keys.len()] }
     }
 
     /// The keys, read-only, and the values, mutable, as two slices of one length.
@@ -723,7 +725,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[inline]
     pub fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
-        ColumnsMut { keys: self.set.as_slice(), values: &mut self.values }
+        let keys = self.set.as_slice();
+        ColumnsMut { keys, values: &mut self.values[..keys.len()] }
     }
 
     /// The key index: which keys are stored, at which dense positions.

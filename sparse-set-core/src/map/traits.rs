@@ -183,7 +183,8 @@ impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
 
     #[inline]
     fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
-        (&self.set, ColumnsMut { keys: self.set.as_slice(), values: &mut self.values })
+        let keys = self.set.as_slice();
+        (&self.set, ColumnsMut { keys, values: &mut self.values[..keys.len()] })
     }
 
     #[inline]

@@ -2,14 +2,14 @@
 //! ([`ExcludeFetch`]: a [`Probe`] per storage).
 
 use crate::key::Key;
-use crate::set::Probe;
+use crate::set::{Probe, Quick};
 use crate::storage::Storage;
 
 /// Storages whose keys a query skips: `()` (none), `&S` for any [`Storage`], or a tuple of 1 to
 /// 8 of them.
 pub trait Exclude<K: Key>: Copy {
     /// What a walk holds of them: each storage's [`Probe`].
-    type Fetch: ExcludeFetch<K>;
+    type Fetch: ExcludeFetch<K> + Copy;
 
     /// The storages' lookup state for a walk.
     fn into_fetch(self) -> Self::Fetch;
@@ -25,6 +25,14 @@ pub trait Exclude<K: Key>: Copy {
 pub trait ExcludeFetch<K> {
     /// Whether any of the storages holds `key`.
     fn holds(&self, key: K) -> bool;
+
+    /// [`holds`](Self::holds) answered without a call where it can be (every storage's key in
+    /// its sparse prefix), else `None`.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of excluded storages, in the loop")]
+    fn holds_quick(&self, key: K) -> Option<bool> {
+        Some(self.holds(key))
+    }
 }
 
 impl<K: Key> Exclude<K> for () {
@@ -57,6 +65,16 @@ impl<K: Key, D: crate::dense::DenseIndex> ExcludeFetch<K> for Probe<'_, K, D> {
     fn holds(&self, key: K) -> bool {
         self.contains(key)
     }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookup of an excluded storage, in the loop")]
+    fn holds_quick(&self, key: K) -> Option<bool> {
+        match self.get_index_of_quick(key) {
+            Quick::Found(_) => Some(true),
+            Quick::Missing => Some(false),
+            Quick::Ask => None,
+        }
+    }
 }
 
 macro_rules! exclude_tuple {
@@ -75,6 +93,17 @@ macro_rules! exclude_tuple {
             #[allow(clippy::inline_always, reason = "the lookups of excluded storages, in the loop")]
             fn holds(&self, key: K) -> bool {
                 $(self.$i.holds(key))||+
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the lookups of excluded storages, in the loop")]
+            fn holds_quick(&self, key: K) -> Option<bool> {
+                $(
+                    if self.$i.holds_quick(key)? {
+                        return Some(true);
+                    }
+                )+
+                Some(false)
             }
         }
     };

@@ -9,7 +9,7 @@
 
 use crate::key::Key;
 use crate::rows::Rows;
-use crate::set::Probe;
+use crate::set::{Probe, Quick};
 use crate::storage::Columnar;
 
 /// One query member: a storage borrowed shared (`&S`) or mutably (`&mut S`) or an
@@ -50,6 +50,9 @@ pub trait Fetch {
     type Key: Key;
     /// Where the member holds a key: a dense position, or for optional members maybe none.
     type Slot: Copy;
+    /// What the full lookup needs, copied out of the fetch so that an out-of-line step can
+    /// take it by value (a storage's [`Probe`]).
+    type Locator: Copy;
 
     /// The member's keys in dense order: what it walks when it drives.
     fn keys(&self) -> &[Self::Key];
@@ -57,8 +60,28 @@ pub trait Fetch {
     /// The slot of the driver's own element at dense position `index`.
     fn driven_slot(index: usize) -> Self::Slot;
 
+    /// What [`locate_slow`](Self::locate_slow) needs.
+    fn locator(&self) -> Self::Locator;
+
+    /// Where `key` is held, answered without a call where it can be (a storage's key in its
+    /// sparse prefix), else [`Quick::Ask`]: what the walk's inner loop asks, so that the loop
+    /// makes no call and keeps its registers.
+    fn locate_quick(&self, key: Self::Key) -> Quick<Self::Slot>;
+
+    /// Where `key` is held, by the full lookup (every lane of the sparse index); `None` when a
+    /// required member lacks it.
+    fn locate_slow(locator: Self::Locator, key: Self::Key) -> Option<Self::Slot>;
+
     /// Where `key` is held; `None` when a required member lacks it.
-    fn locate(&self, key: Self::Key) -> Option<Self::Slot>;
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookup of a probed member, in the loop")]
+    fn locate(&self, key: Self::Key) -> Option<Self::Slot> {
+        match self.locate_quick(key) {
+            Quick::Found(slot) => Some(slot),
+            Quick::Missing => None,
+            Quick::Ask => Self::locate_slow(self.locator(), key),
+        }
+    }
 }
 
 /// The view a [`Fetch`] lends for `'v`. (`Bound` is never named: its default, `&'v Self`,
@@ -67,8 +90,13 @@ pub trait FetchView<'v, Bound = &'v Self>: Fetch {
     /// The view of one element handed to the query's user.
     type View;
 
-    /// The view at `slot`; `None` only if the storage disagrees with its own key index.
-    fn view(&'v mut self, slot: Self::Slot) -> Option<Self::View>;
+    /// The view at `slot`.
+    ///
+    /// # Panics
+    ///
+    /// If `slot` is past the storage's rows, which only a `Key` implemented wrongly can make
+    /// a lookup return (see "Implementing `Key` wrongly" in the `Key` docs).
+    fn view(&'v mut self, slot: Self::Slot) -> Self::View;
 }
 
 /// A [`Fetch`] of a shared borrow, whose views last as long as the borrow (so a query of such
@@ -77,9 +105,12 @@ pub trait FetchItem: Fetch {
     /// The view of one element, for the whole borrow.
     type Item;
 
-    /// The view at `slot`, for the whole borrow; `None` only if the storage disagrees with its
-    /// own key index.
-    fn item(&self, slot: Self::Slot) -> Option<Self::Item>;
+    /// The view at `slot`, for the whole borrow.
+    ///
+    /// # Panics
+    ///
+    /// As [`FetchView::view`].
+    fn item(&self, slot: Self::Slot) -> Self::Item;
 }
 
 /// The key type of one query member, checked against the first member's `K`: how a query's
@@ -218,6 +249,7 @@ macro_rules! storage_fetch {
         impl<'a, S: Columnar> Fetch for $fetch<'a, S> {
             type Key = S::Key;
             type Slot = usize;
+            type Locator = Probe<'a, S::Key, S::Dense>;
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "the driver's keys, in the loop")]
@@ -232,9 +264,20 @@ macro_rules! storage_fetch {
             }
 
             #[inline(always)]
+            #[allow(clippy::inline_always, reason = "in the loop")]
+            fn locator(&self) -> Probe<'a, S::Key, S::Dense> {
+                self.probe
+            }
+
+            #[inline(always)]
             #[allow(clippy::inline_always, reason = "the lookup of a probed member, in the loop")]
-            fn locate(&self, key: S::Key) -> Option<usize> {
-                self.probe.get_index_of(key)
+            fn locate_quick(&self, key: S::Key) -> Quick<usize> {
+                self.probe.get_index_of_quick(key)
+            }
+
+            #[inline]
+            fn locate_slow(probe: Probe<'a, S::Key, S::Dense>, key: S::Key) -> Option<usize> {
+                probe.get_index_of(key)
             }
         }
     };
@@ -248,8 +291,8 @@ impl<'v, 'a, S: Columnar> FetchView<'v> for RefFetch<'a, S> {
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
-    fn view(&'v mut self, slot: usize) -> Option<S::Ref<'a>> {
-        S::row(&self.columns, slot)
+    fn view(&'v mut self, slot: usize) -> S::Ref<'a> {
+        S::row(&self.columns, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
@@ -258,8 +301,8 @@ impl<'a, S: Columnar> FetchItem for RefFetch<'a, S> {
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
-    fn item(&self, slot: usize) -> Option<S::Ref<'a>> {
-        S::row(&self.columns, slot)
+    fn item(&self, slot: usize) -> S::Ref<'a> {
+        S::row(&self.columns, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
@@ -268,14 +311,15 @@ impl<'v, S: Columnar> FetchView<'v> for MutFetch<'_, S> {
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
-    fn view(&'v mut self, slot: usize) -> Option<S::Mut<'v>> {
-        S::row_mut(&mut self.columns, slot)
+    fn view(&'v mut self, slot: usize) -> S::Mut<'v> {
+        S::row_mut(&mut self.columns, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
 impl<F: Fetch> Fetch for OptionalFetch<F> {
     type Key = F::Key;
     type Slot = Option<F::Slot>;
+    type Locator = F::Locator;
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the driver's keys, in the loop")]
@@ -290,9 +334,24 @@ impl<F: Fetch> Fetch for OptionalFetch<F> {
     }
 
     #[inline(always)]
+    #[allow(clippy::inline_always, reason = "in the loop")]
+    fn locator(&self) -> F::Locator {
+        self.0.locator()
+    }
+
+    #[inline]
+    fn locate_slow(locator: F::Locator, key: F::Key) -> Option<Option<F::Slot>> {
+        Some(F::locate_slow(locator, key))
+    }
+
+    #[inline(always)]
     #[allow(clippy::inline_always, reason = "the lookup of a probed member, in the loop")]
-    fn locate(&self, key: F::Key) -> Option<Option<F::Slot>> {
-        Some(self.0.locate(key))
+    fn locate_quick(&self, key: F::Key) -> Quick<Option<F::Slot>> {
+        match self.0.locate_quick(key) {
+            Quick::Found(slot) => Quick::Found(Some(slot)),
+            Quick::Missing => Quick::Found(None),
+            Quick::Ask => Quick::Ask,
+        }
     }
 }
 
@@ -301,11 +360,8 @@ impl<'v, F: FetchView<'v>> FetchView<'v> for OptionalFetch<F> {
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
-    fn view(&'v mut self, slot: Option<F::Slot>) -> Option<Option<F::View>> {
-        match slot {
-            Some(slot) => self.0.view(slot).map(Some),
-            None => Some(None),
-        }
+    fn view(&'v mut self, slot: Option<F::Slot>) -> Option<F::View> {
+        slot.map(|slot| self.0.view(slot))
     }
 }
 
@@ -314,10 +370,19 @@ impl<F: FetchItem> FetchItem for OptionalFetch<F> {
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
-    fn item(&self, slot: Option<F::Slot>) -> Option<Option<F::Item>> {
-        match slot {
-            Some(slot) => self.0.item(slot).map(Some),
-            None => Some(None),
-        }
+    fn item(&self, slot: Option<F::Slot>) -> Option<F::Item> {
+        slot.map(|slot| self.0.item(slot))
     }
+}
+
+/// Panics for a view past a storage's rows: a lookup returned it, which only a `Key`
+/// implemented wrongly can make happen.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn past_rows(slot: usize) -> ! {
+    panic!(
+        "a lookup found row {slot}, past the storage's rows: a `Key` implemented wrongly (see \
+         \"Implementing `Key` wrongly\" in the `Key` docs)"
+    )
 }

@@ -50,7 +50,7 @@
 //! iterate fastest when they hold their keys in the same order (insert them together).
 
 mod exclude;
-mod member;
+pub(crate) mod member;
 mod tuple;
 
 use core::fmt;
@@ -170,8 +170,8 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         F: for<'v> FnMut(M::Key, <M::Fetches as FetchesView<'v>>::Views),
     {
         let Some(driver) = self.members.driver() else { return };
-        let mut fetches = self.members.into_fetches();
-        fetches.for_each_key(driver, &self.without.into_fetch(), f);
+        let fetches = self.members.into_fetches();
+        fetches.for_each_key(driver, self.without.into_fetch(), f);
     }
 
     /// An iterator over every key held by all required members and by none of the excluded
@@ -263,6 +263,8 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
     /// assert_eq!(key, 2);
     /// assert!(iter.next().is_none());
     /// ```
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
     #[allow(clippy::should_implement_trait, reason = "a lending iterator: items borrow it")]
     pub fn next<'v>(&'v mut self) -> Option<(M::Key, <FetchesOf<'q, M> as FetchesView<'v>>::Views)>
     where
@@ -270,7 +272,7 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
     {
         // Locate first, then view: the views borrow the fetches until the next call.
         let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
-        Some((key, self.fetches.views(slots)?))
+        Some((key, self.fetches.views(slots)))
     }
 
     /// Bounds on the number of elements left: at most the driver's keys not yet visited.
@@ -344,15 +346,28 @@ where
 {
     type Item = (M::Key, <M::Fetches as FetchesItem>::Items);
 
-    #[inline]
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
     fn next(&mut self) -> Option<Self::Item> {
         let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
-        Some((key, self.fetches.items(slots)?))
+        Some((key, self.fetches.items(slots)))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = self.driver.map_or(0, |driver| self.fetches.driver_len(driver) - self.next);
         (0, Some(left))
+    }
+
+    /// The rest of the walk in the loop specialised for the driver, which makes no call for
+    /// keys in the sparse prefixes: what `for_each`, `sum`, `collect` and the other consuming
+    /// adapters run.
+    #[inline]
+    fn fold<B, G>(self, init: B, g: G) -> B
+    where
+        G: FnMut(B, Self::Item) -> B,
+    {
+        let Some(driver) = self.driver else { return init };
+        self.fetches.fold_items(driver, self.next, self.without, init, g)
     }
 }
 

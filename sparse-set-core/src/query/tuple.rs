@@ -9,6 +9,7 @@
 use crate::key::Key;
 use crate::query::exclude::ExcludeFetch;
 use crate::query::member::{Fetch, FetchItem, FetchView, Member, SameKey};
+use crate::set::Quick;
 
 /// A tuple of query members with one key type: what [`query`](crate::query::query) takes.
 /// Implemented for tuples of 1 to 8 [`Member`]s; the methods are the query's plumbing.
@@ -45,6 +46,26 @@ pub trait Fetches {
     /// Every member's slot for one key.
     type Slots: Copy;
 
+    /// Every member's [`Fetch::Locator`], as a tuple.
+    type Locators: Copy;
+
+    /// Every member's locator.
+    fn locators(&self) -> Self::Locators;
+
+    /// The key of driver `D`'s element at `index`.
+    fn driver_key<const D: usize>(&self, index: usize) -> Option<Self::Key>;
+
+    /// Every member's slot for `key`, the key of driver `D`'s element at `index`, by the full
+    /// lookups (every lane of the sparse index), if every required member holds it and no
+    /// excluded storage does. Out of line: the step of a loop for a key past a prefix, which
+    /// takes what it needs by value, so that the loop's state stays in registers.
+    fn locate_slow<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
+        locators: Self::Locators,
+        without: W,
+        key: Self::Key,
+        index: usize,
+    ) -> Option<Self::Slots>;
+
     /// The number of keys member `driver` walks when it drives.
     fn driver_len(&self, driver: usize) -> usize;
 
@@ -56,10 +77,18 @@ pub trait Fetches {
         without: &W,
     ) -> Option<(Self::Key, Self::Slots)>;
 
+    /// [`locate_driven`](Self::locate_driven) answered without a call where every lookup can
+    /// be (each key in its storages' sparse prefixes), else [`Quick::Ask`].
+    fn locate_quick<const D: usize, W: ExcludeFetch<Self::Key>>(
+        &self,
+        index: usize,
+        without: &W,
+    ) -> Quick<(Self::Key, Self::Slots)>;
+
     /// The first match at or past driver position `*next`, with member `driver` driving;
     /// `*next` moves past it. The driver is picked once per call, and the loop is the one
     /// specialised for it.
-    fn advance<W: ExcludeFetch<Self::Key>>(
+    fn advance<W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         driver: usize,
         next: &mut usize,
@@ -74,38 +103,85 @@ pub trait FetchesView<'v, Bound = &'v Self>: Fetches {
     type Views;
 
     /// Every member's view at `slots`.
-    fn views(&'v mut self, slots: Self::Slots) -> Option<Self::Views>;
+    ///
+    /// # Panics
+    ///
+    /// As [`FetchView::view`].
+    fn views(&'v mut self, slots: Self::Slots) -> Self::Views;
 }
 
 /// The views of [`Fetches`] of shared members, which last as long as the borrows: a query of
 /// those is a std [`Iterator`].
-pub trait FetchesItem: Fetches {
+pub trait FetchesItem: Fetches + Sized {
     /// Every member's view for one key, for the whole borrow.
     type Items;
 
     /// Every member's view at `slots`, for the whole borrow.
-    fn items(&self, slots: Self::Slots) -> Option<Self::Items>;
+    ///
+    /// # Panics
+    ///
+    /// As [`FetchView::view`].
+    fn items(&self, slots: Self::Slots) -> Self::Items;
+
+    /// Folds every match from driver position `next` on into `init` with `g`, with member
+    /// `driver` driving: what a std iterator's `fold` (and so `for_each`, `sum`, `collect`)
+    /// runs, a loop specialised for the driver whose common case makes no call.
+    fn fold_items<W, B, G>(self, driver: usize, next: usize, without: W, init: B, g: G) -> B
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        G: FnMut(B, (Self::Key, Self::Items)) -> B;
+
+    /// The inner loop of [`fold_items`](Self::fold_items) with member `D` driving, from driver
+    /// position `index` until the end or a key past a prefix; out of line, as
+    /// [`ForEach::drive_quick`].
+    #[doc(hidden)]
+    fn fold_quick<const D: usize, W, B, G>(
+        self,
+        index: usize,
+        without: W,
+        acc: B,
+        g: &mut G,
+    ) -> (Self, usize, B)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        G: FnMut(B, (Self::Key, Self::Items)) -> B;
 }
 
 /// The loops of [`Query::for_each`](crate::query::Query::for_each), one per driver.
-pub trait ForEach: Fetches + for<'v> FetchesView<'v> {
+pub trait ForEach: Fetches + for<'v> FetchesView<'v> + Sized {
     /// Calls `f` for every matching key, with member `driver` driving.
-    fn for_each_key<W, F>(&mut self, driver: usize, without: &W, f: F)
+    fn for_each_key<W, F>(self, driver: usize, without: W, f: F)
     where
-        W: ExcludeFetch<Self::Key>,
+        W: ExcludeFetch<Self::Key> + Copy,
         F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
 
     /// The loop of [`for_each_key`](Self::for_each_key) with member `D` driving: `D` is a
     /// constant, so every test of it folds away.
     #[doc(hidden)]
-    fn drive<const D: usize, W, F>(&mut self, without: &W, f: &mut F)
+    fn drive<const D: usize, W, F>(self, without: W, f: &mut F)
     where
-        W: ExcludeFetch<Self::Key>,
+        W: ExcludeFetch<Self::Key> + Copy,
+        F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
+
+    /// The inner loop of [`drive`](Self::drive), from driver position `index` until the end
+    /// or the first key past a prefix (a lookup that would make a call): it makes no call, so
+    /// it keeps the fetches in registers. Out of line, taking the fetches by value and giving
+    /// them back with the position it stopped at, so that the rare calls of the outer loop do
+    /// not cost this one its registers.
+    #[doc(hidden)]
+    fn drive_quick<const D: usize, W, F>(
+        self,
+        index: usize,
+        without: W,
+        f: &mut F,
+    ) -> (Self, usize)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
         F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
 }
 
 macro_rules! members_tuple {
-    ($($member:ident $i:tt $view:ident),+) => {
+    ($($member:ident $i:tt),+) => {
         // `A`, the first member, names the key type; the others are checked against it through
         // `SameKey`, whose message says what to do when they disagree.
         impl<K: Key, $($member: Member),+> Members for ($($member,)+)
@@ -155,6 +231,42 @@ macro_rules! members_tuple {
         {
             type Key = K;
             type Slots = ($($member::Slot,)+);
+            type Locators = ($($member::Locator,)+);
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "before the loop")]
+            fn locators(&self) -> Self::Locators {
+                ($(self.$i.locator(),)+)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "in the loop")]
+            fn driver_key<const D: usize>(&self, index: usize) -> Option<K> {
+                match D {
+                    $($i => self.$i.keys().get(index).map(|&key| SameKey::into_key(key)),)+
+                    _ => None,
+                }
+            }
+
+            #[inline(never)]
+            fn locate_slow<const D: usize, W: ExcludeFetch<K> + Copy>(
+                locators: Self::Locators,
+                without: W,
+                key: K,
+                index: usize,
+            ) -> Option<Self::Slots> {
+                let slots = ($(
+                    if $i == D {
+                        $member::driven_slot(index)
+                    } else {
+                        $member::locate_slow(locators.$i, SameKey::from_key(key))?
+                    },
+                )+);
+                if without.holds(key) {
+                    return None;
+                }
+                Some(slots)
+            }
 
             #[inline]
             fn driver_len(&self, driver: usize) -> usize {
@@ -188,8 +300,41 @@ macro_rules! members_tuple {
                 Some((key, slots))
             }
 
-            #[inline]
-            fn advance<W: ExcludeFetch<K>>(
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one step of the loop")]
+            fn locate_quick<const D: usize, W: ExcludeFetch<K>>(
+                &self,
+                index: usize,
+                without: &W,
+            ) -> Quick<(K, Self::Slots)> {
+                let key: K = match D {
+                    $($i => match self.$i.keys().get(index) {
+                        Some(&key) => SameKey::into_key(key),
+                        None => return Quick::Missing,
+                    },)+
+                    _ => return Quick::Missing,
+                };
+                let slots = ($(
+                    if $i == D {
+                        $member::driven_slot(index)
+                    } else {
+                        match self.$i.locate_quick(SameKey::from_key(key)) {
+                            Quick::Found(slot) => slot,
+                            Quick::Missing => return Quick::Missing,
+                            Quick::Ask => return Quick::Ask,
+                        }
+                    },
+                )+);
+                match without.holds_quick(key) {
+                    Some(false) => Quick::Found((key, slots)),
+                    Some(true) => Quick::Missing,
+                    None => Quick::Ask,
+                }
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
+            fn advance<W: ExcludeFetch<K> + Copy>(
                 &self,
                 driver: usize,
                 next: &mut usize,
@@ -201,8 +346,21 @@ macro_rules! members_tuple {
                         while *next < len {
                             let index = *next;
                             *next += 1;
-                            if let Some(found) = self.locate_driven::<$i, W>(index, without) {
-                                return Some(found);
+                            match self.locate_quick::<$i, W>(index, without) {
+                                Quick::Found(found) => return Some(found),
+                                Quick::Missing => {}
+                                Quick::Ask => {
+                                    let Some(key) = self.driver_key::<$i>(index) else { continue };
+                                    let slots = Self::locate_slow::<$i, W>(
+                                        self.locators(),
+                                        *without,
+                                        key,
+                                        index,
+                                    );
+                                    if let Some(slots) = slots {
+                                        return Some((key, slots));
+                                    }
+                                }
                             }
                         }
                         None
@@ -221,8 +379,8 @@ macro_rules! members_tuple {
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "the views of one step, in the loop")]
-            fn views(&'v mut self, slots: Self::Slots) -> Option<Self::Views> {
-                Some(($(self.$i.view(slots.$i)?,)+))
+            fn views(&'v mut self, slots: Self::Slots) -> Self::Views {
+                ($(self.$i.view(slots.$i),)+)
             }
         }
 
@@ -235,8 +393,72 @@ macro_rules! members_tuple {
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "the views of one step, in the loop")]
-            fn items(&self, slots: Self::Slots) -> Option<Self::Items> {
-                Some(($(self.$i.item(slots.$i)?,)+))
+            fn items(&self, slots: Self::Slots) -> Self::Items {
+                ($(self.$i.item(slots.$i),)+)
+            }
+
+            #[inline]
+            fn fold_items<W, Acc, Fold>(
+                self,
+                driver: usize,
+                next: usize,
+                without: W,
+                init: Acc,
+                mut g: Fold,
+            ) -> Acc
+            where
+                W: ExcludeFetch<K> + Copy,
+                Fold: FnMut(Acc, (K, Self::Items)) -> Acc,
+            {
+                match driver {
+                    $($i => {
+                        let len = self.driver_len($i);
+                        let locators = self.locators();
+                        let (mut fetches, mut index, mut acc) = (self, next, init);
+                        loop {
+                            let (back, stopped, folded) =
+                                fetches.fold_quick::<$i, W, Acc, Fold>(index, without, acc, &mut g);
+                            (fetches, acc) = (back, folded);
+                            if stopped >= len {
+                                return acc;
+                            }
+                            // A key past a prefix: the full lookups, out of line.
+                            if let Some(key) = fetches.driver_key::<$i>(stopped) {
+                                if let Some(slots) =
+                                    Self::locate_slow::<$i, W>(locators, without, key, stopped)
+                                {
+                                    acc = g(acc, (key, fetches.items(slots)));
+                                }
+                            }
+                            index = stopped + 1;
+                        }
+                    })+
+                    _ => init,
+                }
+            }
+
+            #[inline(never)]
+            fn fold_quick<const D: usize, W, Acc, Fold>(
+                self,
+                mut index: usize,
+                without: W,
+                mut acc: Acc,
+                g: &mut Fold,
+            ) -> (Self, usize, Acc)
+            where
+                W: ExcludeFetch<K> + Copy,
+                Fold: FnMut(Acc, (K, Self::Items)) -> Acc,
+            {
+                let len = self.driver_len(D);
+                while index < len {
+                    match self.locate_quick::<D, W>(index, &without) {
+                        Quick::Found((key, slots)) => acc = g(acc, (key, self.items(slots))),
+                        Quick::Missing => {}
+                        Quick::Ask => return (self, index, acc),
+                    }
+                    index += 1;
+                }
+                (self, len, acc)
             }
         }
 
@@ -246,9 +468,9 @@ macro_rules! members_tuple {
             $($member: Fetch + for<'v> FetchView<'v>, $member::Key: SameKey<K>,)+
         {
             #[inline]
-            fn for_each_key<W, F>(&mut self, driver: usize, without: &W, mut f: F)
+            fn for_each_key<W, F>(self, driver: usize, without: W, mut f: F)
             where
-                W: ExcludeFetch<K>,
+                W: ExcludeFetch<K> + Copy,
                 F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
             {
                 match driver {
@@ -259,29 +481,62 @@ macro_rules! members_tuple {
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "one copy of the loop per driver")]
-            fn drive<const D: usize, W, F>(&mut self, without: &W, f: &mut F)
+            fn drive<const D: usize, W, F>(self, without: W, f: &mut F)
             where
-                W: ExcludeFetch<K>,
+                W: ExcludeFetch<K> + Copy,
                 F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
             {
-                for index in 0..self.driver_len(D) {
-                    let Some((key, slots)) = self.locate_driven::<D, W>(index, without) else {
-                        continue;
-                    };
-                    if let ($(Some($view),)+) = ($(self.$i.view(slots.$i),)+) {
-                        f(key, ($($view,)+));
+                let len = self.driver_len(D);
+                let locators = self.locators();
+                let mut fetches = self;
+                let mut index = 0;
+                loop {
+                    let (back, stopped) = fetches.drive_quick::<D, W, F>(index, without, f);
+                    fetches = back;
+                    if stopped >= len {
+                        return;
                     }
+                    // A key past a prefix: the full lookups, out of line.
+                    if let Some(key) = fetches.driver_key::<D>(stopped) {
+                        if let Some(slots) = Self::locate_slow::<D, W>(locators, without, key, stopped) {
+                            f(key, ($(fetches.$i.view(slots.$i),)+));
+                        }
+                    }
+                    index = stopped + 1;
                 }
+            }
+
+            #[inline(never)]
+            fn drive_quick<const D: usize, W, F>(
+                mut self,
+                mut index: usize,
+                without: W,
+                f: &mut F,
+            ) -> (Self, usize)
+            where
+                W: ExcludeFetch<K> + Copy,
+                F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
+            {
+                let len = self.driver_len(D);
+                while index < len {
+                    match self.locate_quick::<D, W>(index, &without) {
+                        Quick::Found((key, slots)) => f(key, ($(self.$i.view(slots.$i),)+)),
+                        Quick::Missing => {}
+                        Quick::Ask => return (self, index),
+                    }
+                    index += 1;
+                }
+                (self, len)
             }
         }
     };
 }
 
-members_tuple!(A 0 va);
-members_tuple!(A 0 va, B 1 vb);
-members_tuple!(A 0 va, B 1 vb, C 2 vc);
-members_tuple!(A 0 va, B 1 vb, C 2 vc, E 3 ve);
-members_tuple!(A 0 va, B 1 vb, C 2 vc, E 3 ve, G 4 vg);
-members_tuple!(A 0 va, B 1 vb, C 2 vc, E 3 ve, G 4 vg, H 5 vh);
-members_tuple!(A 0 va, B 1 vb, C 2 vc, E 3 ve, G 4 vg, H 5 vh, I 6 vi);
-members_tuple!(A 0 va, B 1 vb, C 2 vc, E 3 ve, G 4 vg, H 5 vh, I 6 vi, J 7 vj);
+members_tuple!(A 0);
+members_tuple!(A 0, B 1);
+members_tuple!(A 0, B 1, C 2);
+members_tuple!(A 0, B 1, C 2, E 3);
+members_tuple!(A 0, B 1, C 2, E 3, G 4);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5, I 6);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5, I 6, J 7);

@@ -60,7 +60,7 @@ use crate::key::{Key, check_not_stale};
 use crate::pages::{Pages, Prefix};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
-pub use probe::Probe;
+pub use probe::{Probe, Quick};
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.

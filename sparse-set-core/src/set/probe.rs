@@ -71,8 +71,10 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
             let cell =
                 at.checked_mul(stride).and_then(|start| self.prefix.get(start..start + stride));
             if let Some(cell) = cell {
-                let position = cell[0].to_usize().checked_sub(1)?;
-                return (Prefix::<D>::version_in(cell) == key.version()).then_some(position);
+                if Prefix::<D>::version_in(cell) != key.version() {
+                    return None;
+                }
+                return cell[0].to_usize().checked_sub(1);
             }
         } else if let Some(&value) = self.prefix.get(at) {
             let position = value.to_usize().checked_sub(1)?;
@@ -85,6 +87,47 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
             };
         }
         self.set.get_index_of_cold(key)
+    }
+
+    /// [`get_index_of`](Self::get_index_of) answered from the sparse prefix alone, with no
+    /// call: [`Quick::Ask`] for a key outside the prefix, which `get_index_of` answers. A loop
+    /// whose lookups are all quick keeps its registers (see the `query` module).
+    ///
+    /// Computes in **O(1)** time: one load.
+    ///
+    /// ```
+    /// use sparse_set_core::set::Quick;
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let set: SparseSet<u32> = (0..1000).collect();
+    /// let probe = set.probe();
+    /// assert_eq!(probe.get_index_of_quick(7), Quick::Found(7));
+    /// assert_eq!(probe.get_index_of_quick(1 << 20), Quick::Ask);
+    /// ```
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the lookup of a probed member, in its loop")]
+    #[must_use]
+    pub fn get_index_of_quick(&self, key: K) -> Quick<usize> {
+        let stride = SparseSet::<K, D>::STRIDE;
+        let at = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            let cell =
+                at.checked_mul(stride).and_then(|start| self.prefix.get(start..start + stride));
+            let Some(cell) = cell else { return Quick::Ask };
+            if Prefix::<D>::version_in(cell) != key.version() {
+                return Quick::Missing;
+            }
+            return Quick::from(cell[0].to_usize().checked_sub(1));
+        }
+        let Some(&value) = self.prefix.get(at) else { return Quick::Ask };
+        let Some(position) = value.to_usize().checked_sub(1) else { return Quick::Missing };
+        if K::SLOT_IS_KEY {
+            return Quick::Found(position);
+        }
+        match self.dense.get(position) {
+            Some(&found) if found == key => Quick::Found(position),
+            _ => Quick::Missing,
+        }
     }
 
     /// Whether the set holds `key`.
@@ -102,5 +145,28 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
     #[must_use]
     pub fn contains(&self, key: K) -> bool {
         self.get_index_of(key).is_some()
+    }
+}
+
+/// A lookup answered without a call ([`Probe::get_index_of_quick`]): found, missing, or to be
+/// asked of the full lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quick<T> {
+    /// Found, at this answer.
+    Found(T),
+    /// Not held.
+    Missing,
+    /// Not answerable from the prefix: ask the full lookup.
+    Ask,
+}
+
+impl<T> From<Option<T>> for Quick<T> {
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "in the lookup loops")]
+    fn from(found: Option<T>) -> Self {
+        match found {
+            Some(found) => Quick::Found(found),
+            None => Quick::Missing,
+        }
     }
 }

@@ -201,9 +201,12 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[must_use]
             pub fn columns(&self) -> #columns_ty {
+                // Every column cut to the keys' length (which it has): one length for all, so
+                // a loop over the rows checks its bounds once.
+                let __keys = self.#keys.as_slice();
                 #columns_name {
-                    keys: self.#keys.as_slice(),
-                    #(#accessor_names: self.#column_fields.as_slice(),)*
+                    keys: __keys,
+                    #(#accessor_names: &self.#column_fields[..__keys.len()],)*
                 }
             }
 
@@ -214,9 +217,10 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[must_use]
             pub fn columns_mut(&mut self) -> #columns_mut_ty {
+                let __keys = self.#keys.as_slice();
                 #columns_mut_name {
-                    keys: self.#keys.as_slice(),
-                    #(#accessor_names: self.#column_fields.as_mut_slice(),)*
+                    keys: __keys,
+                    #(#accessor_names: &mut self.#column_fields[..__keys.len()],)*
                 }
             }
         }

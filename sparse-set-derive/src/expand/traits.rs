@@ -57,11 +57,12 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             fn index_and_columns_mut(
                 &mut self,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
+                let __keys = self.#keys.as_slice();
                 (
                     &self.#keys,
                     #columns_mut_name {
-                        keys: self.#keys.as_slice(),
-                        #(#accessors: self.#column_fields.as_mut_slice(),)*
+                        keys: __keys,
+                        #(#accessors: &mut self.#column_fields[..__keys.len()],)*
                     },
                 )
             }
