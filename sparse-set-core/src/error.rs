@@ -46,14 +46,16 @@ pub enum Error {
     /// [`Entities`](crate::Entities) has no slot left to spawn in: all `2^32` entity indices
     /// are alive or retired.
     EntitiesExhausted,
-    /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
-    /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
+    /// A key older than the one holding its slot, or than the newest one its slot has held, was
+    /// inserted: for an [`Entity`](crate::Entity), a handle kept past its despawn. Nothing
+    /// changed. (A storage keeps the newest version each slot of its sparse prefix has seen,
+    /// held or not; see [`SparseSet`](crate::SparseSet).)
     StaleKey {
         /// The slot both keys address ([`Key::sparse_slot`](crate::Key::sparse_slot)).
         index: u64,
         /// The version of the refused key ([`Key::version`](crate::Key::version)).
         version: u32,
-        /// The version of the key that holds the slot.
+        /// The version of the key that holds the slot, or the newest that held it.
         held: u32,
     },
 }
@@ -77,7 +79,10 @@ impl fmt::Display for Error {
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
             ),
             Error::StaleKey { index, version, held } => {
-                write!(f, "entity {index}v{version} is stale: slot {index} holds {index}v{held}")
+                write!(
+                    f,
+                    "entity {index}v{version} is stale: slot {index} holds or held {index}v{held}"
+                )
             }
         }
     }

@@ -112,20 +112,36 @@ pub trait Storage {
     /// The fallible twin of [`insert`](Self::insert): stores `value` under `key` and returns the
     /// value it replaced, or an [`Error`] that leaves the storage unchanged.
     ///
+    /// One rule for every storage (sets, maps, derived storages): the value returned is the one
+    /// held in `key`'s slot before the call, `key`'s own or an older version's (for an
+    /// [`Entity`](crate::entity::Entity): the same index, an older generation, which is dead, so
+    /// the newer key takes its place); `None` if the slot was empty. A set's value is `()`:
+    /// `Some(())` says the slot was held.
+    ///
     /// Computes in **O(1)** amortised time.
     ///
     /// # Errors
     ///
-    /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for an older version of a
-    /// held key; for a new key, the limits of a bounded storage or of the dense width, or a
-    /// failed allocation.
+    /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for a key older than the
+    /// version its slot holds or has held; for a new key, the limits of a bounded storage or of
+    /// the dense width, or a failed allocation.
     ///
     /// ```
-    /// use sparse_set_core::{Error, SparseMap, Storage};
+    /// use core::num::NonZeroU32;
+    /// use sparse_set_core::{Entity, Error, SparseMap, SparseSet, Storage};
     ///
     /// let mut map = SparseMap::<u32, char>::bounded(1, 8);
     /// assert_eq!(Storage::try_insert(&mut map, 4, 'a'), Ok(None));
     /// assert_eq!(Storage::try_insert(&mut map, 5, 'b'), Err(Error::Full { capacity: 1 }));
+    ///
+    /// // A newer generation takes the slot of an older one, and returns what the older held.
+    /// let (old, new) = (Entity::from_parts(3, NonZeroU32::MIN), Entity::from_parts(3, NonZeroU32::MIN.saturating_add(1)));
+    /// let mut tag = SparseSet::<Entity>::new();
+    /// let mut names = SparseMap::<Entity, &str>::new();
+    /// Storage::insert(&mut tag, old, ());
+    /// Storage::insert(&mut names, old, "old");
+    /// assert_eq!(Storage::try_insert(&mut tag, new, ()), Ok(Some(())));
+    /// assert_eq!(Storage::try_insert(&mut names, new, "new"), Ok(Some("old")));
     /// ```
     fn try_insert(
         &mut self,
@@ -320,11 +336,13 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
         SparseSet::get_index(self, index).map(|key| (key, ()))
     }
 
-    /// Stores `key`; returns `Some(())` if it was already stored.
+    /// Stores `key`; returns `Some(())` if its slot was held: by `key`, or by an older version
+    /// of it, which `key` replaces (the rule of [`Storage::try_insert`]).
     #[inline]
     fn try_insert(&mut self, key: K, (): ()) -> Result<Option<()>, Error> {
-        let (_, new) = SparseSet::try_insert(self, key)?;
-        Ok((!new).then_some(()))
+        let len = self.len();
+        let (index, _) = SparseSet::try_insert(self, key)?;
+        Ok((index < len).then_some(()))
     }
 
     #[inline]

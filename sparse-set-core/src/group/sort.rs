@@ -1,11 +1,14 @@
-//! Sorting a group: one [`Permutation`] of the aligned prefix, computed from the keys and views
-//! and then applied to every member through `swap_indices`, so the prefix stays aligned and a
-//! comparator that panics does so before anything has moved.
+//! Sorting a group. The stable sorts compute one [`Permutation`] of the aligned prefix from the
+//! keys and views and then apply it to every member through `swap_indices`, so a comparator
+//! that panics does so before anything has moved. The unstable sorts run the in-place
+//! introsort (`permutation::sort_in_place`) whose every swap moves every member at once, so
+//! they allocate nothing (a group of bounded storages stays allocation-free) and a comparator
+//! that panics leaves the prefix aligned, in the order the swaps so far made.
 
 #[cfg(doc)]
 use crate::error::Error;
 use crate::group::{Group, GroupExcluded, GroupMembers};
-use crate::permutation::Permutation;
+use crate::permutation::{Permutation, sort_in_place};
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Sorts the aligned prefix (stably) with a comparator of two keys and their views in every
@@ -47,15 +50,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 
     /// Sorts the aligned prefix (unstably) with a comparator of two keys and their views; as
-    /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered.
+    /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered, and it
+    /// sorts in place: it allocates nothing.
     ///
-    /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
-    /// **O(len)** memory.
+    /// If the comparison panics, the prefix stays aligned, in the order the swaps so far made.
+    ///
+    /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
+    /// nothing.
     ///
     /// # Panics
     ///
-    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
-    /// [`Error::AllocFailed`]): before anything has moved.
+    /// If the comparison panics.
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
@@ -70,13 +75,15 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     where
         F: FnMut(&M::Key, M::Refs<'_>, &M::Key, M::Refs<'_>) -> core::cmp::Ordering,
     {
-        let permutation = {
-            let (members, keys) = (&self.members, self.keys());
-            Permutation::sorted_unstable_by(self.len, |a, b| {
-                compare(&keys[a], members.view(a), &keys[b], members.view(b))
-            })
-        };
-        self.apply(&permutation);
+        sort_in_place(
+            &mut self.members,
+            self.len,
+            |members, a, b| {
+                let keys = members.first_keys();
+                compare(&keys[a], members.view(a), &keys[b], members.view(b)).is_lt()
+            },
+            M::swap,
+        );
     }
 
     /// Sorts the aligned prefix (stably) by the key `f` extracts from each key and its views;
@@ -110,15 +117,14 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         self.apply(&permutation);
     }
 
-    /// Sorts the aligned prefix by key, ascending.
+    /// Sorts the aligned prefix by key, ascending, in place: it allocates nothing.
     ///
-    /// Computes in **O(len log len)** time and **O(len)** swaps per member; allocates
-    /// **O(len)** memory.
+    /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
+    /// nothing.
     ///
     /// # Panics
     ///
-    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
-    /// [`Error::AllocFailed`]): before anything has moved.
+    /// If the keys' comparison panics; the prefix stays aligned.
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseSet};
@@ -133,11 +139,15 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     where
         M::Key: Ord,
     {
-        let permutation = {
-            let keys = self.keys();
-            Permutation::sorted_unstable_by(self.len, |a, b| keys[a].cmp(&keys[b]))
-        };
-        self.apply(&permutation);
+        sort_in_place(
+            &mut self.members,
+            self.len,
+            |members, a, b| {
+                let keys = members.first_keys();
+                keys[a] < keys[b]
+            },
+            M::swap,
+        );
     }
 
     /// Applies `permutation` (of the prefix) to every member.

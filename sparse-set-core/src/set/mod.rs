@@ -28,23 +28,24 @@
 //!
 //! # Generational keys: the generation beside the slot
 //!
-//! For an [`Entity`](crate::Entity), a lookup that reads the slot and then the dense key to
-//! compare generations makes two dependent loads. Keeping the generation beside the slot (as
-//! `EnTT` keeps the version in its sparse entries) makes them independent. Measured first with a
-//! model of both layouts on the development machine (2-core AMD EPYC; dense indices 0..n stored
-//! in shuffled order, looked up in random order; best of 30 runs):
+//! For an [`Entity`](crate::Entity), a lookup that read the slot and then the dense key to
+//! compare generations made two dependent loads, and a separate array of versions beside the
+//! slots two independent ones on two cache lines. The sparse prefix of a set whose keys say
+//! their slot and version identify them ([`Key::SLOT_AND_VERSION_ARE_KEY`]) keeps each slot's
+//! version in the words right after its value (see the `pages` module's `prefix.rs`): one
+//! load answers "is this key here, and where". Integer keys keep one word per slot and pay
+//! nothing. A key outside the prefix (a thinly used page, a page of the hash lane) is found
+//! through its slot and then its dense key: a rarer lane, out of line.
 //!
-//! | n | `contains` hit | stale miss | `get` hit | bytes per slot |
-//! |---|---|---|---|---|
-//! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
-//! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
+//! # Stale keys
 //!
-//! Adopted for the keys that say their slot and version identify them, without changing the
-//! slot's type: the versions are a second flat array, `versions`, beside the sparse prefix, so
-//! integer keys pay nothing. Measured in the set itself (a function calling `contains` per key,
-//! 100,000 live entities whose slots were each used twice, random order, best of 100 rounds):
-//! 4.61 ns before, 2.88 ns after (1.11 ns for `u32` keys). The two arrays are separate, so a
-//! lookup still touches two cache lines where an interleaved slot would touch one.
+//! A slot of the prefix keeps the version of the newest key stored in it, also once that key
+//! is removed, so inserting an older version of a key the slot has held is refused
+//! ([`Error::StaleKey`]), whether the slot is held or empty: a handle kept past a despawn
+//! cannot come back. Outside the prefix, and in a page that joined the prefix since (or was
+//! rebuilt by [`shrink_to_fit`](SparseSet::shrink_to_fit)), an empty slot has no version: there
+//! an older version is refused only while a newer one holds the slot. A world's insertions
+//! (`#[derive(World)]`) check every `Entity` against its allocator, which closes that window.
 
 mod capacity;
 mod iter;

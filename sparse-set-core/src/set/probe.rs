@@ -8,7 +8,8 @@ use crate::key::Key;
 use crate::pages::Prefix;
 use crate::set::SparseSet;
 
-/// A set's lookup state, taken out once for a loop: see the [module docs](self). Made by
+/// A set's lookup state, taken out once for a loop that looks up many keys (the common lane,
+/// the sparse prefix, read inline; every other lane a call). Made by
 /// [`SparseSet::probe`]; it answers what [`SparseSet::get_index_of`] answers.
 ///
 /// ```
