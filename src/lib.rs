@@ -88,12 +88,14 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        Keyed, WorldStorage, despawn, fail_bounded, fail_insert, retain_keys, shrink, try_reserve,
-        try_reserve_exact, world_storage,
+        At, Excluded, FieldValue, Keyed, Member, One, RowWorld, Tag, Whole, WorldStorage, despawn,
+        fail_bounded, fail_insert, insert, put_one, reserve_one, retain_keys, shrink, spawn,
+        try_insert, try_reserve, try_reserve_exact, try_spawn, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{
-        Columnar, DenseIndex, Error, Permutation, Removed, Rows, SparseSet, Storage,
+        Bundle, Columnar, Component, DenseIndex, Error, Permutation, Removed, Rows, SparseSet,
+        SpawnBatch, Storage,
     };
     pub use sparse_set_core::{Entities, Entity};
 
@@ -266,13 +268,6 @@ macro_rules! __serde {
                 Self::try_bounded(capacity, key_limit)
             }
 
-            #[inline]
-            fn try_reserve(
-                &mut self,
-                additional: ::core::primitive::usize,
-            ) -> ::core::result::Result<(), $crate::__private::Error> {
-                Self::try_reserve(self, additional)
-            }
         }
 
         #[automatically_derived]

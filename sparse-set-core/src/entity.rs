@@ -315,6 +315,30 @@ impl Entities {
         Ok(entities)
     }
 
+    /// Makes room for `additional` more spawns without reallocating: the free slots are used
+    /// first, and new slots reserved for the rest.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`]; the allocator is unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// entities.try_reserve(100).unwrap();
+    /// let e = entities.spawn();
+    /// assert!(entities.is_alive(e));
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let new_slots = additional.saturating_sub(self.free.len());
+        try_reserve(&mut self.slots, new_slots)?;
+        // `despawn` pushes to the free list without allocating: room for every slot.
+        let room = self.slots.len().saturating_add(new_slots) - self.free.len();
+        try_reserve(&mut self.free, room)
+    }
+
     /// Issues a new live entity, reusing a freed slot if there is one.
     ///
     /// Computes in **O(1)** amortised time; allocates only when it adds a slot past the

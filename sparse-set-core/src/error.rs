@@ -58,6 +58,16 @@ pub enum Error {
         /// The version of the key that holds the slot, or the newest that held it.
         held: u32,
     },
+    /// An [`Entity`](crate::Entity) that is not alive in the world's
+    /// [`Entities`](crate::Entities) was given components through the world (`insert` of
+    /// `#[derive(World)]`): it was despawned, or never spawned by that allocator. Nothing
+    /// changed.
+    NotAlive {
+        /// The entity's index.
+        index: u32,
+        /// The entity's generation.
+        generation: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -77,6 +87,10 @@ impl fmt::Display for Error {
             }
             Error::EntitiesExhausted => f.write_str(
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
+            ),
+            Error::NotAlive { index, generation } => write!(
+                f,
+                "entity {index}v{generation} is not alive in this world: despawned, or spawned by another `Entities`"
             ),
             Error::StaleKey { index, version, held } => {
                 write!(

@@ -137,6 +137,7 @@ pub use query::query;
 pub use rows::{Aligned, AlignedIter, Rows};
 pub use set::{Iter, Moved, Removed, SparseSet};
 pub use storage::{Columnar, Storage};
+pub use world::{Bundle, Component, SpawnBatch};
 
 /// Items the code `#[derive(SparseSoa)]` generates calls through the `sparse-soa` facade. Not
 /// public API: it may change in any release.
@@ -145,7 +146,11 @@ pub mod __private {
     pub use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
-    pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
+    pub use crate::world::{
+        At, Excluded, FieldValue, Keyed, Member, NoValue, One, Place, RowStorage, RowWorld, Tag,
+        Whole, WorldStorage, despawn, distinct, insert, put_one, reserve_one, retain_keys, spawn,
+        try_insert, try_spawn, world_storage,
+    };
     #[cfg(feature = "rayon")]
     pub use rayon;
 

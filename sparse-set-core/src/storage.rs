@@ -29,6 +29,11 @@ use crate::set::{Keys, SparseSet};
 /// heights.insert(9, 2.0);
 /// assert_eq!(total(&heights, |height| *height), 3.5);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a storage",
+    label = "not a storage",
+    note = "a storage is a `SparseSet`, a `SparseMap`, a storage derived with `#[derive(SparseSoa)]` (`...Soa`), or a type of your own implementing `Storage`"
+)]
 pub trait Storage {
     /// The key type.
     type Key: Key;
@@ -148,6 +153,29 @@ pub trait Storage {
         key: Self::Key,
         value: Self::Value,
     ) -> Result<Option<Self::Value>, Error>;
+
+    /// Makes room for at least `additional` more values without reallocating: the storage's
+    /// own `try_reserve`. A bounded storage, whose memory is all allocated when it is made,
+    /// reserves nothing and succeeds. The default reserves nothing (a storage implemented
+    /// outside this crate then grows as it is filled).
+    ///
+    /// Computes in **O(len)** time if it reallocates, O(1) otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`]; the storage is unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// Storage::try_reserve(&mut map, 100).unwrap();
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let _ = additional;
+        Ok(())
+    }
 
     /// Removes `key` by swap-remove; returns its value.
     ///
@@ -343,6 +371,11 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
         let len = self.len();
         let (index, _) = SparseSet::try_insert(self, key)?;
         Ok((index < len).then_some(()))
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        SparseSet::try_reserve(self, additional)
     }
 
     #[inline]

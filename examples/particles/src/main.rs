@@ -98,6 +98,8 @@ struct Particles {
     motion: Group<(PositionSoa, VelocitySoa)>,
     /// Lives and colours, aligned: every particle has both, so the whole of both.
     glow: Group<(LifeSoa, ColourSoa)>,
+    /// The sparks; `tag = Spark` lets a row name the tag.
+    #[sparse_soa(tag = Spark)]
     sparks: SparkSoa,
 }
 
@@ -119,24 +121,18 @@ impl Particles {
         }
     }
 
-    fn spawn(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
-        let particle = self.entities.spawn();
-        self.motion.member_mut::<0>().insert(particle, Position { x: spawn.x, y: spawn.y });
-        match spawn.velocity {
-            // With a velocity as well, it joins the motion group's aligned prefix.
-            Some((dx, dy)) => {
-                self.motion.member_mut::<1>().insert(particle, Velocity { dx, dy });
-            }
-            None => {
-                self.sparks.insert(particle);
-            }
-        }
+    /// Spawns one particle: its whole row in one call. A moving particle's row completes both
+    /// groups, so it is written straight to the end of each aligned prefix.
+    fn spawn_particle(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
+        let position = Position { x: spawn.x, y: spawn.y };
         let life =
             Life { frames_left: spawn.frames_left, lifetime: spawn.lifetime, burn: spawn.burn };
-        self.glow.member_mut::<0>().insert(particle, life);
         let rgb = palette.colour(spawn.palette, spawn.frames_left, spawn.lifetime);
-        self.glow.member_mut::<1>().insert(particle, Colour { palette: spawn.palette, rgb });
-        particle
+        let colour = Colour { palette: spawn.palette, rgb };
+        match spawn.velocity {
+            Some((dx, dy)) => self.spawn((position, Velocity { dx, dy }, life, colour)),
+            None => self.spawn((position, life, colour, Spark)),
+        }
     }
 
     /// One frame's systems after the spawns: motion, colour, twinkle, ageing. The expired
@@ -213,7 +209,7 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
     let palette = Palette::new();
     let mut world = Particles::bounded(budget);
     for _ in 0..options.count {
-        world.spawn(&Spawn::scattered(&mut rng, options.lifetime), &palette);
+        world.spawn_particle(&Spawn::scattered(&mut rng, options.lifetime), &palette);
     }
     let mut expired = Vec::with_capacity(budget);
 
@@ -226,7 +222,7 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
                 if world.entities.len() == budget {
                     break;
                 }
-                world.spawn(&Spawn::fountain(&mut rng, options.lifetime), &palette);
+                world.spawn_particle(&Spawn::fountain(&mut rng, options.lifetime), &palette);
             }
             let spawned = clock.lap();
             let alive = world.entities.len();

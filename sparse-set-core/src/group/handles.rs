@@ -6,7 +6,6 @@ use core::ops::Deref;
 
 use crate::error::{Error, fail_insert};
 use crate::group::{Group, GroupExcluded, GroupMembers, Nth};
-use crate::key::check_not_stale;
 use crate::storage::{Columnar, Storage};
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
@@ -104,15 +103,12 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
-        // A newer version of a held key replaces it in place: the older one must leave the
-        // prefix first, or this member alone would hold another key at its position. An older
-        // version is refused before that, so that a refusal moves nothing.
-        let held = self.group.members.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
-        if let Some(held) = held {
-            check_not_stale(key, held)?;
-        }
-        self.group
-            .change(held, [Some(key), held], |group| group.members.nth_mut().try_insert(key, value))
+        // The member refuses an older version before it changes; a newer version replacing an
+        // aligned older one takes that row out of the prefix. Then `key` joins if it now
+        // qualifies. Nothing in between runs the caller's code, so nothing can unwind there.
+        let replaced = self.group.put_member::<I>(key, value)?;
+        self.group.finish_row(key);
+        Ok(replaced)
     }
 
     /// Removes `key` from this member by **swap-remove**; returns its value. If `key` was

@@ -88,12 +88,14 @@
 //!
 //! This module (`mod.rs`) holds the group and its invariant checker; `repair.rs` owns how the
 //! prefix is repaired after every change of keys, also while unwinding; `handles.rs` the member
-//! and excluded handles; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
+//! and excluded handles; `rows.rs` how a world puts a whole row into a group and finishes it
+//! once; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
 //! group is made of; `query.rs` a group as a member of a query.
 
 mod handles;
 mod query;
 mod repair;
+mod rows;
 mod sort;
 #[cfg(test)]
 mod tests;

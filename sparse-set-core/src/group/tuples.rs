@@ -121,6 +121,11 @@ pub trait GroupMembers {
     fn first(positions: Self::Positions) -> usize;
     /// Every member's position of `key`, if every member holds it.
     fn positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Every member's position of `key` if it is every member's last key (as after pushing it
+    /// to each): found without a lookup.
+    fn last_positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Whether every member holds the same key at `index` (which must be in every member).
+    fn same_key_at(&self, index: usize) -> bool;
     /// Whether the key at `positions` can join a prefix of length `len`: in every member, its
     /// position is at or past `len` and inside the member.
     fn joinable(&self, positions: Self::Positions, len: usize) -> bool;
@@ -263,6 +268,21 @@ macro_rules! group_tuple {
             #[inline]
             fn positions(&self, key: K) -> Option<Self::Positions> {
                 Some((Storage::get_index_of(&self.0, key)?, $(Storage::get_index_of(&self.$i, key)?,)*))
+            }
+
+            #[inline]
+            fn last_positions(&self, key: K) -> Option<Self::Positions> {
+                Some((
+                    group_tuple!(@last self.0, key),
+                    $(group_tuple!(@last self.$i, key),)*
+                ))
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "a group of one member has nothing to compare")]
+            fn same_key_at(&self, index: usize) -> bool {
+                let first = Storage::keys(&self.0).get(index);
+                true $(&& Storage::keys(&self.$i).get(index) == first)*
             }
 
             #[inline]
@@ -412,6 +432,12 @@ macro_rules! group_tuple {
     };
     (@nth $all:tt $($i:tt $t:ident)*) => {
         $(nth!($all $i $t);)*
+    };
+    (@last $storage:expr, $key:ident) => {
+        match Storage::keys(&$storage) {
+            [.., last] if *last == $key => Storage::len(&$storage) - 1,
+            _ => return None,
+        }
     };
     (@usize $member:ident) => { usize };
     (@one $member:ident) => { 1 };

@@ -140,6 +140,11 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     }
 
     #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        SparseMap::try_reserve(self, additional)
+    }
+
+    #[inline]
     fn try_insert(&mut self, key: K, value: V) -> Result<Option<V>, Error> {
         SparseMap::try_insert(self, key, value)
     }

@@ -95,8 +95,8 @@ where
     }
 }
 
-/// What deserializing needs of a storage beyond [`Storage`]: to be made empty, growable or
-/// bounded, and to reserve room.
+/// What deserializing needs of a storage beyond [`Storage`] (which reserves room): to be made
+/// empty, growable or bounded.
 pub trait Rebuild: Storage + Default {
     /// The storage's `try_bounded`.
     ///
@@ -104,32 +104,17 @@ pub trait Rebuild: Storage + Default {
     ///
     /// As the storage's `try_bounded`.
     fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error>;
-
-    /// The storage's `try_reserve`: nothing for a bounded storage.
-    ///
-    /// # Errors
-    ///
-    /// As the storage's `try_reserve`.
-    fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
 }
 
 impl<K: Key, D: DenseIndex> Rebuild for SparseSet<K, D> {
     fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
         Self::try_bounded(capacity, key_limit)
     }
-
-    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        Self::try_reserve(self, additional)
-    }
 }
 
 impl<K: Key, V, D: DenseIndex> Rebuild for SparseMap<K, V, D> {
     fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
         Self::try_bounded(capacity, key_limit)
-    }
-
-    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        Self::try_reserve(self, additional)
     }
 }
 

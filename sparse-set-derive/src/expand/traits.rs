@@ -311,6 +311,14 @@ fn storage(input: &Input<'_>) -> TokenStream {
             }
 
             #[inline]
+            fn try_reserve(
+                &mut self,
+                additional: #usize,
+            ) -> ::core::result::Result<(), #p::Error> {
+                Self::try_reserve(self, additional)
+            }
+
+            #[inline]
             fn remove(&mut self, key: #k) -> #option<#value> {
                 Self::remove(self, key)
             }
