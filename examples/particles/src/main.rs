@@ -1,14 +1,15 @@
 //! A particle fountain on sparse-soa: the flagship demo.
 //!
 //! Every particle is a generational [`Entity`] with components in derived struct-of-arrays
-//! storages: a [`Position`], a [`Velocity`] (sparks hang in the air without one), a [`Life`], a
-//! [`Colour`], and a [`Spark`] tag. Positions and velocities live in a [`Group`], which keeps
-//! the particles that have both at the front of both storages, in one order: the motion system
-//! walks plain slices side by side, with no lookup. The colour system is a query over three
-//! storages, the ageing system a query over two, and one `despawn` removes an expired particle
-//! from all of them. Thousands spawn and expire every frame. The storages are bounded to the
-//! particle budget, so the frame loop allocates nothing; with the `rayon` feature the motion
-//! and colour systems run on every core.
+//! storages: a [`Position`], a [`Velocity`] (sparks hang in the air without one), a [`Life`]
+//! and a [`Colour`]. Each is spawned as one row, `world.spawn((position, velocity, life,
+//! colour))`. Positions and velocities live in a [`Group`], which keeps the particles that have
+//! both at the front of both storages, in one order: the motion system walks plain slices side
+//! by side, with no lookup. Lives and colours are a second group, walked once a frame to colour,
+//! twinkle and age every particle; one `despawn` removes an expired particle from all of them.
+//! Thousands spawn and expire every frame. The storages are bounded to the particle budget, so
+//! the frame loop allocates nothing; with the `rayon` feature the motion and colour systems
+//! run on every core.
 //!
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
@@ -76,18 +77,19 @@ struct Life {
     burn: u16,
 }
 
-/// Its palette, and the colour it shows now.
+/// Its palette, the colour it shows now, and whether it twinkles (a spark: it does not move,
+/// burns out twice as fast, and flashes now and then).
+///
+/// Twinkling is a column the colour pass reads, not a tag: a system filtered by a tag looks
+/// every tagged entity up in the storages it reads, a random access each, where a column
+/// beside the colour is read in the same sequential pass.
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(key = Entity)]
 struct Colour {
     palette: u8,
     rgb: [u8; 3],
+    twinkles: bool,
 }
-
-/// A spark: it does not move, burns out twice as fast, and twinkles.
-#[derive(SparseSoa)]
-#[sparse_soa(key = Entity)]
-struct Spark;
 
 /// Every storage of the simulation. `despawn` (from `World`) removes a particle from all of
 /// them and keeps both groups aligned.
@@ -98,9 +100,6 @@ struct Particles {
     motion: Group<(PositionSoa, VelocitySoa)>,
     /// Lives and colours, aligned: every particle has both, so the whole of both.
     glow: Group<(LifeSoa, ColourSoa)>,
-    /// The sparks; `tag = Spark` lets a row name the tag.
-    #[sparse_soa(tag = Spark)]
-    sparks: SparkSoa,
 }
 
 impl Particles {
@@ -117,7 +116,6 @@ impl Particles {
                 LifeSoa::bounded(budget, budget),
                 ColourSoa::bounded(budget, budget),
             )),
-            sparks: SparkSoa::bounded(budget, budget),
         }
     }
 
@@ -128,15 +126,15 @@ impl Particles {
         let life =
             Life { frames_left: spawn.frames_left, lifetime: spawn.lifetime, burn: spawn.burn };
         let rgb = palette.colour(spawn.palette, spawn.frames_left, spawn.lifetime);
-        let colour = Colour { palette: spawn.palette, rgb };
+        let colour = Colour { palette: spawn.palette, rgb, twinkles: spawn.velocity.is_none() };
         match spawn.velocity {
             Some((dx, dy)) => self.spawn((position, Velocity { dx, dy }, life, colour)),
-            None => self.spawn((position, life, colour, Spark)),
+            None => self.spawn((position, life, colour)),
         }
     }
 
-    /// One frame's systems after the spawns: motion, colour, twinkle, ageing. The expired
-    /// particles are pushed to `expired`.
+    /// One frame's systems after the spawns: motion, then colour, twinkle and ageing in one
+    /// pass. The expired particles are pushed to `expired`.
     fn update(&mut self, frame: u32, palette: &Palette, parallel: bool, expired: &mut Vec<Entity>) {
         let wind = sim::wind(frame);
 
@@ -145,31 +143,35 @@ impl Particles {
         let motion = |(_, (position, velocity)): (Entity, (PositionMut<'_>, VelocityMut<'_>))| {
             sim::physics(position.x, position.y, velocity.dx, velocity.dy, wind);
         };
-        // Colour: the glow group, lives and colours side by side.
-        let paint = |(_, (life, colour)): (Entity, (LifeMut<'_>, ColourMut<'_>))| {
+        // Colour and twinkle: the glow group, lives and colours side by side.
+        let paint = |life: &LifeMut<'_>, colour: &mut ColourMut<'_>| {
             *colour.rgb = palette.colour(*colour.palette, *life.frames_left, *life.lifetime);
+            if *colour.twinkles {
+                sim::twinkle(colour.rgb, *life.frames_left);
+            }
         };
         if parallel {
             #[cfg(feature = "rayon")]
             {
                 self.motion.par_iter_mut().for_each(motion);
-                self.glow.par_iter_mut().for_each(paint);
+                self.glow
+                    .par_iter_mut()
+                    .for_each(|(_, (life, mut colour))| paint(&life, &mut colour));
+            }
+            // Ageing collects the expired, in order: a sequential pass.
+            for (particle, (life, _)) in self.glow.iter_mut() {
+                if sim::age(life.frames_left, *life.burn) {
+                    expired.push(particle);
+                }
             }
         } else {
             self.motion.iter_mut().for_each(motion);
-            self.glow.iter_mut().for_each(paint);
-        }
-
-        // Twinkle: a query over the spark tag and the glow group's two storages. The sparks
-        // drive (they are few); each is looked up in the group.
-        query((&self.sparks, &mut self.glow)).for_each(|_, ((), (life, colour))| {
-            sim::twinkle(colour.rgb, *life.frames_left);
-        });
-
-        // Ageing: the lives, in the glow group's order; the expired are collected.
-        for (particle, (life, _)) in self.glow.iter_mut() {
-            if sim::age(life.frames_left, *life.burn) {
-                expired.push(particle);
+            // Colour, twinkle and ageing in one pass over the glow group.
+            for (particle, (life, mut colour)) in self.glow.iter_mut() {
+                paint(&life, &mut colour);
+                if sim::age(life.frames_left, *life.burn) {
+                    expired.push(particle);
+                }
             }
         }
     }
@@ -245,7 +247,7 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
         "sparse-soa world: {} alive ({} moving in the group's aligned prefix, {} sparks)",
         thousands(positions.len() as u64),
         thousands(world.motion.len() as u64),
-        thousands(world.sparks.len() as u64),
+        thousands((positions.len() - world.motion.len()) as u64),
     );
     debug_assert_eq!(world.motion.len(), velocities.len());
     report

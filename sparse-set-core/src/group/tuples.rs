@@ -293,8 +293,15 @@ macro_rules! group_tuple {
 
             #[inline]
             fn move_to(&mut self, positions: Self::Positions, target: usize) {
-                Columnar::swap_indices(&mut self.0, positions.0, target);
-                $(Columnar::swap_indices(&mut self.$i, positions.$i, target);)*
+                // A member whose keys all are in the prefix has the key there already.
+                if positions.0 != target {
+                    Columnar::swap_indices(&mut self.0, positions.0, target);
+                }
+                $(
+                    if positions.$i != target {
+                        Columnar::swap_indices(&mut self.$i, positions.$i, target);
+                    }
+                )*
             }
 
             #[inline]

@@ -395,6 +395,42 @@ impl<D: DenseIndex> Pages<D> {
             *stored = value;
             return;
         }
+        self.set_outside_prefix(slot, value);
+    }
+
+    /// [`set`](Self::set) for a caller that knows the prefix's stride as a constant: a slot in
+    /// the prefix is one store, and every other lane is out of line.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every swap's and removal's path")]
+    pub(crate) fn set_in(&mut self, slot: u64, value: D, stride: usize) {
+        if let Some(cell) = self.prefix.cell_mut(flat_index(slot), stride) {
+            cell[0] = value;
+        } else {
+            self.set_outside_prefix(slot, value);
+        }
+    }
+
+    /// [`take`](Self::take) for a caller that knows the prefix's stride as a constant.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every removal's path")]
+    pub(crate) fn take_in(&mut self, slot: u64, stride: usize) -> D {
+        match self.prefix.cell_mut(flat_index(slot), stride) {
+            Some(cell) => core::mem::replace(&mut cell[0], D::ZERO),
+            None => self.take_outside_prefix(slot),
+        }
+    }
+
+    /// The words of prefix slot `slot` (its value, then its version in a versioned set), for
+    /// a caller that knows the stride as a constant; `None` outside the prefix.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every insert's path")]
+    pub(crate) fn prefix_cell_mut(&mut self, slot: u64, stride: usize) -> Option<&mut [D]> {
+        self.prefix.cell_mut(flat_index(slot), stride)
+    }
+
+    /// [`set`](Self::set) past the prefix.
+    #[inline(never)]
+    fn set_outside_prefix(&mut self, slot: u64, value: D) {
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             full[offset] = value;
@@ -412,6 +448,12 @@ impl<D: DenseIndex> Pages<D> {
         if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
             return core::mem::replace(stored, D::ZERO);
         }
+        self.take_outside_prefix(slot)
+    }
+
+    /// [`take`](Self::take) past the prefix.
+    #[inline(never)]
+    fn take_outside_prefix(&mut self, slot: u64) -> D {
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             return core::mem::replace(&mut full[offset], D::ZERO);

@@ -81,6 +81,28 @@ impl<D: DenseIndex> Prefix<D> {
         self.words.get(start..start.checked_add(stride)?)
     }
 
+    /// The words of slot `at`, mutably, for a caller that knows the stride as a constant;
+    /// `None` past the prefix.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every insert's and removal's path")]
+    pub(crate) fn cell_mut(&mut self, at: usize, stride: usize) -> Option<&mut [D]> {
+        debug_assert_eq!(stride, self.stride, "a prefix written with another stride");
+        let start = at.checked_mul(stride)?;
+        self.words.get_mut(start..start.checked_add(stride)?)
+    }
+
+    /// Keeps `version` in the words of a slot (`cell`, as [`cell_mut`](Self::cell_mut) returns
+    /// it, of a versioned prefix).
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on the insert path of versioned keys")]
+    pub(crate) fn set_version_in(cell: &mut [D], version: u32) {
+        let bits = word_bits::<D>();
+        let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+        for (i, word) in cell[1..].iter_mut().enumerate() {
+            *word = D::from_usize(((version >> (bits * i as u32)) & mask) as usize);
+        }
+    }
+
     /// Every word, `stride` per slot.
     #[inline]
     pub(crate) fn words(&self) -> &[D] {
@@ -126,12 +148,8 @@ impl<D: DenseIndex> Prefix<D> {
         if self.stride == 1 {
             return;
         }
-        let Some(start) = at.checked_mul(self.stride) else { return };
-        let Some(cell) = self.words.get_mut(start..start + self.stride) else { return };
-        let bits = word_bits::<D>();
-        let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
-        for (i, word) in cell[1..].iter_mut().enumerate() {
-            *word = D::from_usize(((version >> (bits * i as u32)) & mask) as usize);
+        if let Some(cell) = self.cell_mut(at, self.stride) {
+            Self::set_version_in(cell, version);
         }
     }
 

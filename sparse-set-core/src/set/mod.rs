@@ -589,6 +589,33 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
         let slot = key.sparse_slot();
+        let len = self.dense.len();
+        // The common case, a new key whose slot is in the prefix and empty: one cell read and
+        // written (its value and, in a versioned set, its version).
+        if let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE) {
+            if cell[0] == D::ZERO {
+                if K::SLOT_AND_VERSION_ARE_KEY {
+                    let seen = Prefix::version_in(cell);
+                    if key.version() < seen {
+                        return Err(Error::StaleKey {
+                            index: slot,
+                            version: key.version(),
+                            held: seen,
+                        });
+                    }
+                }
+                Self::check_room_for(self.bounds, len, slot)?;
+                // One more element never overflows the capacity (the dense width bounds
+                // `len`), so a refusal here is a failed allocation.
+                self.dense.try_reserve(1)?;
+                cell[0] = D::from_usize(len + 1);
+                if K::SLOT_AND_VERSION_ARE_KEY {
+                    Prefix::set_version_in(cell, key.version());
+                }
+                self.dense.push(key);
+                return Ok((len, true));
+            }
+        }
         if let Some(position) = self.position_of_slot(slot) {
             let Some(held) = self.dense.get_mut(position) else {
                 return self.insert_into_stale_slot(key, slot);
@@ -677,8 +704,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Checks that one more key with sparse index `slot` fits.
     #[inline]
     fn check_room(&self, slot: u64) -> Result<(), Error> {
-        let len = self.dense.len();
-        if let Some(bounds) = self.bounds {
+        Self::check_room_for(self.bounds, self.dense.len(), slot)
+    }
+
+    /// [`check_room`](Self::check_room), given the set's bounds and length.
+    #[inline]
+    fn check_room_for(bounds: Option<Bounds>, len: usize, slot: u64) -> Result<(), Error> {
+        if let Some(bounds) = bounds {
             if slot >= bounds.key_limit as u64 {
                 return Err(Error::KeyOutOfRange { index: slot, limit: bounds.key_limit as u64 });
             }
@@ -748,11 +780,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         // so that removals never panic (a group repairs its prefix after them).
         let index = if K::SLOT_IS_KEY {
             // The slot alone identifies the key: read and zero it in one lookup.
-            let index = self.sparse.take(slot).to_usize().checked_sub(1)?;
+            let index = self.sparse.take_in(slot, Self::STRIDE).to_usize().checked_sub(1)?;
             (index < self.dense.len()).then_some(index)?
         } else {
             let index = self.get_index_of(key).filter(|&index| index < self.dense.len())?;
-            self.sparse.clear(slot);
+            self.sparse.take_in(slot, Self::STRIDE);
             index
         };
         self.dense.swap_remove(index);
@@ -763,7 +795,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let removed = self.dense.swap_remove(index);
-        self.sparse.clear(removed.sparse_slot());
+        self.sparse.take_in(removed.sparse_slot(), Self::STRIDE);
         self.fill_gap(index)
     }
 
@@ -771,7 +803,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[inline]
     fn fill_gap(&mut self, index: usize) -> Removed<K> {
         let moved = self.dense.get(index).map(|&key| {
-            self.sparse.set(key.sparse_slot(), D::from_usize(index + 1));
+            self.sparse.set_in(key.sparse_slot(), D::from_usize(index + 1), Self::STRIDE);
             Moved { key, from: self.dense.len() }
         });
         Removed { index, moved }
@@ -805,7 +837,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
-        self.sparse.clear(key.sparse_slot());
+        self.sparse.take_in(key.sparse_slot(), Self::STRIDE);
         Some(key)
     }
 

@@ -102,8 +102,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let len = self.dense.len();
         assert!(a < len && b < len, "swap_indices({a}, {b}) out of bounds for length {len}");
         self.dense.swap(a, b);
-        self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
-        self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
+        self.sparse.set_in(self.dense[a].sparse_slot(), D::from_usize(a + 1), Self::STRIDE);
+        self.sparse.set_in(self.dense[b].sparse_slot(), D::from_usize(b + 1), Self::STRIDE);
     }
 
     /// Sorts the keys (unstable) and re-points their slots. No allocation.
