@@ -444,3 +444,33 @@ fn a_row_over_a_forgotten_entity_leaves_the_group_aligned() {
     check(&game);
     assert_eq!(game.motion.len(), 2);
 }
+
+/// The guide's pattern for despawning the entities a storage condemns: collect them, then
+/// despawn each. Every storage loses the dead and keeps the living.
+#[test]
+fn despawning_the_dead_keeps_every_row_of_the_living() {
+    let mut game = Game::default();
+    let rows: Vec<Entity> = game
+        .spawn_batch((0..20).map(|i| (Position { x: i, y: 0 }, Velocity { dx: i }, format!("{i}"))))
+        .collect();
+    // The condemned: an odd velocity.
+    let dead: Vec<Entity> = game
+        .motion
+        .members()
+        .1
+        .iter()
+        .filter(|(_, v)| *v.dx % 2 == 1)
+        .map(|(entity, _)| entity)
+        .collect();
+    for entity in &dead {
+        game.despawn(*entity);
+    }
+    check(&game);
+    assert_eq!(game.entities.len(), 10);
+    for (i, entity) in (0..).zip(&rows) {
+        let alive = i % 2 == 0;
+        assert_eq!(game.entities.is_alive(*entity), alive);
+        assert_eq!(game.names.get(*entity).is_some(), alive, "name of {i}");
+        assert_eq!(game.motion.contains(*entity), alive, "motion of {i}");
+    }
+}
