@@ -1,12 +1,14 @@
 //! No allocation, proven at scale: bounded sets, maps and derived storages make no allocation
 //! at all across a million mixed operations within their bounds (inserts, removals, lookups,
-//! `retain`, `clear`, swaps, unstable sorts), and growable ones make **O(log n)** allocations
-//! while growing to n elements.
+//! `retain`, `clear`, swaps, unstable sorts), nor do groups of them (inserts and removals
+//! through the handles, exclusion, despawns, unstable sorts and `sort_keys`) or a world of
+//! them spawning and despawning whole rows; growable ones make **O(log n)** allocations while
+//! growing to n elements.
 //!
 //! Only allocations made by the test's own thread are counted. Run with `--nocapture` to see the
 //! counts. Under miri the sizes shrink so that the test still runs there.
 
-use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa};
+use sparse_soa::{Entities, Entity, Group, SparseMap, SparseSet, SparseSoa, World};
 use sparse_soa_test_support::keys::Stream;
 use sparse_soa_test_support::{CountingAlloc, allocations_during};
 
@@ -150,6 +152,77 @@ impl Workload for ParticleSoa {
     }
 }
 
+/// A bounded group: a derived storage and a map aligned, a tag excluded.
+type Bounded = Group<(ParticleSoa, SparseMap<u32, [u32; 3], u16>), (SparseSet<u32, u16>,)>;
+
+fn bounded_group() -> Bounded {
+    Group::with_excluded(
+        (ParticleSoa::bounded(CAPACITY, KEY_LIMIT), SparseMap::bounded(CAPACITY, KEY_LIMIT)),
+        (SparseSet::bounded(CAPACITY, KEY_LIMIT),),
+    )
+}
+
+/// The workload through a group: an insert stores both members (the key joins the prefix unless
+/// excluded), a removal takes one member's value (the key leaves), a swap toggles the exclusion
+/// of two keys, `retain` removes through the group, and the sorts are the group's unstable sort
+/// and `sort_keys`.
+impl Workload for Bounded {
+    fn len(&self) -> usize {
+        self.members().0.len().max(self.members().1.len())
+    }
+    fn insert(&mut self, key: u32) {
+        self.member_mut::<0>().insert(key, particle(key));
+        self.member_mut::<1>().insert(key, [key; 3]);
+    }
+    fn remove(&mut self, key: u32) {
+        if key % 2 == 0 {
+            self.member_mut::<1>().remove(key);
+        } else {
+            Group::remove(self, key);
+        }
+    }
+    fn look_up(&self, key: u32) -> bool {
+        let found = self.get(key);
+        assert!(found.is_none_or(|(p, m)| *p.id == key && m[0] == key));
+        found.is_some()
+    }
+    fn swap(&mut self, a: usize, b: usize) {
+        for index in [a, b] {
+            let Some(&key) = self.members().0.keys().get(index) else { continue };
+            if self.excluded().0.contains(key) {
+                self.excluded_mut::<0>().remove(key);
+            } else {
+                self.excluded_mut::<0>().insert(key, ());
+            }
+        }
+    }
+    fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let mut index = self.members().0.len();
+        while index > 0 {
+            index -= 1;
+            let Some(&key) = self.members().0.keys().get(index) else { continue };
+            if !keep(key) {
+                Group::remove(self, key);
+            }
+        }
+    }
+    fn sort_unstable(&mut self, descending: bool) {
+        if descending {
+            self.sort_unstable_by(|a, _, b, _| b.cmp(a));
+        } else {
+            self.sort_keys();
+        }
+    }
+    fn clear(&mut self) {
+        while let Some(&key) = self.members().0.keys().last() {
+            Group::remove(self, key);
+        }
+    }
+    fn check(&self) {
+        self.assert_invariants();
+    }
+}
+
 /// Runs the mixed workload on `storage`, counting this thread's allocation calls; returns them
 /// and how many lookups hit (so the work cannot be optimised away).
 fn churn(storage: &mut impl Workload) -> (usize, usize) {
@@ -203,6 +276,72 @@ fn bounded_storages_never_allocate_across_a_million_mixed_operations() {
     let mut copy = particles.clone();
     let (calls, _) = churn(&mut copy);
     assert_eq!(calls, 0);
+
+    let mut group = bounded_group();
+    let (calls, hits) = churn(&mut group);
+    println!("bounded Group: {OPERATIONS} operations, {calls} allocations ({hits} hits)");
+    assert_eq!(calls, 0);
+    assert!(hits > 0);
+}
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Spot {
+    x: f32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Lit;
+
+#[derive(World)]
+struct Scene {
+    entities: Entities,
+    #[sparse_soa(tag = Lit)]
+    lit: Group<(SpotSoa, SparseMap<Entity, u64>), (LitSoa,)>,
+    names: SparseMap<Entity, [u8; 8]>,
+}
+
+#[test]
+fn a_bounded_world_spawns_and_despawns_rows_without_allocating() {
+    let mut scene = Scene {
+        entities: Entities::with_capacity(CAPACITY),
+        lit: Group::with_excluded(
+            (SpotSoa::bounded(CAPACITY, CAPACITY), SparseMap::bounded(CAPACITY, CAPACITY)),
+            (LitSoa::bounded(CAPACITY, CAPACITY),),
+        ),
+        names: SparseMap::bounded(CAPACITY, CAPACITY),
+    };
+    let mut live: Vec<Entity> = Vec::with_capacity(CAPACITY);
+    let mut stream = Stream(0xF00D);
+    let ((), calls) = allocations_during(|| {
+        for step in 0..OPERATIONS / 4 {
+            let roll = stream.index(10);
+            if live.len() < CAPACITY && roll < 6 {
+                let x = step as f32;
+                let entity = match roll {
+                    0 => scene.spawn((Spot { x }, 7_u64, [1; 8])),
+                    1 => scene.spawn((Spot { x }, 7_u64, Lit)),
+                    2 => scene.spawn(Spot { x }),
+                    _ => scene.spawn((7_u64, Spot { x })),
+                };
+                live.push(entity);
+            } else if !live.is_empty() {
+                let entity = live.swap_remove(stream.index(live.len()));
+                if roll == 9 {
+                    scene.insert(entity, ([2; 8], Lit));
+                    live.push(entity);
+                } else {
+                    assert!(scene.despawn(entity));
+                }
+            }
+        }
+    });
+    scene.lit.assert_invariants();
+    scene.entities.assert_invariants();
+    println!("bounded world: {} rows live, {calls} allocations", live.len());
+    assert_eq!(calls, 0);
+    assert_eq!(scene.entities.len(), live.len());
 }
 
 /// Sizes the growable storages grow to.
