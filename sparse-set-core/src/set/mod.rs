@@ -10,9 +10,11 @@
 //! A lookup reads the slot; for keys whose slot identifies them ([`Key::SLOT_IS_KEY`]: the
 //! integers) a non-zero slot is the answer. For keys whose slot and version identify them
 //! ([`Key::SLOT_AND_VERSION_ARE_KEY`]: an [`Entity`](crate::Entity)) the set keeps each slot's
-//! version in `versions` over the sparse prefix (slots from 0 up), and compares it; for other
+//! version beside its value in the sparse prefix (slots from 0 up), and compares it; for other
 //! keys, and outside the prefix, the dense key at that position is compared. For every key in
-//! a slot below `versions.len()`, `versions[slot] == key.version()`.
+//! a slot of the prefix, the version beside the slot is `key.version()`; an empty slot of the
+//! prefix keeps the version of the newest key it held since it joined the prefix (see "Stale
+//! keys" below).
 //!
 //! # Why `clear` is O(len), not O(1)
 //!
