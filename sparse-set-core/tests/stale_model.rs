@@ -72,8 +72,7 @@ fn run_bounded(ops: &[Op]) {
     let mut map = SparseMap::<Entity, i64>::bounded(SLOTS as usize, SLOTS as usize);
     let mut set = SparseSet::<Entity>::bounded(SLOTS as usize, SLOTS as usize);
     let mut model = Model::default();
-    for (step, op) in ops.iter().enumerate() {
-        let value = step as i64;
+    for (value, op) in (0_i64..).zip(ops) {
         match *op {
             Op::Insert(slot, version) => {
                 let key = entity(slot, version);
@@ -115,8 +114,7 @@ fn run_bounded(ops: &[Op]) {
 fn run_growable(ops: &[Op]) {
     let mut map = SparseMap::<Entity, i64>::new();
     let mut held: BTreeMap<u32, (u32, i64)> = BTreeMap::new();
-    for (step, op) in ops.iter().enumerate() {
-        let value = step as i64;
+    for (value, op) in (0_i64..).zip(ops) {
         match *op {
             Op::Insert(slot, version) => {
                 let key = entity(slot, version);
