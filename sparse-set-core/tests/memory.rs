@@ -4,7 +4,7 @@
 //! Only allocations made by the test's own thread are counted, so the harness cannot disturb
 //! the numbers. Run with `--nocapture` to see them.
 
-use sparse_set_core::{SparseMap, SparseSet};
+use sparse_set_core::{Error, SparseMap, SparseSet};
 use sparse_soa_test_support::{CountingAlloc, measure};
 
 #[global_allocator]
@@ -148,4 +148,29 @@ fn a_bounded_set_never_allocates_after_construction() {
         }
     });
     assert_eq!(usage.calls, 0, "{usage:?}");
+}
+
+/// A bounded set decides up front: for a key limit whose prefix the allocator cannot give, it
+/// fails before writing a word (it used to write about 1.6 GB for `1 << 36` before failing);
+/// where the allocator gives it, it reserved exactly that and nothing more.
+#[test]
+fn a_huge_bounded_set_fails_before_touching_memory() {
+    for key_limit in [1_usize << 36, 1 << 40] {
+        let (result, usage) = measure(|| SparseSet::<u64, u32>::try_bounded(0, key_limit));
+        let prefix_bytes = key_limit * size_of::<u32>();
+        match result {
+            Err(error) => {
+                assert!(matches!(error, Error::AllocFailed | Error::CapacityOverflow), "{error}");
+                assert!(
+                    usage.allocated < 1 << 20,
+                    "{} bytes allocated before failing",
+                    usage.allocated
+                );
+            }
+            Ok(set) => {
+                assert!(set.is_empty());
+                assert!(usage.allocated <= prefix_bytes + (1 << 20), "{} bytes", usage.allocated);
+            }
+        }
+    }
 }
