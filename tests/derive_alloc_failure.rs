@@ -8,14 +8,11 @@
 
 use sparse_soa::{Error, Group, SparseMap, SparseSoa, Storage};
 use sparse_soa_test_support::{
-    CountingAlloc, allocations_during, failing_after, failing_allocations, sweep_plain, sweep_try,
+    CountingAlloc, REFUSED, failing_allocations, reached, sweep_never_fails, sweep_plain, sweep_try,
 };
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
-
-/// What a plain call's panic says when memory cannot be had.
-const REFUSED: &str = "memory allocation failed";
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 #[sparse_soa(dense = u32)]
@@ -57,11 +54,6 @@ fn check(bodies: &BodySoa) {
     for (key, row) in bodies {
         assert_eq!(*row.name, format!("body {key}"), "row of {key} moved");
     }
-}
-
-fn reached(name: &str, points: usize) -> usize {
-    println!("{name}: refused at each of {points} allocation points in turn");
-    points
 }
 
 /// Storages in the shapes the key index has, each with the key whose insert allocates there
@@ -287,15 +279,7 @@ fn stable_sorts_panic_cleanly_and_the_rest_never_allocate() {
         bodies.retain(|key, _| key % 4 == 0);
         bodies
     };
-    let mut probe = make();
-    let ((), points) = allocations_during(|| probe.shrink_to_fit());
-    for n in 0..=points {
-        let mut bodies = make();
-        let before = rows(&bodies);
-        failing_after(n, || bodies.shrink_to_fit());
-        check(&bodies);
-        assert_eq!(rows(&bodies), before);
-    }
+    let points = sweep_never_fails(make, BodySoa::shrink_to_fit, rows, check);
     assert!(reached("shrink_to_fit", points) >= 4);
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use sparse_soa::{SparseSoa, Storage};
+use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Position {
@@ -75,11 +76,7 @@ fn check(storage: &PositionSoa, model: &BTreeMap<u32, Position>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(model::config())]
 
     #[test]
     fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 })) {

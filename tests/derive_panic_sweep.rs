@@ -8,7 +8,7 @@
 
 use sparse_soa::{SparseSoa, Storage};
 use sparse_soa_test_support::keys::OrdKey;
-use sparse_soa_test_support::panics::{Tracked, compare, sweep, tick};
+use sparse_soa_test_support::panics::{Ticking, Tracked, compare, reached, sweep, tick};
 
 /// Rows per storage: past the in-place sort's insertion-sort threshold (16); under miri, fewer
 /// (every sweep still reaches every call).
@@ -41,27 +41,6 @@ fn check(rows: &RowSoa, _: bool) {
         assert_eq!((row.a.label, row.b.label), (key, key + 1000), "row of {key} moved");
         assert_eq!(*row.name, key.to_string());
     }
-}
-
-/// An iterator whose every step is a counted call.
-struct Ticking<I>(I);
-
-impl<I: Iterator> Iterator for Ticking<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        tick("an iterator step");
-        self.0.next()
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
-    }
-}
-
-fn reached(name: &str, calls: usize) -> usize {
-    println!("{name}: every one of {calls} calls panicked in turn");
-    calls
 }
 
 /// A call on the storage.

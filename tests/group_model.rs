@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sparse_soa::{Entities, Entity, Error, Group, SparseMap, SparseSet, SparseSoa, Storage, World};
+use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Position {
@@ -274,11 +275,7 @@ fn run(ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(model::config())]
 
     #[test]
     fn a_group_stays_aligned_through_every_operation(ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 })) {
@@ -442,11 +439,7 @@ fn run_entities(ops: &[EntityOp]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(model::config())]
 
     #[test]
     fn stale_handles_never_break_a_group(ops in prop::collection::vec(entity_op(), 1..if cfg!(miri) { 30 } else { 120 })) {

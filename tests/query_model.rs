@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use sparse_soa::query::optional;
 use sparse_soa::{DenseIndex, SparseMap, SparseSet, SparseSoa, Storage, query};
+use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Body {
@@ -310,11 +311,7 @@ fn wide(world: &mut World, reference: &mut Reference) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(model::config())]
 
     #[test]
     fn queries_match_the_reference(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 30 } else { 120 }), every in 1..6_usize) {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa, Storage, World};
+use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 #[sparse_soa(key = Entity)]
@@ -155,11 +156,7 @@ fn compare(game: &Game, reference: &Reference) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(model::config())]
 
     #[test]
     fn despawn_and_retain_match_the_reference(ops in prop::collection::vec(op(), 0..if cfg!(miri) { 30 } else { 100 })) {

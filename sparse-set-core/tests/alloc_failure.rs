@@ -1,9 +1,9 @@
 //! A failed allocation at every allocation point: each call runs once per allocation it makes,
-//! with that allocation and every later one refused ([`sweep_try`], [`sweep_plain`]). A `try_`
-//! call then returns `Error::AllocFailed` and leaves the storage as it was (contents and order
-//! compared); a plain call panics with the error's message and leaves it consistent. Covers
-//! `SparseSet`, `SparseMap` (growable and bounded, integer and `Entity` keys), `Entities` and
-//! the inserts of a `Group`'s members.
+//! with that allocation and every later one refused ([`sweep_try`], [`sweep_plain`],
+//! [`sweep_never_fails`]). A `try_` call then returns `Error::AllocFailed` and leaves the
+//! storage as it was (contents and order compared); a plain call panics with the error's
+//! message and leaves it consistent. Covers `SparseSet`, `SparseMap` (growable and bounded,
+//! integer and `Entity` keys), `Entities` and the inserts of a `Group`'s members.
 //!
 //! Run with `--nocapture` to see how many allocation points each sweep reached.
 
@@ -12,20 +12,12 @@ use std::num::NonZeroU32;
 use sparse_set_core::map::Entry;
 use sparse_set_core::{DenseIndex, Entities, Entity, Error, Group, Key, SparseMap, SparseSet};
 use sparse_soa_test_support::{
-    CountingAlloc, allocations_during, failing_after, failing_allocations, sweep_plain, sweep_try,
+    CountingAlloc, REFUSED, allocations_during, failing_allocations, reached, sweep_never_fails,
+    sweep_plain, sweep_try,
 };
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
-
-/// What a plain call's panic says when memory cannot be had.
-const REFUSED: &str = "memory allocation failed";
-
-/// Reports and returns how many allocation points a sweep went through.
-fn reached(name: &str, points: usize) -> usize {
-    println!("{name}: refused at each of {points} allocation points in turn");
-    points
-}
 
 /// Sets in every shape the sparse side has, each with the key whose insert allocates there:
 /// the dense side full, a first page (compact), a compact page turning full at the end of the
@@ -201,15 +193,8 @@ fn shrinking_keeps_what_it_cannot_move_and_never_fails() {
             set.retain(|&key| key < 1 << 50);
             set
         };
-        let mut set = make();
-        let ((), points) = allocations_during(|| set.shrink_to_fit());
-        for n in 0..=points {
-            let mut set = make();
-            let before = keys(&set);
-            failing_after(n, || set.shrink_to_fit());
-            set.assert_invariants();
-            assert_eq!(keys(&set), before, "{name}");
-        }
+        let points =
+            sweep_never_fails(make, SparseSet::shrink_to_fit, keys, SparseSet::assert_invariants);
         reached(&format!("SparseSet::shrink_to_fit, {name}"), points);
     }
 }

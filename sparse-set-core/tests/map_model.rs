@@ -14,20 +14,12 @@ use std::num::NonZeroU32;
 use proptest::prelude::*;
 use sparse_set_core::map::Entry;
 use sparse_set_core::{DenseIndex, Entity, Error, Key, Moved, Removed, SparseMap};
+use sparse_soa_test_support::model;
 
 type Value = Box<i64>;
 
-/// Fewer and shorter cases under miri, which runs about a thousand times slower; no failure
-/// persistence (it reads the working directory, which miri's isolation forbids).
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// The longest operation sequence of a case.
+/// The longest operation sequence of a case (shorter under miri, which runs about a thousand
+/// times slower).
 const OPS: usize = if cfg!(miri) { 24 } else { 120 };
 
 // ---------------------------------------------------------------------------------------------
@@ -590,7 +582,7 @@ fn run<K: Key + Ord, D: DenseIndex>(
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(model::config())]
 
     #[test]
     fn u32_keys_across_pages(ops in prop::collection::vec(op(u32_key()), 0..OPS)) {

@@ -11,27 +11,11 @@ use std::num::NonZeroU32;
 use sparse_set_core::map::Entry;
 use sparse_set_core::{Entity, Key, SparseMap, SparseSet};
 use sparse_soa_test_support::keys::OrdKey;
-use sparse_soa_test_support::panics::{Tracked, compare, sweep, tick};
+use sparse_soa_test_support::panics::{Ticking, Tracked, compare, reached, sweep, tick};
 
 /// Elements per storage: past the in-place sort's insertion-sort threshold (16), so that its
 /// partitioning runs too (under miri, fewer: every sweep still reaches every call).
 const LEN: u32 = if cfg!(miri) { 10 } else { 40 };
-
-/// An iterator whose every step is a counted call.
-struct Ticking<I>(I);
-
-impl<I: Iterator> Iterator for Ticking<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        tick("an iterator step");
-        self.0.next()
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
-    }
-}
 
 /// Keys `0..LEN` in a scrambled order (so sorts have work), each value labelled by its key.
 fn scrambled() -> impl Iterator<Item = u32> {
@@ -61,12 +45,6 @@ fn check_map(map: &SparseMap<u32, Tracked>, _: bool) {
 
 fn check_ord_map(map: &SparseMap<OrdKey, Tracked>, _: bool) {
     check(map, |key| key.0);
-}
-
-/// Reports and returns how far a sweep went.
-fn reached(name: &str, calls: usize) -> usize {
-    println!("{name}: every one of {calls} calls panicked in turn");
-    calls
 }
 
 #[test]

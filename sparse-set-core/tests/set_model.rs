@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use proptest::prelude::*;
 use sparse_set_core::{Entities, Entity, Moved, Permutation, Removed, SparseSet};
+use sparse_soa_test_support::model;
 
 /// Keys spread over many pages: small ones, ones around page edges, ones near `u32::MAX`.
 fn key() -> impl Strategy<Value = u32> {
@@ -58,17 +59,8 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Fewer and shorter cases under miri, which runs about a thousand times slower; no failure
-/// persistence (it reads the working directory, which miri's isolation forbids).
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: if cfg!(miri) { 4 } else { 256 },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// The longest operation sequence of a case.
+/// The longest operation sequence of a case (shorter under miri, which runs about a thousand
+/// times slower).
 const OPS: usize = if cfg!(miri) { 30 } else { 120 };
 
 /// Applies `op` to the set and to the model (`order`: the exact dense order).
@@ -162,7 +154,7 @@ fn step(set: &mut SparseSet<u32>, order: &mut Vec<u32>, op: Op) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(model::config())]
 
     #[test]
     fn sparse_set_matches_the_model(ops in prop::collection::vec(op(), 1..OPS)) {
