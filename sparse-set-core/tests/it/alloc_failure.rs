@@ -12,12 +12,9 @@ use std::num::NonZeroU32;
 use sparse_set_core::map::Entry;
 use sparse_set_core::{DenseIndex, Entities, Entity, Error, Group, Key, SparseMap, SparseSet};
 use sparse_soa_test_support::{
-    CountingAlloc, REFUSED, allocations_during, failing_allocations, reached, sweep_never_fails,
-    sweep_plain, sweep_try,
+    REFUSED, allocations_during, failing_allocations, reached, sweep_never_fails, sweep_plain,
+    sweep_try,
 };
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Sets in every shape the sparse side has, each with the key whose insert allocates there:
 /// the dense side full, a first page (compact), a compact page turning full at the end of the

@@ -10,10 +10,7 @@ use std::rc::Rc;
 
 use sparse_set_core::map::Entry;
 use sparse_set_core::{Entity, Error, Moved, Removed, SparseMap, Storage};
-use sparse_soa_test_support::{CountingAlloc, allocations_during, failing_allocations};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+use sparse_soa_test_support::{allocations_during, failing_allocations};
 
 // ---------------------------------------------------------------------------------------------
 // Drop counting.

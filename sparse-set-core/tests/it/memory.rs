@@ -5,10 +5,7 @@
 //! the numbers. Run with `--nocapture` to see them.
 
 use sparse_set_core::{SparseMap, SparseSet};
-use sparse_soa_test_support::{CountingAlloc, measure};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+use sparse_soa_test_support::measure;
 
 const MIB: usize = 1024 * 1024;
 
