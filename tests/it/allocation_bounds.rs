@@ -7,11 +7,8 @@
 //! counts. Under miri the sizes shrink so that the test still runs there.
 
 use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa};
+use sparse_soa_test_support::allocations_during;
 use sparse_soa_test_support::keys::Stream;
-use sparse_soa_test_support::{CountingAlloc, allocations_during};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Mixed operations per bounded storage.
 const OPERATIONS: usize = if cfg!(miri) { 2_000 } else { 1_000_000 };

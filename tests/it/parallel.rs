@@ -1,8 +1,6 @@
 //! Parallel iteration (feature `rayon`): every parallel form gives what its sequential form
 //! gives, on a pool of two threads, for derived storages, maps, groups and queries.
 
-#![cfg(feature = "rayon")]
-
 use rayon::prelude::*;
 use sparse_soa::{Entities, Entity, Group, SparseMap, SparseSet, SparseSoa, Storage, query};
 

@@ -5,10 +5,6 @@
 //! Only allocations made by the test's own thread are counted.
 
 use sparse_soa::{Entities, Entity, SparseSoa, Storage};
-use sparse_soa_test_support::CountingAlloc;
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// How many allocation calls `f` makes on this thread.
 fn allocations_during(f: impl FnOnce()) -> usize {

@@ -8,11 +8,8 @@
 
 use sparse_soa::{Error, Group, SparseMap, SparseSoa, Storage};
 use sparse_soa_test_support::{
-    CountingAlloc, REFUSED, failing_allocations, reached, sweep_never_fails, sweep_plain, sweep_try,
+    REFUSED, failing_allocations, reached, sweep_never_fails, sweep_plain, sweep_try,
 };
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 #[sparse_soa(dense = u32)]

@@ -4,18 +4,13 @@
 //! with a message naming what is wrong, and the memory deserializing takes from hostile input.
 //! Every round trip goes through a self-describing format (JSON) and a binary one (postcard).
 
-#![cfg(feature = "serde")]
-
 use std::fmt::Debug;
 
 use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde::{Deserialize, Serialize};
 use sparse_soa::serialization::{Load, check_alive};
 use sparse_soa::{Entities, Entity, SparseMap, SparseSet, SparseSoa, Storage, World};
-use sparse_soa_test_support::{CountingAlloc, failing_after, measure};
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
+use sparse_soa_test_support::{failing_after, measure};
 
 fn through_json<T: Serialize + DeserializeOwned>(value: &T) -> T {
     let text = serde_json::to_string(value).expect("serializes");
