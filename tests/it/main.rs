@@ -7,8 +7,9 @@
 //! per thread, so the allocation tests (`allocation_bounds`, `derive_alloc_failure`,
 //! `derive_bounded`, some of `serde`'s) run beside the others without seeing their allocations.
 //!
-//! Apart, as binaries of their own: `derive_hygiene` (the user's strictest crate-level lints),
-//! `derive_no_std` (a `#![no_std]` crate) and `derive_ui` (the compile-fail cases, trybuild).
+//! Apart, as binaries of their own: `derive_hygiene` (the user's strictest crate-level lints) and
+//! `derive_no_std` (a `#![no_std]` crate). The compile-fail cases (trybuild) are a package of
+//! their own, `ui-tests/`.
 
 use sparse_soa_test_support::CountingAlloc;
 

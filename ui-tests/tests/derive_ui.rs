@@ -7,7 +7,7 @@
 //! toolchain, change the version in the `rustversion` attribute below, re-record with
 //!
 //! ```text
-//! TRYBUILD=overwrite cargo test -p sparse-soa --test derive_ui
+//! TRYBUILD=overwrite cargo test -p sparse-soa-ui-tests
 //! ```
 //!
 //! and read the diff of `tests/ui/` before committing it: only the compiler's wording should
@@ -16,14 +16,15 @@
 // Above `#[test]`, which reads `ignore` when it expands: an attribute below it comes too late.
 #[rustversion::attr(
     not(stable(1.95)),
-    ignore = "the .stderr files were recorded with rustc 1.95; re-record them with `TRYBUILD=overwrite cargo test -p sparse-soa --test derive_ui` on this compiler and read the diff"
+    ignore = "the .stderr files were recorded with rustc 1.95; re-record them with `TRYBUILD=overwrite cargo test -p sparse-soa-ui-tests` on this compiler and read the diff"
 )]
 #[test]
 #[cfg_attr(miri, ignore = "compiles test crates")]
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*/*.rs");
-    // `#[sparse_soa(serde)]` compiles or not depending on the `serde` feature of `sparse-soa`.
+    // `#[sparse_soa(serde)]` compiles or not depending on the `serde` feature of `sparse-soa`
+    // (this package's `serde` feature turns it on).
     #[cfg(not(feature = "serde"))]
     cases.compile_fail("tests/ui/serde/off/*.rs");
     #[cfg(feature = "serde")]
