@@ -40,11 +40,9 @@ struct Game {
 }
 
 impl Game {
-    fn spawn(&mut self, x: f32, hp: i32) -> Entity {
-        let entity = self.entities.spawn();
-        self.positions.insert(entity, Position { x, y: 0.0 });
-        self.health.insert(entity, Health { hp });
-        entity
+    /// A new entity with a position and health: one row, stored by the world's `spawn`.
+    fn spawn_at(&mut self, x: f32, hp: i32) -> Entity {
+        self.spawn((Position { x, y: 0.0 }, Health { hp }))
     }
 
     /// Checks every storage's keys against the allocator.
@@ -57,16 +55,16 @@ impl Game {
 
 fn main() {
     let mut game = Game::default();
-    let ship = game.spawn(0.0, 10);
-    let rock = game.spawn(5.0, 100);
-    let gone = game.spawn(9.0, 1);
-    let wall = game.spawn(-3.0, 1000);
+    let ship = game.spawn_at(0.0, 10);
+    let rock = game.spawn_at(5.0, 100);
+    let gone = game.spawn_at(9.0, 1);
+    let wall = game.spawn_at(-3.0, 1000);
     game.frozen.insert(rock);
     game.frozen.insert(wall);
     assert!(game.despawn(gone));
-    let comet = game.spawn(2.0, 5); // reuses the slot of `gone`, one generation later
+    let comet = game.spawn_at(2.0, 5); // reuses the slot of `gone`, one generation later
     assert_eq!(comet.index(), gone.index());
-    let debris = game.spawn(7.0, 0);
+    let debris = game.spawn_at(7.0, 0);
     assert!(game.despawn(debris)); // its slot stays free: the next spawn reuses it
 
     let json = serde_json::to_string(&game).expect("a game serializes");

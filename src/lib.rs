@@ -88,12 +88,14 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        Keyed, WorldStorage, despawn, fail_bounded, fail_insert, retain_keys, shrink, try_reserve,
-        try_reserve_exact, world_storage,
+        At, Excluded, FieldValue, Keyed, Member, One, RowWorld, Tag, Whole, WorldStorage, despawn,
+        fail_bounded, fail_insert, insert, put_one, reserve_one, retain_keys, shrink, spawn,
+        try_insert, try_reserve, try_reserve_exact, try_spawn, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{
-        Columnar, DenseIndex, Error, Permutation, Removed, Rows, SparseSet, Storage,
+        Bundle, Columnar, Component, DenseIndex, Error, Permutation, Removed, Rows, SparseSet,
+        SpawnBatch, Storage,
     };
     pub use sparse_set_core::{Entities, Entity};
 
@@ -213,6 +215,41 @@ macro_rules! __parallel {
 #[macro_export]
 macro_rules! __serde {
     (tag) => {};
+    // A storage whose struct lacks `#[sparse_soa(serde)]`: impls that cannot be used, whose
+    // bound says which attribute is missing (the bound is higher-ranked, so it is checked where
+    // the impl is used, not here).
+    (unmarked [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$($predicates:tt)*]) => {
+        #[automatically_derived]
+        impl $($impl)* $crate::__private::serde::Serialize for $self_ty
+        where
+            $($predicates)*
+            for<'__x> &'__x $self_ty: $crate::__private::serde::SerdeAttribute,
+        {
+            fn serialize<__S>(
+                &self,
+                _: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: $crate::__private::serde::Serializer,
+            {
+                <&$self_ty as $crate::__private::serde::SerdeAttribute>::absent()
+            }
+        }
+
+        #[automatically_derived]
+        impl $($impl_de)* $crate::__private::serde::Deserialize<$de> for $self_ty
+        where
+            $($predicates)*
+            for<'__x> &'__x $self_ty: $crate::__private::serde::SerdeAttribute,
+        {
+            fn deserialize<__D>(_: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<$de>,
+            {
+                <&$self_ty as $crate::__private::serde::SerdeAttribute>::absent()
+            }
+        }
+    };
     (
         storage
         [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$key:ty] [$value:ty]
@@ -231,13 +268,6 @@ macro_rules! __serde {
                 Self::try_bounded(capacity, key_limit)
             }
 
-            #[inline]
-            fn try_reserve(
-                &mut self,
-                additional: ::core::primitive::usize,
-            ) -> ::core::result::Result<(), $crate::__private::Error> {
-                Self::try_reserve(self, additional)
-            }
         }
 
         #[automatically_derived]
@@ -309,14 +339,16 @@ macro_rules! __serde {
     };
 }
 
-/// Without `serde`: a compile error at `#[sparse_soa(serde)]`.
+/// Without `serde`: nothing for an unmarked storage, and a compile error at
+/// `#[sparse_soa(serde)]`.
 #[cfg(not(feature = "serde"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serde {
+    (unmarked $($tokens:tt)*) => {};
     ($($tokens:tt)*) => {
         ::core::compile_error! {
-            "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `sparse-soa = { version = \"0.1\", features = [\"serde\"] }`"
+            "`#[sparse_soa(serde)]` needs the `serde` feature of `sparse-soa`: enable it in Cargo.toml, `features = [\"serde\"]` on the `sparse-soa` dependency (see the README's install section)"
         }
     };
 }

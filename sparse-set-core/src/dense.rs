@@ -39,6 +39,10 @@ pub trait DenseIndex:
     /// The zero value that fills a fresh sparse page.
     #[doc(hidden)]
     const ZERO: Self;
+    /// How many words of this width hold a `u32` version beside a slot (see the sparse prefix
+    /// of versioned sets).
+    #[doc(hidden)]
+    const VERSION_WORDS: usize;
 
     /// Converts a stored slot value (a dense position plus one) to this width.
     ///
@@ -57,6 +61,7 @@ macro_rules! impl_dense {
             const MAX_LEN: usize = $t::MAX as usize;
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0;
+            const VERSION_WORDS: usize = 4_usize.div_ceil(size_of::<$t>());
 
             #[inline]
             fn from_usize(index: usize) -> Self {

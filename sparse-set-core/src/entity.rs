@@ -1,12 +1,27 @@
-//! Generational entity ids and their allocator.
+//! Generational entity ids ([`Entity`]) and their allocator ([`Entities`]).
+//!
+//! # Invariant
+//!
+//! Of an allocator's slots (the generation each hands out next, or has handed out while alive)
+//! and its free list (the dead slots to reuse, the most recently freed last):
+//!
+//! 1. there are at most 2^32 slots (an entity index is a `u32`);
+//! 2. every free-list entry names a slot that exists and is dead, and no slot is listed twice;
+//! 3. every dead slot below the last generation (`u32::MAX`) is on the free list: a dead slot
+//!    at the last generation is either listed (bumped to `u32::MAX`, still to be issued) or
+//!    **retired** (despawned at `u32::MAX`, never issued again), and only the list tells;
+//! 4. `len` counts the alive slots;
+//! 5. the free list has room for every slot, so `despawn` never allocates.
+//!
+//! [`Entities::from_parts`] is where these rules are written: loading checks untrusted parts with
+//! it, and [`Entities::assert_invariants`] checks a live allocator with it.
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU32;
 
-use crate::error::{try_reserve, try_reserve_exact};
-use crate::set::fail;
-use crate::{Error, Key};
+use crate::error::{Error, fail, try_reserve, try_reserve_exact};
+use crate::key::Key;
 
 /// A generational id: a slot `index` plus the `generation` of that slot it was issued for.
 ///
@@ -152,6 +167,49 @@ pub(crate) struct Slot {
     pub(crate) alive: bool,
 }
 
+/// Why a slot list and a free list make no allocator: the rule of the module's invariant they
+/// break.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PartsError {
+    /// Rule 1: more slots than an entity index addresses.
+    TooManySlots { count: usize },
+    /// Rule 2: free-list entry `position` names a slot past the last.
+    FreeOutOfRange { position: usize, index: u32, count: usize },
+    /// Rule 2: free-list entry `position` names a slot that is alive.
+    FreeAlive { position: usize, index: u32 },
+    /// Rule 2: a slot listed twice.
+    FreeTwice { index: u32 },
+    /// Rule 3: a dead slot below the last generation that is not on the free list.
+    DeadNotFree { index: usize, generation: NonZeroU32 },
+    /// The memory the check or the free list needs cannot be had.
+    Alloc(Error),
+}
+
+impl fmt::Display for PartsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PartsError::TooManySlots { count } => {
+                write!(f, "{count} slots are more than the 2^32 an entity index addresses")
+            }
+            PartsError::FreeOutOfRange { position, index, count } => write!(
+                f,
+                "free list entry {position} names slot {index}, but there are only {count} slots"
+            ),
+            PartsError::FreeAlive { position, index } => {
+                write!(f, "free list entry {position} names slot {index}, which is alive")
+            }
+            PartsError::FreeTwice { index } => write!(f, "slot {index} is on the free list twice"),
+            PartsError::DeadNotFree { index, generation } => write!(
+                f,
+                "slot {index} is dead at generation {generation} but not on the free list: only a \
+                 slot despawned at the last generation ({}) is retired",
+                u32::MAX,
+            ),
+            PartsError::Alloc(error) => fmt::Display::fmt(&error, f),
+        }
+    }
+}
+
 /// An allocator of generational [`Entity`] ids.
 ///
 /// `spawn` reuses the slots of despawned entities (most recently freed first) with their
@@ -161,13 +219,9 @@ pub(crate) struct Slot {
 /// handed out again, rather than wrapping round to a generation that old handles might still hold.
 /// That costs 8 bytes of memory per retired slot after about four billion reuses of one slot.
 ///
-/// Invariants, checked by `assert_invariants` in tests: `len` equals the number of alive
-/// slots; every slot on the free list is dead and appears there once; every dead slot below the
-/// last generation is on the free list. A dead slot at the last generation is either on the free
-/// list (its generation was bumped to `u32::MAX` and is still to be issued) or retired (it was
-/// despawned at `u32::MAX`), and only the free list tells the two apart. The free list has room
-/// for every slot, so [`despawn`](Self::despawn) never allocates (and [`spawn`](Self::spawn)
-/// reserves that room before it adds a slot).
+/// The free list has room for every slot, so [`despawn`](Self::despawn) never allocates (and
+/// [`spawn`](Self::spawn) reserves that room before it adds a slot); the module docs state the
+/// whole invariant.
 ///
 /// ```
 /// use sparse_set_core::Entities;
@@ -259,6 +313,30 @@ impl Entities {
         try_reserve_exact(&mut entities.slots, capacity)?;
         try_reserve_exact(&mut entities.free, capacity)?;
         Ok(entities)
+    }
+
+    /// Makes room for `additional` more spawns without reallocating: the free slots are used
+    /// first, and new slots reserved for the rest.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`]; the allocator is unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// entities.try_reserve(100).unwrap();
+    /// let e = entities.spawn();
+    /// assert!(entities.is_alive(e));
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let new_slots = additional.saturating_sub(self.free.len());
+        try_reserve(&mut self.slots, new_slots)?;
+        // `despawn` pushes to the free list without allocating: room for every slot.
+        let room = self.slots.len().saturating_add(new_slots) - self.free.len();
+        try_reserve(&mut self.free, room)
     }
 
     /// Issues a new live entity, reusing a freed slot if there is one.
@@ -499,35 +577,72 @@ impl Entities {
         }
     }
 
-    /// Checks the allocator's invariants; panics with a description of the first broken one.
+    /// An allocator of `slots` and `free`, if they keep the module's invariant (rules 1 to 3;
+    /// `len` is counted, and the free list given room for every slot); else what breaks it.
+    ///
+    /// # Errors
+    ///
+    /// The first rule broken, as a [`PartsError`]; [`PartsError::Alloc`] if the free list's room
+    /// (or the check's own scratch memory) cannot be had.
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
+    pub(crate) fn from_parts(slots: Vec<Slot>, mut free: Vec<u32>) -> Result<Self, PartsError> {
+        let len = Self::check_parts(&slots, &free)?;
+        let missing = slots.len() - free.len();
+        try_reserve_exact(&mut free, missing).map_err(PartsError::Alloc)?;
+        Ok(Entities { slots, free, len })
+    }
+
+    /// Checks rules 1 to 3 of the module's invariant over `slots` and `free`; returns the number
+    /// of alive slots (rule 4's `len`).
+    fn check_parts(slots: &[Slot], free: &[u32]) -> Result<usize, PartsError> {
+        let count = slots.len();
+        if count as u64 > 1 << 32 {
+            return Err(PartsError::TooManySlots { count });
+        }
+        let mut listed = Vec::new();
+        try_reserve_exact(&mut listed, count).map_err(PartsError::Alloc)?;
+        listed.resize(count, false);
+        for (position, &index) in free.iter().enumerate() {
+            let Some(slot) = slots.get(index as usize) else {
+                return Err(PartsError::FreeOutOfRange { position, index, count });
+            };
+            if slot.alive {
+                return Err(PartsError::FreeAlive { position, index });
+            }
+            if core::mem::replace(&mut listed[index as usize], true) {
+                return Err(PartsError::FreeTwice { index });
+            }
+        }
+        let mut len = 0;
+        for (index, (slot, &is_free)) in slots.iter().zip(&listed).enumerate() {
+            len += usize::from(slot.alive);
+            if !slot.alive && !is_free && slot.generation != NonZeroU32::MAX {
+                return Err(PartsError::DeadNotFree { index, generation: slot.generation });
+            }
+        }
+        Ok(len)
+    }
+
+    /// Checks the allocator's invariant (the module docs); panics with a description of the
+    /// first rule broken.
     ///
     /// Computes in **O(slots)** time. Meant for tests and debugging. It checks in release builds
     /// too (the checks are `assert!`, not `debug_assert!`).
     #[doc(hidden)]
     pub fn assert_invariants(&self) {
-        let alive = self.slots.iter().filter(|slot| slot.alive).count();
-        assert_eq!(alive, self.len, "len does not count the alive slots");
+        match Self::check_parts(&self.slots, &self.free) {
+            Ok(alive) => assert_eq!(alive, self.len, "len does not count the alive slots"),
+            Err(error) => panic!("{error}"),
+        }
         assert!(
             self.free.capacity() >= self.slots.len(),
             "the free list has room for {} of {} slots",
             self.free.capacity(),
             self.slots.len()
         );
-        let mut seen = alloc::vec![false; self.slots.len()];
-        for &index in &self.free {
-            let slot = self.slots[index as usize];
-            assert!(!slot.alive, "free slot {index} is alive");
-            assert!(
-                !core::mem::replace(&mut seen[index as usize], true),
-                "slot {index} is free twice"
-            );
-        }
-        for (index, (slot, &free)) in self.slots.iter().zip(&seen).enumerate() {
-            assert!(
-                slot.alive || free || slot.generation == NonZeroU32::MAX,
-                "slot {index} is dead below the last generation but not on the free list"
-            );
-        }
     }
 
     #[cfg(test)]

@@ -46,15 +46,27 @@ pub enum Error {
     /// [`Entities`](crate::Entities) has no slot left to spawn in: all `2^32` entity indices
     /// are alive or retired.
     EntitiesExhausted,
-    /// A key older than the one holding its slot was inserted: for an [`Entity`](crate::Entity),
-    /// a handle kept past its despawn, whose slot now holds a newer entity. Nothing changed.
+    /// A key older than the one holding its slot, or than the newest one its slot has held, was
+    /// inserted: for an [`Entity`](crate::Entity), a handle kept past its despawn. Nothing
+    /// changed. (A storage keeps the newest version each slot of its sparse prefix has seen,
+    /// held or not; see [`SparseSet`](crate::SparseSet).)
     StaleKey {
         /// The slot both keys address ([`Key::sparse_slot`](crate::Key::sparse_slot)).
         index: u64,
         /// The version of the refused key ([`Key::version`](crate::Key::version)).
         version: u32,
-        /// The version of the key that holds the slot.
+        /// The version of the key that holds the slot, or the newest that held it.
         held: u32,
+    },
+    /// An [`Entity`](crate::Entity) that is not alive in the world's
+    /// [`Entities`](crate::Entities) was given components through the world (`insert` of
+    /// `#[derive(World)]`): it was despawned, or never spawned by that allocator. Nothing
+    /// changed.
+    NotAlive {
+        /// The entity's index.
+        index: u32,
+        /// The entity's generation.
+        generation: u32,
     },
 }
 
@@ -76,8 +88,15 @@ impl fmt::Display for Error {
             Error::EntitiesExhausted => f.write_str(
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
             ),
+            Error::NotAlive { index, generation } => write!(
+                f,
+                "entity {index}v{generation} is not alive in this world: despawned, or spawned by another `Entities`"
+            ),
             Error::StaleKey { index, version, held } => {
-                write!(f, "entity {index}v{version} is stale: slot {index} holds {index}v{held}")
+                write!(
+                    f,
+                    "entity {index}v{version} is stale: slot {index} holds or held {index}v{held}"
+                )
             }
         }
     }
@@ -143,6 +162,19 @@ pub fn shrink<T>(vec: &mut Vec<T>) {
         exact.append(vec);
         *vec = exact;
     }
+}
+
+/// Panics with `error`'s message: the plain twin of a `try_` call whose error names everything
+/// the message needs.
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn fail(error: Error) -> ! {
+    panic!("{error}")
 }
 
 /// Panics for a bounded storage that `error` refused to make, with a message naming the bounds

@@ -4,8 +4,10 @@
 //! A join walks the dense keys of the smaller storage and looks each one up in the other, so it
 //! costs **O(min(n, m))** lookups for storages of n and m elements.
 
-use crate::Storage;
 use crate::query::{SharedIter, query};
+use crate::storage::Columnar;
+#[cfg(doc)]
+use crate::storage::Storage;
 
 /// Iterates over the keys stored in both `a` and `b`, with both values.
 ///
@@ -25,8 +27,8 @@ use crate::query::{SharedIter, query};
 /// ```
 pub fn intersection<'a, A, B>(a: &'a A, b: &'a B) -> Intersection<'a, A, B>
 where
-    A: Storage,
-    B: Storage<Key = A::Key>,
+    A: Columnar,
+    B: Columnar<Key = A::Key>,
 {
     Intersection { inner: query((a, b)).into_iter() }
 }
@@ -47,21 +49,21 @@ where
 /// ```
 pub fn for_each_mut<A, B>(a: &mut A, b: &B, mut f: impl FnMut(A::Key, A::Mut<'_>, B::Ref<'_>))
 where
-    A: Storage,
-    B: Storage<Key = A::Key>,
+    A: Columnar,
+    B: Columnar<Key = A::Key>,
 {
     query((a, b)).for_each(|key, (a, b)| f(key, a, b));
 }
 
 /// The iterator of [`intersection`].
-pub struct Intersection<'a, A: Storage, B: Storage> {
+pub struct Intersection<'a, A: Columnar, B: Columnar<Key = A::Key>> {
     inner: SharedIter<(&'a A, &'a B), ()>,
 }
 
 impl<'a, A, B> Iterator for Intersection<'a, A, B>
 where
-    A: Storage,
-    B: Storage<Key = A::Key>,
+    A: Columnar,
+    B: Columnar<Key = A::Key>,
 {
     type Item = (A::Key, A::Ref<'a>, B::Ref<'a>);
 
@@ -72,5 +74,13 @@ where
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.inner.size_hint()
+    }
+
+    #[inline]
+    fn fold<Acc, G>(self, init: Acc, mut g: G) -> Acc
+    where
+        G: FnMut(Acc, Self::Item) -> Acc,
+    {
+        self.inner.fold(init, |acc, (key, (a, b))| g(acc, (key, a, b)))
     }
 }

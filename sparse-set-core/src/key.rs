@@ -3,6 +3,8 @@
 use core::fmt::Debug;
 use core::hash::Hash;
 
+use crate::error::Error;
+
 /// A value that can key a sparse set: it names one slot of the sparse array.
 ///
 /// Only [`sparse_index`](Key::sparse_index) addresses the sparse array. The set still stores and
@@ -183,6 +185,19 @@ impl Key for u64 {
     fn sparse_slot(self) -> u64 {
         self
     }
+}
+
+/// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
+#[inline]
+pub(crate) fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
+    if key.version() < held.version() {
+        return Err(Error::StaleKey {
+            index: key.sparse_slot(),
+            version: key.version(),
+            held: held.version(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(not(any(target_pointer_width = "32", target_pointer_width = "64")))]

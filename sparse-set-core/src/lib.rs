@@ -113,6 +113,9 @@ mod pages;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub mod par;
+#[cfg(not(feature = "rayon"))]
+#[doc(hidden)]
+pub mod par_off;
 mod permutation;
 pub mod query;
 mod rows;
@@ -134,6 +137,7 @@ pub use query::query;
 pub use rows::{Aligned, AlignedIter, Rows};
 pub use set::{Iter, Moved, Removed, SparseSet};
 pub use storage::{Columnar, Storage};
+pub use world::{Bundle, Component, SpawnBatch};
 
 /// Items the code `#[derive(SparseSoa)]` generates calls through the `sparse-soa` facade. Not
 /// public API: it may change in any release.
@@ -142,7 +146,11 @@ pub mod __private {
     pub use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
-    pub use crate::world::{Keyed, WorldStorage, despawn, retain_keys, world_storage};
+    pub use crate::world::{
+        At, Excluded, FieldValue, Keyed, Member, NoValue, One, Place, RowStorage, RowWorld, Tag,
+        Whole, WorldStorage, despawn, distinct, insert, put_one, reserve_one, retain_keys, spawn,
+        try_insert, try_spawn, world_storage,
+    };
     #[cfg(feature = "rayon")]
     pub use rayon;
 
@@ -150,7 +158,8 @@ pub mod __private {
     /// validation.
     #[cfg(feature = "serde")]
     pub mod serde {
-        pub use crate::serialization::derive::{Rebuild, restore_rows, serialize_rows};
+        pub use crate::serialization::derive::{SerdeAttribute, restore_rows, serialize_rows};
+        pub use crate::serialization::restore::Rebuild;
         pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
         pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
     }

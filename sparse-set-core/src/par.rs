@@ -48,11 +48,16 @@
 use rayon::iter::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer, bridge};
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
-use crate::group::{GroupExcluded, GroupMembers};
-use crate::query::{Exclude, Query, SharedMember};
-use crate::{Columnar, Group, Key, Rows, SparseMap, SparseSet};
+use crate::dense::DenseIndex;
+use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::key::Key;
 #[cfg(doc)]
-use crate::{DenseIndex, map};
+use crate::map;
+use crate::map::SparseMap;
+use crate::query::{Exclude, ExcludeFetch, Fetch, FetchItem, Member, Query, SameKey};
+use crate::rows::Rows;
+use crate::set::SparseSet;
+use crate::storage::Columnar;
 
 /// A parallel iterator over [`Rows`]: each key with its row view, the rows split into chunks
 /// that keep every column in lockstep. Indexed: `zip`, `enumerate`, `chunks` and `collect` into a
@@ -275,7 +280,7 @@ where
     }
 }
 
-impl<'a, K: Key + Send + Sync, V: Sync, D: crate::DenseIndex> IntoParallelIterator
+impl<'a, K: Key + Send + Sync, V: Sync, D: DenseIndex> IntoParallelIterator
     for &'a SparseMap<K, V, D>
 {
     type Iter = ParRows<crate::map::Columns<'a, K, V>>;
@@ -287,7 +292,7 @@ impl<'a, K: Key + Send + Sync, V: Sync, D: crate::DenseIndex> IntoParallelIterat
     }
 }
 
-impl<'a, K: Key + Send + Sync, V: Send, D: crate::DenseIndex> IntoParallelIterator
+impl<'a, K: Key + Send + Sync, V: Send, D: DenseIndex> IntoParallelIterator
     for &'a mut SparseMap<K, V, D>
 {
     type Iter = ParRows<crate::map::ColumnsMut<'a, K, V>>;
@@ -318,7 +323,7 @@ impl<'a, K: Key + Send + Sync, V: Send> IntoParallelIterator for crate::map::Col
     }
 }
 
-impl<'a, K: Key + Send + Sync, D: crate::DenseIndex> IntoParallelIterator for &'a SparseSet<K, D> {
+impl<'a, K: Key + Send + Sync, D: DenseIndex> IntoParallelIterator for &'a SparseSet<K, D> {
     type Iter = rayon::iter::Copied<rayon::slice::Iter<'a, K>>;
     type Item = K;
 
@@ -360,8 +365,8 @@ impl<'a, S: Columnar> ParDriver for &'a mut S {
 }
 
 /// A tuple of query members that can run in parallel: a [`ParDriver`] first, then up to 7
-/// shared members ([`SharedMember`]: `&S` or `optional(&S)`), each `Sync`. Implemented for
-/// tuples of 1 to 8.
+/// shared members (`&S`, `optional(&S)` or `&Group`, whose fetches lend views for the whole
+/// borrow), each `Sync`. Implemented for tuples of 1 to 8.
 pub trait ParMembers {
     /// The key type every member shares.
     type Key: Key;
@@ -372,7 +377,7 @@ pub trait ParMembers {
     /// the excluded storages, in parallel.
     fn par_for_each<W, F>(self, without: &W, f: F)
     where
-        W: Exclude<Self::Key> + Sync,
+        W: ExcludeFetch<Self::Key> + Sync,
         F: Fn(Self::Key, Self::Views) + Sync + Send;
 }
 
@@ -385,23 +390,32 @@ macro_rules! par_members {
             Driver::Rows: Send,
             <Driver::Rows as Rows>::Row: Send,
             Driver::Key: Send + Sync,
-            $($member: SharedMember<Key = Driver::Key> + Sync, $member::Item: Send,)*
+            $(
+                $member: Member,
+                $member::Key: SameKey<Driver::Key>,
+                $member::Fetch: FetchItem + Sync,
+                <$member::Fetch as FetchItem>::Item: Send,
+            )*
         {
             type Key = Driver::Key;
-            type Views = (<Driver::Rows as Rows>::Row, $($member::Item,)*);
+            type Views = (<Driver::Rows as Rows>::Row, $(<$member::Fetch as FetchItem>::Item,)*);
 
             fn par_for_each<W, F>(self, without: &W, f: F)
             where
-                W: Exclude<Self::Key> + Sync,
+                W: ExcludeFetch<Self::Key> + Sync,
                 F: Fn(Self::Key, Self::Views) + Sync + Send,
             {
                 let (driver, $($member,)*) = self;
+                // Taken apart once, shared by every thread.
+                $(let $member = $member.into_fetch();)*
                 ParRows::new(driver.into_rows()).for_each(|(key, row)| {
                     if without.holds(key) {
                         return;
                     }
                     $(
-                        let Some($member) = $member.locate(key).and_then(|slot| $member.item(slot))
+                        let Some($member) = $member
+                            .locate(SameKey::from_key(key))
+                            .map(|slot| $member.item(slot))
                         else {
                             return;
                         };
@@ -422,7 +436,10 @@ par_members!(B 1 C 2 E 3 G 4 H 5);
 par_members!(B 1 C 2 E 3 G 4 H 5 I 6);
 par_members!(B 1 C 2 E 3 G 4 H 5 I 6 J 7);
 
-impl<M: ParMembers, W: Exclude<M::Key> + Sync> Query<M, W> {
+impl<M: ParMembers, W: Exclude<M::Key>> Query<M, W>
+where
+    W::Fetch: Sync,
+{
     /// Calls `f` with every key held by all required members and by none of the excluded
     /// storages, and each member's view, **in parallel** on rayon's threads.
     ///
@@ -451,7 +468,7 @@ impl<M: ParMembers, W: Exclude<M::Key> + Sync> Query<M, W> {
         F: Fn(M::Key, M::Views) + Sync + Send,
     {
         let (members, without) = self.into_parts();
-        members.par_for_each(&without, f);
+        members.par_for_each(&without.into_fetch(), f);
     }
 }
 
@@ -462,7 +479,7 @@ mod tests {
     use rayon::prelude::*;
 
     use super::*;
-    use crate::query;
+    use crate::query::{self, query};
 
     /// A pool of two threads, so that every split really runs on another thread.
     fn pool() -> rayon::ThreadPool {

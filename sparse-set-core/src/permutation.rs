@@ -3,8 +3,7 @@
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use crate::error::try_reserve_exact;
-use crate::set::fail;
+use crate::error::{fail, try_reserve_exact};
 
 /// A reordering of dense positions: after it is applied, position `new` holds what position
 /// `order()[new]` held before.
@@ -408,6 +407,29 @@ where
             root = child;
         }
     }
+}
+
+/// Moves the elements of `target` that `order` names to its front, in `order`'s order
+/// (`EnTT`'s `sort_as`), through `position_of` (an element's current position, if present) and
+/// `swap`; returns how many moved to the front. An element listed twice stays where its first
+/// mention put it. O(`order.len()`); allocates nothing.
+pub(crate) fn sort_as_with<S: ?Sized, T: Copy>(
+    target: &mut S,
+    order: &[T],
+    position_of: impl Fn(&S, T) -> Option<usize>,
+    mut swap: impl FnMut(&mut S, usize, usize),
+) -> usize {
+    let mut front = 0;
+    for &element in order {
+        if let Some(position) = position_of(target, element) {
+            // An element already placed sits before `front`: listed twice, it stays.
+            if position >= front {
+                swap(target, position, front);
+                front += 1;
+            }
+        }
+    }
+    front
 }
 
 #[cfg(test)]

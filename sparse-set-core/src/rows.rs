@@ -16,7 +16,7 @@
 
 use core::iter::FusedIterator;
 
-use crate::Key;
+use crate::key::Key;
 
 /// The rows of a storage, or of several aligned storages: the keys and every column as slices of
 /// one length, row `i` of each belonging to key `i`.

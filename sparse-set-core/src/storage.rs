@@ -2,9 +2,12 @@
 //! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
 //! once.
 
-use crate::error::fail_insert;
-use crate::set::Keys;
-use crate::{DenseIndex, Error, Key, Rows, SparseSet};
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail_insert};
+use crate::key::Key;
+use crate::permutation::sort_as_with;
+use crate::rows::Rows;
+use crate::set::{Keys, SparseSet};
 
 /// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
 /// lives at position `i` of the storage's own arrays.
@@ -26,6 +29,11 @@ use crate::{DenseIndex, Error, Key, Rows, SparseSet};
 /// heights.insert(9, 2.0);
 /// assert_eq!(total(&heights, |height| *height), 3.5);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a storage",
+    label = "not a storage",
+    note = "a storage is a `SparseSet`, a `SparseMap`, a storage derived with `#[derive(SparseSoa)]` (`...Soa`), or a type of your own implementing `Storage`"
+)]
 pub trait Storage {
     /// The key type.
     type Key: Key;
@@ -109,26 +117,65 @@ pub trait Storage {
     /// The fallible twin of [`insert`](Self::insert): stores `value` under `key` and returns the
     /// value it replaced, or an [`Error`] that leaves the storage unchanged.
     ///
+    /// One rule for every storage (sets, maps, derived storages): the value returned is the one
+    /// held in `key`'s slot before the call, `key`'s own or an older version's (for an
+    /// [`Entity`](crate::entity::Entity): the same index, an older generation, which is dead, so
+    /// the newer key takes its place); `None` if the slot was empty. A set's value is `()`:
+    /// `Some(())` says the slot was held.
+    ///
     /// Computes in **O(1)** amortised time.
     ///
     /// # Errors
     ///
-    /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for an older version of a
-    /// held key; for a new key, the limits of a bounded storage or of the dense width, or a
-    /// failed allocation.
+    /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for a key older than the
+    /// version its slot holds or has held; for a new key, the limits of a bounded storage or of
+    /// the dense width, or a failed allocation.
     ///
     /// ```
-    /// use sparse_set_core::{Error, SparseMap, Storage};
+    /// use core::num::NonZeroU32;
+    /// use sparse_set_core::{Entity, Error, SparseMap, SparseSet, Storage};
     ///
     /// let mut map = SparseMap::<u32, char>::bounded(1, 8);
     /// assert_eq!(Storage::try_insert(&mut map, 4, 'a'), Ok(None));
     /// assert_eq!(Storage::try_insert(&mut map, 5, 'b'), Err(Error::Full { capacity: 1 }));
+    ///
+    /// // A newer generation takes the slot of an older one, and returns what the older held.
+    /// let (old, new) = (Entity::from_parts(3, NonZeroU32::MIN), Entity::from_parts(3, NonZeroU32::MIN.saturating_add(1)));
+    /// let mut tag = SparseSet::<Entity>::new();
+    /// let mut names = SparseMap::<Entity, &str>::new();
+    /// Storage::insert(&mut tag, old, ());
+    /// Storage::insert(&mut names, old, "old");
+    /// assert_eq!(Storage::try_insert(&mut tag, new, ()), Ok(Some(())));
+    /// assert_eq!(Storage::try_insert(&mut names, new, "new"), Ok(Some("old")));
     /// ```
     fn try_insert(
         &mut self,
         key: Self::Key,
         value: Self::Value,
     ) -> Result<Option<Self::Value>, Error>;
+
+    /// Makes room for at least `additional` more values without reallocating: the storage's
+    /// own `try_reserve`. A bounded storage, whose memory is all allocated when it is made,
+    /// reserves nothing and succeeds. The default reserves nothing (a storage implemented
+    /// outside this crate then grows as it is filled).
+    ///
+    /// Computes in **O(len)** time if it reallocates, O(1) otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`]; the storage is unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// Storage::try_reserve(&mut map, 100).unwrap();
+    /// assert!(map.capacity() >= 100);
+    /// ```
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let _ = additional;
+        Ok(())
+    }
 
     /// Removes `key` by swap-remove; returns its value.
     ///
@@ -317,11 +364,18 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
         SparseSet::get_index(self, index).map(|key| (key, ()))
     }
 
-    /// Stores `key`; returns `Some(())` if it was already stored.
+    /// Stores `key`; returns `Some(())` if its slot was held: by `key`, or by an older version
+    /// of it, which `key` replaces (the rule of [`Storage::try_insert`]).
     #[inline]
     fn try_insert(&mut self, key: K, (): ()) -> Result<Option<()>, Error> {
-        let (_, new) = SparseSet::try_insert(self, key)?;
-        Ok((!new).then_some(()))
+        let len = self.len();
+        let (index, _) = SparseSet::try_insert(self, key)?;
+        Ok((index < len).then_some(()))
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        SparseSet::try_reserve(self, additional)
     }
 
     #[inline]
@@ -387,6 +441,58 @@ pub trait Columnar: Storage {
     /// ```
     fn columns_mut(&mut self) -> Self::ColumnsMut<'_>;
 
+    /// The key index and every column, mutably, borrowed apart: what a loop that looks keys up
+    /// in the index and changes the columns holds (a query's mutable members).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let mut map: Map = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// let (index, mut columns) = map.index_and_columns_mut();
+    /// let row = index.get_index_of(2).unwrap();
+    /// *Map::row_mut(&mut columns, row).unwrap() = 'z';
+    /// assert_eq!(map[2], 'z');
+    /// ```
+    fn index_and_columns_mut(
+        &mut self,
+    ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>);
+
+    /// Row `index` of `columns` (as [`columns`](Self::columns) made them), as the storage's
+    /// shared view, for the columns' whole borrow; `None` past the last row.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let map: Map = [(4, 'a'), (2, 'b')].into_iter().collect();
+    /// let columns = map.columns();
+    /// assert_eq!(Map::row(&columns, 1), Some(&'b'));
+    /// ```
+    fn row<'a>(columns: &Self::Columns<'a>, index: usize) -> Option<Self::Ref<'a>>
+    where
+        Self: 'a;
+
+    /// Row `index` of `columns` (as [`columns_mut`](Self::columns_mut) made them), as the
+    /// storage's mutable view, for the borrow of `columns`; `None` past the last row.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char>;
+    /// let mut map: Map = [(4, 'a')].into_iter().collect();
+    /// let mut columns = map.columns_mut();
+    /// *Map::row_mut(&mut columns, 0).unwrap() = 'z';
+    /// assert_eq!(map[4], 'z');
+    /// ```
+    fn row_mut<'v>(columns: &'v mut Self::ColumnsMut<'_>, index: usize) -> Option<Self::Mut<'v>>;
+
     /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
     ///
     /// Computes in **O(1)** time.
@@ -440,17 +546,7 @@ pub trait Columnar: Storage {
     /// assert_eq!(map[2], 'b');
     /// ```
     fn sort_as(&mut self, order: &[Self::Key]) -> usize {
-        let mut front = 0;
-        for &key in order {
-            if let Some(position) = self.get_index_of(key) {
-                // A key already placed sits before `front`: listed twice, it stays.
-                if position >= front {
-                    self.swap_indices(position, front);
-                    front += 1;
-                }
-            }
-        }
-        front
+        sort_as_with(self, order, Self::get_index_of, Self::swap_indices)
     }
 }
 
@@ -473,6 +569,24 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
     #[inline]
     fn columns_mut(&mut self) -> Keys<'_, K> {
         Keys { keys: self.as_slice() }
+    }
+
+    #[inline]
+    fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, Keys<'_, K>) {
+        (self, Keys { keys: self.as_slice() })
+    }
+
+    #[inline]
+    fn row<'a>(columns: &Keys<'a, K>, index: usize) -> Option<()>
+    where
+        Self: 'a,
+    {
+        (index < columns.keys.len()).then_some(())
+    }
+
+    #[inline]
+    fn row_mut(columns: &mut Keys<'_, K>, index: usize) -> Option<()> {
+        (index < columns.keys.len()).then_some(())
     }
 
     #[inline]

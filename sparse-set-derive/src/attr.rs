@@ -16,7 +16,7 @@ use crate::errors::Errors;
 const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate", "serde"];
 const FIELD_KEYS: &[&str] = &["rename"];
 const WORLD_CONTAINER_KEYS: &[&str] = &["crate"];
-const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip"];
+const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip", "tag"];
 const DENSE_WIDTHS: &[&str] = &["u8", "u16", "u32", "usize"];
 
 /// An attribute value and the span of the key that set it.
@@ -149,6 +149,9 @@ pub(crate) struct WorldField {
     pub(crate) entities: Option<Spanned<()>>,
     /// `skip`: this field is not a storage.
     pub(crate) skip: Option<Spanned<()>>,
+    /// `tag = Frozen`, once per tag: a row stores the unit struct `Frozen` in this field's tag
+    /// storage (or, in a group field, in the member or excluded storage written `FrozenSoa`).
+    pub(crate) tags: Vec<Spanned<syn::Type>>,
 }
 
 impl WorldContainer {
@@ -185,6 +188,11 @@ impl WorldField {
                 match key.as_str() {
                     "entities" => set_once(&mut field.entities, (), span, "entities", errors),
                     "skip" => set_once(&mut field.skip, (), span, "skip", errors),
+                    "tag" => {
+                        expect_eq(&meta, "tag = Frozen")?;
+                        let value: syn::Type = meta.value()?.parse()?;
+                        field.tags.push(Spanned { value, span });
+                    }
                     _ => {
                         errors.push(unknown(&key, span, "`World` field", WORLD_FIELD_KEYS));
                         skip_value(&meta)?;

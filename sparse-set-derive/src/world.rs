@@ -1,15 +1,17 @@
 //! `#[derive(World)]`: one `despawn` and one `retain_entities` for a struct whose fields are
-//! storages, and optionally an `Entities` allocator. The same pipeline as `SparseSoa`, in one
-//! file because it is small: [`World::from_syn`] reads the struct and its attributes, [`check`]
-//! reports what spans several fields, [`expand`] writes the wiring. The algorithms are the
-//! runtime's (`__private::despawn`, `__private::retain_keys`).
+//! storages, and optionally an `Entities` allocator; with the allocator (and no generic
+//! parameters), whole rows: `spawn`, `try_spawn`, `spawn_batch`, `insert` and `try_insert`. The
+//! same pipeline as `SparseSoa`, in one file because it is small: [`World::from_syn`] reads the
+//! struct and its attributes, [`check`] reports what spans several fields, [`expand`] writes
+//! the wiring. The algorithms are the runtime's (`__private::despawn`, `__private::retain_keys`,
+//! `__private::spawn` and the row traits).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
-use crate::attr::{WorldContainer, WorldField};
+use crate::attr::{self, WorldContainer, WorldField};
 use crate::errors::Errors;
 
 /// A struct `#[derive(World)]` accepted the shape of.
@@ -30,6 +32,8 @@ struct Storage<'a> {
     ty: &'a Type,
     /// Where to report about the field: its `entities` attribute, or the field.
     span: Span,
+    /// Its `tag = T` attributes: the unit structs a row stores in it.
+    tags: Vec<attr::Spanned<Type>>,
 }
 
 impl<'a> World<'a> {
@@ -68,15 +72,27 @@ impl<'a> World<'a> {
                 ));
                 continue;
             }
+            let tags = field_attrs.tags;
+            let not_a_storage = field_attrs.skip.is_some()
+                || field_attrs.entities.is_some()
+                || (is_entities(&field.ty) && field_attrs.entities.is_none());
+            if not_a_storage {
+                for tag in &tags {
+                    errors.push(syn::Error::new(
+                        tag.span,
+                        "`tag` names the tag a storage field holds; this field is not a storage",
+                    ));
+                }
+            }
             if field_attrs.skip.is_some() {
                 continue;
             }
             if let Some(marked) = &field_attrs.entities {
-                entities.push(Storage { member, ty: &field.ty, span: marked.span });
+                entities.push(Storage { member, ty: &field.ty, span: marked.span, tags });
             } else if is_entities(&field.ty) {
-                entities.push(Storage { member, ty: &field.ty, span: field.ty.span() });
+                entities.push(Storage { member, ty: &field.ty, span: field.ty.span(), tags });
             } else {
-                storages.push(Storage { member, ty: &field.ty, span: field.ty.span() });
+                storages.push(Storage { member, ty: &field.ty, span: field.ty.span(), tags });
             }
         }
         let private = attrs.krate.as_ref().map_or_else(
@@ -109,6 +125,19 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
             extra.span,
             "a `World` has at most one `Entities` field: mark other fields of that type `#[sparse_soa(skip)]`",
         ));
+    }
+    let rows = !world.entities.is_empty() && world.generics.params.is_empty();
+    for storage in &world.storages {
+        for (index, tag) in storage.tags.iter().enumerate() {
+            if !rows {
+                errors.push(syn::Error::new(
+                    tag.span,
+                    "`tag` says which tag a row stores here, and only a world with an `Entities` field and no generic parameters spawns rows",
+                ));
+            } else if let Err(message) = tag_part(storage, index, &world.private) {
+                errors.push(syn::Error::new(tag.span, message));
+            }
+        }
     }
     if world.storages.is_empty() {
         errors.push(syn::Error::new(
@@ -203,7 +232,10 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
              storages)** time, without allocating.",
         )
     };
+    let rows = rows(world);
     quote! {
+        #rows
+
         #[automatically_derived]
         impl #impl_generics #ident #ty_generics #where_clause {
             #[doc = #despawn_doc]
@@ -241,4 +273,248 @@ fn generic_predicates(world: &World<'_>, key: &TokenStream) -> Vec<TokenStream> 
         predicates.push(quote_spanned!(storage.span=> #ty: #p::WorldStorage<#key>));
     }
     predicates
+}
+
+/// The rows of a world with an allocator and no generic parameters: which field stores each
+/// component type (a `Component` implementation per storage field, and per member and excluded
+/// storage of a field written `Group<(..), (..)>`), and the methods that spawn and insert rows.
+fn rows(world: &World<'_>) -> TokenStream {
+    let Some(entities) = world.entities.first() else { return TokenStream::new() };
+    if !world.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let components = components(world);
+    let methods = row_methods(world, &entities.member);
+    quote! {
+        #(#components)*
+
+        #methods
+    }
+}
+
+/// A `Component` and a one-component `Bundle` implementation per component type: the value of
+/// each storage field, of each member and excluded storage of a field written
+/// `Group<(..), (..)>`, and each `tag = T`.
+fn components(world: &World<'_>) -> Vec<TokenStream> {
+    let World { ident, private: p, .. } = world;
+    let mut components = Vec::new();
+    for (field, storage) in world.storages.iter().enumerate() {
+        let (member, ty) = (&storage.member, storage.ty);
+        let mut component = |span: Span, value: TokenStream, part: TokenStream| {
+            let at = quote!(#p::At<#field, #part>);
+            components.push(quote_spanned! {span=>
+                #[automatically_derived]
+                #[diagnostic::do_not_recommend]
+                impl #p::Component<#ident, #at> for #value {
+                    type Storage = #ty;
+
+                    #[inline]
+                    fn storage(world: &mut #ident) -> &mut #ty {
+                        &mut world.#member
+                    }
+                }
+
+                #[automatically_derived]
+                #[diagnostic::do_not_recommend]
+                impl #p::Bundle<#ident, #p::One<#at>> for #value {
+                    type Replaced = ::core::option::Option<Self>;
+
+                    #[inline]
+                    fn put(
+                        self,
+                        world: &mut #ident,
+                        entity: #p::Entity,
+                    ) -> ::core::result::Result<::core::option::Option<Self>, #p::Error> {
+                        #p::put_one::<#ident, #at, Self>(self, world, entity)
+                    }
+
+                    #[inline]
+                    fn reserve(world: &mut #ident, additional: ::core::primitive::usize) {
+                        #p::reserve_one::<#ident, #at, Self>(world, additional);
+                    }
+                }
+            });
+        };
+        let value = quote_spanned!(storage.span=> <#ty as #p::FieldValue>::Value);
+        component(storage.span, value, quote!(#p::Whole));
+        if let Some((members, excluded)) = group_parts(ty) {
+            for (index, part) in members.into_iter().enumerate() {
+                let value = quote_spanned!(storage.span=> <#part as #p::Storage>::Value);
+                component(storage.span, value, quote!(#p::Member<#index>));
+            }
+            for (index, part) in excluded.into_iter().enumerate() {
+                let value = quote_spanned!(storage.span=> <#part as #p::Storage>::Value);
+                component(storage.span, value, quote!(#p::Excluded<#index>));
+            }
+        }
+        for (index, tag) in storage.tags.iter().enumerate() {
+            if let Ok(part) = tag_part(storage, index, p) {
+                let value = &tag.value;
+                component(tag.span, quote!(#value), quote!(#p::Tag<#part>));
+            }
+        }
+    }
+    components
+}
+
+/// `RowWorld` and the world's `spawn`, `try_spawn`, `spawn_batch`, `insert`, `try_insert`.
+fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
+    let World { ident, private: p, .. } = world;
+    let entity = quote!(#p::Entity);
+    let error = quote!(#p::Error);
+    quote! {
+        #[automatically_derived]
+        impl #p::RowWorld for #ident {
+            #[inline]
+            fn entities(&mut self) -> &mut #p::Entities {
+                &mut self.#allocator
+            }
+
+            #[inline]
+            fn despawn_entity(&mut self, entity: #entity) {
+                Self::despawn(self, entity);
+            }
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            /// Spawns an entity with the components of `row`: one component, or a tuple of 1 to
+            /// 8, each stored in the storage of its type. A row that completes a group is
+            /// written straight into its aligned prefix.
+            ///
+            /// Computes in **O(components)** amortised time.
+            ///
+            /// # Panics
+            ///
+            /// Where [`try_spawn`](Self::try_spawn) returns an error, with its message; nothing
+            /// changed then.
+            #[inline]
+            #[track_caller]
+            pub fn spawn<R: #p::Bundle<Self, I>, I>(&mut self, row: R) -> #entity {
+                #p::spawn(self, row)
+            }
+
+            /// The fallible twin of [`spawn`](Self::spawn).
+            ///
+            /// Computes in **O(components)** amortised time.
+            ///
+            /// # Errors
+            ///
+            /// The allocator's, or the first failing storage's (a bounded storage that is
+            /// full, a failed allocation); the world is unchanged then.
+            #[inline]
+            pub fn try_spawn<R: #p::Bundle<Self, I>, I>(
+                &mut self,
+                row: R,
+            ) -> ::core::result::Result<#entity, #error> {
+                #p::try_spawn(self, row)
+            }
+
+            /// Spawns one entity per row of `rows`, reserving room first for as many as the
+            /// iterator says it has at least. Returns an iterator of the new entities that
+            /// spawns a row per step; dropped, it spawns the rows left, so
+            /// `world.spawn_batch(rows);` spawns them all.
+            ///
+            /// Computes in **O(rows × components)** amortised time.
+            ///
+            /// # Panics
+            ///
+            /// A step panics where [`spawn`](Self::spawn) would; the rows spawned before stay.
+            #[inline]
+            pub fn spawn_batch<R, B, I>(
+                &mut self,
+                rows: R,
+            ) -> #p::SpawnBatch<'_, Self, R::IntoIter, B, I>
+            where
+                R: ::core::iter::IntoIterator<Item = B>,
+                B: #p::Bundle<Self, I>,
+            {
+                #p::SpawnBatch::new(self, rows.into_iter())
+            }
+
+            /// Stores the components of `row` for the live `entity`, replacing the values it
+            /// had in those storages (they are dropped).
+            ///
+            /// Computes in **O(components)** amortised time.
+            ///
+            /// # Panics
+            ///
+            /// Where [`try_insert`](Self::try_insert) returns an error, with its message:
+            /// `entity` is not alive in this world, or a storage refused; nothing changed then.
+            #[inline]
+            #[track_caller]
+            pub fn insert<R: #p::Bundle<Self, I>, I>(&mut self, entity: #entity, row: R) {
+                #p::insert(self, entity, row);
+            }
+
+            /// The fallible twin of [`insert`](Self::insert).
+            ///
+            /// Computes in **O(components)** amortised time.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::NotAlive`](#p::Error::NotAlive) if the world's allocator does not hold
+            /// `entity` alive (it was despawned: a stale handle is refused by every storage),
+            /// or the first failing storage's error; the world is unchanged then.
+            #[inline]
+            pub fn try_insert<R: #p::Bundle<Self, I>, I>(
+                &mut self,
+                entity: #entity,
+                row: R,
+            ) -> ::core::result::Result<(), #error> {
+                #p::try_insert(self, entity, row)
+            }
+        }
+    }
+}
+
+/// The member and excluded storage types of a field written `Group<(M, ..)>` or
+/// `Group<(M, ..), (X, ..)>` (the last path segment named `Group`, with tuples): what the
+/// derive can name components by. `None` for any other type, such as an alias of a group.
+fn group_parts(ty: &Type) -> Option<(Vec<&Type>, Vec<&Type>)> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last().filter(|segment| segment.ident == "Group")?;
+    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else { return None };
+    let mut types = arguments.args.iter().map(|argument| match argument {
+        syn::GenericArgument::Type(Type::Tuple(tuple)) => Some(tuple.elems.iter().collect()),
+        _ => None,
+    });
+    let members = types.next()??;
+    let excluded = match types.next() {
+        Some(excluded) => excluded?,
+        None => Vec::new(),
+    };
+    Some((members, excluded))
+}
+
+/// Where tag `index` of `storage` goes, as the part of `At`: the whole field, or for a group
+/// field the member or excluded storage written `{Tag}Soa`. `Err` says what is wrong.
+fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<TokenStream, String> {
+    let tag = &storage.tags[index].value;
+    let Some((members, excluded)) = group_parts(storage.ty) else {
+        return match index {
+            0 => Ok(quote!(#p::Whole)),
+            _ => Err("a storage field holds one tag: `tag` is given twice".to_owned()),
+        };
+    };
+    let name = match tag {
+        Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
+        _ => None,
+    };
+    let Some(name) = name else {
+        return Err("`tag` takes the unit struct's name, such as `tag = Frozen`".to_owned());
+    };
+    let storage_name = format!("{name}Soa");
+    let written = |part: &&Type| match part {
+        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
+        _ => false,
+    };
+    let found = (members.iter().position(&written), excluded.iter().position(&written));
+    match found {
+        (Some(index), None) => Ok(quote!(#p::Member<#index>)),
+        (None, Some(index)) => Ok(quote!(#p::Excluded<#index>)),
+        _ => Err(format!(
+            "no member or excluded storage of this group is written `{storage_name}` (once): in a group field, `tag = {name}` names the tag of the part written `{storage_name}`"
+        )),
+    }
 }

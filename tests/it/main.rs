@@ -32,3 +32,4 @@ mod query_model;
 #[cfg(feature = "serde")]
 mod serde;
 mod world;
+mod world_rows;

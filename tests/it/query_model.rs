@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sparse_soa::query::optional;
-use sparse_soa::{DenseIndex, SparseMap, SparseSet, SparseSoa, Storage, query};
+use sparse_soa::{Columnar, DenseIndex, SparseMap, SparseSet, SparseSoa, Storage, map, query};
 use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
@@ -55,6 +55,43 @@ impl Storage for Scores {
     fn remove(&mut self, key: u32) -> Option<i64> {
         let removed = self.keys.remove_with_info(key)?;
         Some(self.values.swap_remove(removed.index))
+    }
+}
+
+/// What a storage of one's own needs to be a query member: its columns as slices. One column of
+/// values, so `map::Columns` fits.
+impl Columnar for Scores {
+    type Columns<'a> = map::Columns<'a, u32, i64>;
+    type ColumnsMut<'a> = map::ColumnsMut<'a, u32, i64>;
+
+    fn columns(&self) -> Self::Columns<'_> {
+        map::Columns { keys: self.keys.as_slice(), values: &self.values }
+    }
+
+    fn columns_mut(&mut self) -> Self::ColumnsMut<'_> {
+        map::ColumnsMut { keys: self.keys.as_slice(), values: &mut self.values }
+    }
+
+    fn index_and_columns_mut(&mut self) -> (&SparseSet<u32>, Self::ColumnsMut<'_>) {
+        (&self.keys, map::ColumnsMut { keys: self.keys.as_slice(), values: &mut self.values })
+    }
+
+    fn row<'a>(columns: &Self::Columns<'a>, index: usize) -> Option<&'a i64> {
+        columns.values.get(index)
+    }
+
+    fn row_mut<'v>(columns: &'v mut Self::ColumnsMut<'_>, index: usize) -> Option<&'v mut i64> {
+        columns.values.get_mut(index)
+    }
+
+    fn swap_indices(&mut self, a: usize, b: usize) {
+        self.keys.swap_indices(a, b);
+        self.values.swap(a, b);
+    }
+
+    fn swap_remove_index(&mut self, index: usize) -> Option<(u32, i64)> {
+        let key = self.keys.swap_remove_index(index)?;
+        Some((key, self.values.swap_remove(index)))
     }
 }
 

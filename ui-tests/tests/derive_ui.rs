@@ -29,4 +29,7 @@ fn ui() {
     cases.compile_fail("tests/ui/serde/off/*.rs");
     #[cfg(feature = "serde")]
     cases.compile_fail("tests/ui/serde/on/*.rs");
+    // The parallel forms name the `rayon` feature when it is off.
+    #[cfg(not(feature = "rayon"))]
+    cases.compile_fail("tests/ui/rayon/off/*.rs");
 }

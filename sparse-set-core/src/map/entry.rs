@@ -2,8 +2,10 @@
 
 use core::fmt;
 
-use crate::error::fail_insert;
-use crate::{DenseIndex, Error, Key, SparseMap};
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail_insert};
+use crate::key::Key;
+use crate::map::SparseMap;
 
 /// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
 ///

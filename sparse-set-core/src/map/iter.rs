@@ -7,7 +7,11 @@ use core::fmt;
 use core::iter::{FusedIterator, Zip};
 use core::slice;
 
-use crate::{DenseIndex, Key, Rows, SparseMap, set};
+use crate::dense::DenseIndex;
+use crate::key::Key;
+use crate::map::SparseMap;
+use crate::rows::Rows;
+use crate::set;
 
 /// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
 ///

@@ -12,17 +12,24 @@
 //!
 //! [`SparseMap::assert_invariants`] checks the set's invariant and this one.
 
+mod capacity;
 mod entry;
 mod iter;
+mod reorder;
+#[cfg(test)]
+mod tests;
+mod traits;
 
 use alloc::vec::Vec;
-use core::cmp::Ordering;
-use core::fmt;
-use core::ops::{Index, IndexMut};
 
-use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
-use crate::set::fail;
-use crate::{Columnar, DenseIndex, Error, Key, Permutation, Removed, SparseSet, Storage};
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
+use crate::key::Key;
+#[cfg(doc)]
+use crate::permutation::Permutation;
+use crate::set::{Removed, SparseSet};
+#[cfg(doc)]
+use crate::storage::{Columnar, Storage};
 
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
@@ -698,7 +705,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[inline]
     #[must_use]
     pub fn columns(&self) -> Columns<'_, K, V> {
-        Columns { keys: self.set.as_slice(), values: &self.values }
+        // The values cut to the keys' length (which they have): one length for both.
+        let keys = self.set.as_slice();
+        Columns { keys, values: &self.values[..keys.len()] }
     }
 
     /// The keys, read-only, and the values, mutable, as two slices of one length.
@@ -716,24 +725,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[inline]
     pub fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
-        ColumnsMut { keys: self.set.as_slice(), values: &mut self.values }
-    }
-
-    /// Reorders the map to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the map
-    /// holds move to the front with their values, in the order they have in `order`; the
-    /// other elements follow, in an unspecified order. Returns how many moved to the front.
-    /// See [`Columnar::sort_as`].
-    ///
-    /// Computes in **O(`order.len()`)** time; allocates nothing.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
-    /// assert_eq!(map.sort_as(&[3, 2]), 2);
-    /// assert_eq!(&map.values()[..2], &['c', 'b']);
-    /// ```
-    pub fn sort_as(&mut self, order: &[K]) -> usize {
-        crate::Columnar::sort_as(self, order)
+        let keys = self.set.as_slice();
+        ColumnsMut { keys, values: &mut self.values[..keys.len()] }
     }
 
     /// The key index: which keys are stored, at which dense positions.
@@ -851,35 +844,6 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         }
     }
 
-    /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly
-    /// once in dense order; `keep` may change the value. Kept elements keep their relative order.
-    ///
-    /// If `keep` panics, the map stays consistent and still holds every element (in an
-    /// unspecified order). If dropping a removed value panics, the map already holds exactly
-    /// the kept elements and the other removed values are still dropped.
-    ///
-    /// Computes in **O(len)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, u32> = (0..6).map(|key| (key, key * 10)).collect();
-    /// map.retain(|key, value| {
-    ///     *value += 1;
-    ///     key % 2 == 0
-    /// });
-    /// assert_eq!(map.keys(), &[0, 2, 4]);
-    /// assert_eq!(map.values(), &[1, 21, 41]);
-    /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
-        let kept = self.set.retain_with(
-            &mut self.values,
-            |values, index, key| keep(key, &mut values[index]),
-            |values, a, b| values.swap(a, b),
-        );
-        // The set is already truncated, and `Vec::truncate` shortens before it drops.
-        self.values.truncate(kept);
-    }
-
     /// Removes every element, yielding the keys and values in dense order.
     ///
     /// The map is empty as soon as this is called, even if the iterator is leaked (the values
@@ -932,235 +896,6 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.values.truncate(len);
     }
 
-    /// Swaps the elements at dense positions `a` and `b`.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// # Panics
-    ///
-    /// If `a` or `b` is out of bounds; the map is then unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
-    /// map.swap_indices(0, 1);
-    /// assert_eq!(map.keys(), &[2, 1]);
-    /// assert_eq!(map.values(), &['b', 'a']);
-    /// ```
-    #[track_caller]
-    pub fn swap_indices(&mut self, a: usize, b: usize) {
-        self.set.swap_indices(a, b);
-        self.values.swap(a, b);
-    }
-
-    /// Sorts the elements (stable) with a comparator that sees both keys and both values.
-    ///
-    /// Keys and values are reordered by one [`Permutation`], computed before anything moves: if
-    /// `compare` panics the map is unchanged.
-    ///
-    /// Computes in **O(len log len)** time and allocates **O(len)** memory, also for a bounded
-    /// map (the unstable sorts allocate nothing).
-    ///
-    /// # Panics
-    ///
-    /// If `compare` panics, or the permutation's memory cannot be had: the map is then
-    /// unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, char> = [(1, 'c'), (2, 'a'), (3, 'b')].into_iter().collect();
-    /// map.sort_by(|_, a, _, b| a.cmp(b));
-    /// assert_eq!(map.keys(), &[2, 3, 1]);
-    /// assert_eq!(map.get_index_of(1), Some(2));
-    /// ```
-    pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
-        let (keys, values) = (self.set.as_slice(), &self.values);
-        let permutation = Permutation::sorted_by(keys.len(), |a, b| {
-            compare(&keys[a], &values[a], &keys[b], &values[b])
-        });
-        self.apply_permutation(&permutation);
-    }
-
-    /// Sorts the elements (unstable) with a comparator that sees both keys and both values, in
-    /// place: elements that compare equal may be reordered, and nothing is allocated (a
-    /// bounded map stays allocation-free).
-    ///
-    /// Keys and values are swapped together
-    /// ([`SparseSet::sort_unstable_with`]), so if `compare` panics the map holds the same
-    /// elements, each key with its value, in some order.
-    ///
-    /// Computes in **O(len log len)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, u32> = [(1, 30), (2, 10), (3, 20)].into_iter().collect();
-    /// map.sort_unstable_by(|_, a, _, b| b.cmp(a));
-    /// assert_eq!(map.values(), &[30, 20, 10]);
-    /// assert_eq!(map.keys(), &[1, 3, 2]);
-    /// ```
-    pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
-        self.set.sort_unstable_with(
-            &mut self.values,
-            |values, keys, a, b| compare(&keys[a], &values[a], &keys[b], &values[b]),
-            |values, a, b| values.swap(a, b),
-        );
-    }
-
-    /// Sorts the elements (stable) by the key `f` extracts from each key and value.
-    ///
-    /// Computes in **O(len log len)** time and allocates **O(len)** memory.
-    ///
-    /// # Panics
-    ///
-    /// If `f` panics, or the permutation's memory cannot be had: the map is then unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, &str> =
-    ///     [(1, "ccc"), (2, "a"), (3, "bb")].into_iter().collect();
-    /// map.sort_by_key(|_, name| name.len());
-    /// assert_eq!(map.keys(), &[2, 3, 1]);
-    /// ```
-    pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K, &V) -> T) {
-        self.sort_by(|ka, va, kb, vb| f(ka, va).cmp(&f(kb, vb)));
-    }
-
-    /// Sorts the elements by key, ascending, in place: no allocation.
-    ///
-    /// Computes in **O(len log len)** time. If `K::cmp` panics, see
-    /// [`sort_unstable_by`](Self::sort_unstable_by).
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b')].into_iter().collect();
-    /// map.sort_keys();
-    /// assert_eq!(map.keys(), &[1, 2, 3]);
-    /// assert_eq!(map.values(), &['a', 'b', 'c']);
-    /// ```
-    pub fn sort_keys(&mut self)
-    where
-        K: Ord,
-    {
-        // Keys are unique, so the unstable sort gives the one ascending order.
-        self.sort_unstable_by(|a, _, b, _| a.cmp(b));
-    }
-
-    /// Reorders keys and values by the same permutation. Cannot panic: the lengths match.
-    fn apply_permutation(&mut self, permutation: &Permutation) {
-        self.set.apply_permutation(permutation);
-        permutation.apply(&mut self.values);
-    }
-
-    /// Reserves room for `additional` more elements on the dense side. Does nothing for a
-    /// bounded map.
-    ///
-    /// Computes in **O(len)** time when it reallocates.
-    ///
-    /// `additional` is capped to the elements the dense width still has room for, so a narrow
-    /// width never reserves room it cannot use.
-    ///
-    /// # Panics
-    ///
-    /// If the new capacity needs more than `isize::MAX` bytes or the allocation fails, with the
-    /// message of the [`Error`] that [`try_reserve`](Self::try_reserve) would return; the
-    /// elements are then unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map = SparseMap::<u32, char>::new();
-    /// map.reserve(10);
-    /// assert!(map.capacity() >= 10);
-    /// let mut small = SparseMap::<u32, [u8; 64], u8>::new();
-    /// small.reserve(10_000);
-    /// assert_eq!(small.capacity(), 255);
-    /// ```
-    #[track_caller]
-    pub fn reserve(&mut self, additional: usize) {
-        if let Err(error) = self.try_reserve(additional) {
-            fail(error);
-        }
-    }
-
-    /// The fallible twin of [`reserve`](Self::reserve).
-    ///
-    /// Computes in **O(len)** time when it reallocates.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapacityOverflow`] if the new capacity needs more than `isize::MAX` bytes
-    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The
-    /// elements are unchanged either way (the capacity of one side may have grown).
-    ///
-    /// ```
-    /// use sparse_set_core::{Error, SparseMap};
-    ///
-    /// let mut map = SparseMap::<u64, char, usize>::new();
-    /// assert!(map.try_reserve(10).is_ok());
-    /// assert_eq!(map.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
-    /// ```
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        if !self.is_bounded() {
-            let additional = self.set.cap_additional(additional);
-            self.set.try_reserve(additional)?;
-            try_reserve(&mut self.values, additional)?;
-        }
-        Ok(())
-    }
-
-    /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for a
-    /// bounded map, which keeps its memory so it never allocates again. Where the allocator
-    /// refuses a smaller allocation, that part keeps its memory: this never fails.
-    ///
-    /// Computes in **O(allocated sparse slots)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let mut map: SparseMap<u32, u32> = (0..100_000).step_by(1000).map(|k| (k, k)).collect();
-    /// map.retain(|key, _| key < 1000);
-    /// map.shrink_to_fit();
-    /// assert_eq!(map.as_sparse_set().sparse_pages(), 1);
-    /// assert_eq!(map.capacity(), 1);
-    /// ```
-    pub fn shrink_to_fit(&mut self) {
-        if !self.is_bounded() {
-            self.set.shrink_to_fit();
-            shrink(&mut self.values);
-        }
-    }
-
-    /// The fallible twin of `clone`: a copy of the keys and values; a bounded map's copy is
-    /// bounded alike, with its values' capacity reserved.
-    ///
-    /// Computes in **O(len + allocated sparse slots)** time.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::AllocFailed`] if the map's own memory (keys, pages, the values' array) cannot
-    /// be had; nothing is allocated then. `V::clone` allocates as it always does: a `String`
-    /// value's clone aborts when memory cannot be had, as it would anywhere.
-    ///
-    /// # Panics
-    ///
-    /// If `V::clone` panics; the values cloned so far are dropped.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseMap;
-    /// let map: SparseMap<u32, String> = [(4, "four".to_string())].into_iter().collect();
-    /// let copy = map.try_clone().unwrap();
-    /// assert_eq!(copy[4], "four");
-    /// ```
-    pub fn try_clone(&self) -> Result<Self, Error>
-    where
-        V: Clone,
-    {
-        let set = self.set.try_clone()?;
-        let mut values = Vec::new();
-        let capacity = if self.is_bounded() { self.values.capacity() } else { self.values.len() };
-        try_reserve_exact(&mut values, capacity)?;
-        values.extend_from_slice(&self.values);
-        Ok(Self { set, values })
-    }
-
     /// Checks the set's invariants and that every key has exactly one value; panics describing
     /// the first one broken.
     ///
@@ -1193,205 +928,3 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
 
 // ---------------------------------------------------------------------------------------------
 // Traits
-
-impl<K: Key, V, D: DenseIndex> Default for SparseMap<K, V, D> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
-    /// Clones keys and values; a bounded map's clone is bounded alike, with its values'
-    /// capacity reserved.
-    ///
-    /// # Panics
-    ///
-    /// If `V::clone` panics (the values cloned so far are dropped, nothing leaks), or the
-    /// memory cannot be had (with the message of the [`Error`] that
-    /// [`try_clone`](SparseMap::try_clone) would return).
-    #[track_caller]
-    fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|error| fail(error))
-    }
-}
-
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for SparseMap<K, V, D> {
-    /// Prints the map as `{key: value, ...}` in dense order.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-/// Two maps are equal when they hold the same keys with equal values, in any order.
-impl<K: Key, V: PartialEq, D: DenseIndex> PartialEq for SparseMap<K, V, D> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().all(|(key, value)| other.get(key) == Some(value))
-    }
-}
-
-impl<K: Key, V: Eq, D: DenseIndex> Eq for SparseMap<K, V, D> {}
-
-impl<K: Key, V, D: DenseIndex> Extend<(K, V)> for SparseMap<K, V, D> {
-    /// Inserts every pair; a later value for the same key replaces an earlier one.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`].
-    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, pairs: I) {
-        let pairs = pairs.into_iter();
-        self.reserve(pairs.size_hint().0);
-        for (key, value) in pairs {
-            self.insert(key, value);
-        }
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
-    /// Collects pairs into a new map; a later value for the same key replaces an earlier one.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseMap::insert`].
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
-        let mut map = Self::new();
-        map.extend(pairs);
-        map
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
-    type Output = V;
-
-    /// The value of `key`.
-    ///
-    /// # Panics
-    ///
-    /// If `key` is not in the map.
-    #[track_caller]
-    fn index(&self, key: K) -> &V {
-        match self.get(key) {
-            Some(value) => value,
-            None => panic!("key {key:?} is not in the map"),
-        }
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> IndexMut<K> for SparseMap<K, V, D> {
-    /// The value of `key`, mutably.
-    ///
-    /// # Panics
-    ///
-    /// If `key` is not in the map.
-    #[track_caller]
-    fn index_mut(&mut self, key: K) -> &mut V {
-        match self.get_mut(key) {
-            Some(value) => value,
-            None => panic!("key {key:?} is not in the map"),
-        }
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
-    type Key = K;
-    type Dense = D;
-    type Value = V;
-    type Ref<'a>
-        = &'a V
-    where
-        Self: 'a;
-    type Mut<'a>
-        = &'a mut V
-    where
-        Self: 'a;
-
-    fn as_sparse_set(&self) -> &SparseSet<K, D> {
-        &self.set
-    }
-
-    fn get_index(&self, index: usize) -> Option<(K, &V)> {
-        SparseMap::get_index(self, index)
-    }
-
-    fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
-        SparseMap::get_index_mut(self, index)
-    }
-
-    #[inline]
-    #[track_caller]
-    fn insert(&mut self, key: K, value: V) -> Option<V> {
-        SparseMap::insert(self, key, value)
-    }
-
-    #[inline]
-    fn try_insert(&mut self, key: K, value: V) -> Result<Option<V>, Error> {
-        SparseMap::try_insert(self, key, value)
-    }
-
-    fn remove(&mut self, key: K) -> Option<V> {
-        SparseMap::remove(self, key)
-    }
-
-    fn get(&self, key: K) -> Option<&V> {
-        SparseMap::get(self, key)
-    }
-
-    fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        SparseMap::get_mut(self, key)
-    }
-
-    fn assert_invariants(&self) {
-        SparseMap::assert_invariants(self);
-    }
-}
-
-impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
-    type Columns<'a>
-        = Columns<'a, K, V>
-    where
-        Self: 'a;
-    type ColumnsMut<'a>
-        = ColumnsMut<'a, K, V>
-    where
-        Self: 'a;
-
-    #[inline]
-    fn columns(&self) -> Columns<'_, K, V> {
-        SparseMap::columns(self)
-    }
-
-    #[inline]
-    fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
-        SparseMap::columns_mut(self)
-    }
-
-    #[inline]
-    #[track_caller]
-    fn swap_indices(&mut self, a: usize, b: usize) {
-        SparseMap::swap_indices(self, a, b);
-    }
-
-    #[inline]
-    fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
-        SparseMap::swap_remove_index(self, index)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn get_disjoint_mut_hands_out_each_found_position_once() {
-        let mut map: SparseMap<u32, u32> = (0..10).map(|key| (key * 100, key)).collect();
-        let [a, b, c, d] = map.get_disjoint_mut([900, 5, 0, 400]);
-        assert_eq!(
-            (a.copied(), b.copied(), c.copied(), d.copied()),
-            (Some(9), None, Some(0), Some(4))
-        );
-        let all = map.get_disjoint_mut([900, 800, 700, 600, 500, 400, 300, 200, 100, 0]);
-        let found: Vec<u32> = all.into_iter().map(|value| *value.unwrap()).collect();
-        assert_eq!(found, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-        let none: [Option<&mut u32>; 0] = map.get_disjoint_mut([]);
-        assert!(none.is_empty());
-    }
-}

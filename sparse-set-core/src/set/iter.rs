@@ -7,8 +7,10 @@ use core::fmt;
 use core::iter::FusedIterator;
 use core::slice;
 
+use crate::key::Key;
+use crate::rows::Rows;
 #[cfg(doc)]
-use crate::SparseSet;
+use crate::set::SparseSet;
 
 /// Iterator over a set's keys in dense order: [`SparseSet::iter`].
 ///
@@ -178,7 +180,7 @@ pub struct Keys<'a, K> {
     pub keys: &'a [K],
 }
 
-impl<'a, K: crate::Key> crate::Rows for Keys<'a, K> {
+impl<'a, K: Key> Rows for Keys<'a, K> {
     type Key = K;
     type Row = ();
     type Iter = KeyRows<'a, K>;
@@ -200,13 +202,13 @@ impl<'a, K: crate::Key> crate::Rows for Keys<'a, K> {
     }
 }
 
-impl<'a, K: crate::Key> IntoIterator for Keys<'a, K> {
+impl<'a, K: Key> IntoIterator for Keys<'a, K> {
     type Item = (K, ());
     type IntoIter = KeyRows<'a, K>;
 
     /// Yields each key with the empty view `()`.
     fn into_iter(self) -> KeyRows<'a, K> {
-        crate::Rows::into_rows(self)
+        Rows::into_rows(self)
     }
 }
 

@@ -28,35 +28,40 @@
 //!
 //! # Generational keys: the generation beside the slot
 //!
-//! For an [`Entity`](crate::Entity), a lookup that reads the slot and then the dense key to
-//! compare generations makes two dependent loads. Keeping the generation beside the slot (as
-//! `EnTT` keeps the version in its sparse entries) makes them independent. Measured first with a
-//! model of both layouts on the development machine (2-core AMD EPYC; dense indices 0..n stored
-//! in shuffled order, looked up in random order; best of 30 runs):
+//! For an [`Entity`](crate::Entity), a lookup that read the slot and then the dense key to
+//! compare generations made two dependent loads, and a separate array of versions beside the
+//! slots two independent ones on two cache lines. The sparse prefix of a set whose keys say
+//! their slot and version identify them ([`Key::SLOT_AND_VERSION_ARE_KEY`]) keeps each slot's
+//! version in the words right after its value (see the `pages` module's `prefix.rs`): one
+//! load answers "is this key here, and where". Integer keys keep one word per slot and pay
+//! nothing. A key outside the prefix (a thinly used page, a page of the hash lane) is found
+//! through its slot and then its dense key: a rarer lane, out of line.
 //!
-//! | n | `contains` hit | stale miss | `get` hit | bytes per slot |
-//! |---|---|---|---|---|
-//! | 100,000 | 2.95 -> 1.71 ns | 2.98 -> 1.36 ns | 3.66 -> 2.73 ns | 4 -> 8 |
-//! | 1,000,000 | 8.96 -> 4.79 ns | 8.49 -> 4.20 ns | 12.81 -> 8.59 ns | 4 -> 8 |
+//! # Stale keys
 //!
-//! Adopted for the keys that say their slot and version identify them, without changing the
-//! slot's type: the versions are a second flat array, `versions`, beside the sparse prefix, so
-//! integer keys pay nothing. Measured in the set itself (a function calling `contains` per key,
-//! 100,000 live entities whose slots were each used twice, random order, best of 100 rounds):
-//! 4.61 ns before, 2.88 ns after (1.11 ns for `u32` keys). The two arrays are separate, so a
-//! lookup still touches two cache lines where an interleaved slot would touch one.
+//! A slot of the prefix keeps the version of the newest key stored in it, also once that key
+//! is removed, so inserting an older version of a key the slot has held is refused
+//! ([`Error::StaleKey`]), whether the slot is held or empty: a handle kept past a despawn
+//! cannot come back. Outside the prefix, and in a page that joined the prefix since (or was
+//! rebuilt by [`shrink_to_fit`](SparseSet::shrink_to_fit)), an empty slot has no version: there
+//! an older version is refused only while a newer one holds the slot. A world's insertions
+//! (`#[derive(World)]`) check every `Entity` against its allocator, which closes that window.
 
+mod capacity;
 mod iter;
+mod probe;
+mod reorder;
+mod traits;
 
 use alloc::vec::Vec;
-use core::cmp::Ordering;
-use core::fmt;
 
-use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
-use crate::pages::Pages;
-use crate::{DenseIndex, Error, Key, Permutation};
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
+use crate::key::{Key, check_not_stale};
+use crate::pages::{Pages, Prefix};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
+pub use probe::{Probe, Quick};
 
 /// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
 /// into its place.
@@ -139,22 +144,14 @@ struct Bounds {
 pub struct SparseSet<K = u32, D: DenseIndex = u32> {
     sparse: Pages<D>,
     dense: Vec<K>,
-    /// For keys that [`Key::SLOT_AND_VERSION_ARE_KEY`]: the version of the key in each slot
-    /// below its length (meaningless where the slot is empty), read beside the slot so that a
-    /// lookup need not read the dense key. Grows over the sparse prefix (the slots from 0 up
-    /// kept as one flat array), and never reaches past it.
-    versions: Vec<u32>,
     bounds: Option<Bounds>,
 }
 
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub(crate) fn fail(error: Error) -> ! {
-    panic!("{error}")
-}
-
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+    /// Words per slot of the sparse prefix: the value, and for a versioned key its version
+    /// beside it. A constant, so every lookup's arithmetic folds.
+    pub(crate) const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
+
     /// An empty set. Does not allocate.
     ///
     /// Computes in **O(1)** time.
@@ -166,7 +163,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { sparse: Pages::new(), dense: Vec::new(), versions: Vec::new(), bounds: None }
+        Self { sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY), dense: Vec::new(), bounds: None }
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
@@ -268,24 +265,18 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
-        // Checked before anything is allocated: the pages `key_limit` implies, then the keys.
-        Pages::<D>::check_full_below(key_limit as u64)?;
-        let mut sparse = Pages::new();
+        // Decided before anything is allocated: the pages `key_limit` implies, then the keys;
+        // then every allocation is made before a word is written.
+        Pages::<D>::check_full_below(key_limit as u64, Self::STRIDE)?;
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
-        sparse.allocate_full_below(key_limit as u64)?;
-        let mut versions = Vec::new();
-        if K::SLOT_AND_VERSION_ARE_KEY {
-            // Over the whole prefix the pages made, so that no insert grows it.
-            try_reserve_exact(&mut versions, sparse.prefix_len())?;
-            versions.resize(sparse.prefix_len(), 0);
-        }
-        Ok(Self { sparse, dense, versions, bounds: Some(Bounds { capacity, key_limit }) })
+        let sparse = Pages::try_bounded(key_limit as u64, K::SLOT_AND_VERSION_ARE_KEY)?;
+        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
     }
 
     /// The bytes [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` allocates: the
-    /// dense keys, the sparse pages over the key range and their directory, and the versions
-    /// beside them for keys that keep one. Allocates nothing.
+    /// dense keys, and the sparse prefix over the key range (with the versions beside its slots
+    /// for keys that keep one). Allocates nothing.
     ///
     /// # Errors
     ///
@@ -297,17 +288,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
-        let pages = Pages::<D>::full_below_bytes(key_limit as u64)?;
-        let versions = if K::SLOT_AND_VERSION_ARE_KEY {
-            Pages::<D>::check_full_below(key_limit as u64)?
-                .checked_mul(crate::pages::PAGE_LEN * size_of::<u32>())
-        } else {
-            Some(0)
-        };
+        let pages = Pages::<D>::full_below_bytes(key_limit as u64, Self::STRIDE)?;
         capacity
             .checked_mul(size_of::<K>())
-            .zip(versions)
-            .and_then(|(keys, versions)| keys.checked_add(versions)?.checked_add(pages))
+            .and_then(|keys| keys.checked_add(pages))
             .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or(Error::CapacityOverflow)
     }
@@ -428,12 +412,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let slot = key.sparse_slot();
         if K::SLOT_AND_VERSION_ARE_KEY {
             let at = usize::try_from(slot).unwrap_or(usize::MAX);
-            if let Some(&version) = self.versions.get(at) {
-                // The slot and its version are read side by side: no dense key to wait for.
-                // `versions` never reaches past the prefix, so the slot is read there directly.
-                let position = self.sparse.prefix_get(at).to_usize().checked_sub(1)?;
-                return (version == key.version()).then_some(position);
+            if let Some(cell) = self.sparse.prefix_cell(at, Self::STRIDE) {
+                // The slot and its version side by side: one load, no dense key to wait for.
+                let position = cell[0].to_usize().checked_sub(1)?;
+                return (Prefix::<D>::version_in(cell) == key.version()).then_some(position);
             }
+            return self.get_index_of_outside_prefix(key);
         }
         let position = self.position_of_slot(slot)?;
         if K::SLOT_IS_KEY {
@@ -445,6 +429,41 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             );
             return Some(position);
         }
+        match self.dense.get(position) {
+            Some(&found) if found == key => Some(position),
+            _ => None,
+        }
+    }
+
+    /// The set's lookup state for a loop that looks up many keys: see [`Probe`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let set: SparseSet<u32> = [4, 8].into_iter().collect();
+    /// let probe = set.probe();
+    /// assert_eq!([4, 8, 9].map(|key| probe.get_index_of(key)), [Some(0), Some(1), None]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn probe(&self) -> Probe<'_, K, D> {
+        Probe::new(self)
+    }
+
+    /// [`get_index_of`](Self::get_index_of), out of line: what a [`Probe`] calls for keys past
+    /// the prefix.
+    #[inline(never)]
+    pub(crate) fn get_index_of_cold(&self, key: K) -> Option<usize> {
+        self.get_index_of(key)
+    }
+
+    /// [`get_index_of`](Self::get_index_of) of a versioned key outside the prefix (a rare lane,
+    /// out of line): the slot, then the dense key, compared whole.
+    #[inline(never)]
+    fn get_index_of_outside_prefix(&self, key: K) -> Option<usize> {
+        let position = self.position_of_slot(key.sparse_slot())?;
         match self.dense.get(position) {
             Some(&found) if found == key => Some(position),
             _ => None,
@@ -579,17 +598,19 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             }
             check_not_stale(key, *held)?;
             *held = key;
-            self.record_version(key);
+            self.record_version(key, self.sparse.prefix_slots());
             return Ok((position, true));
         }
+        self.check_not_older_than_seen(key, slot)?;
         let position = self.dense.len();
         self.check_room(slot)?;
         // One more element never overflows the capacity (the dense width bounds `len`), so a
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
+        let prefix = self.sparse.prefix_slots();
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
-        self.record_version(key);
+        self.record_version(key, prefix);
         Ok((position, true))
     }
 
@@ -604,44 +625,52 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.try_reserve(1)?;
         self.sparse.set(slot, D::from_usize(position + 1));
         self.dense.push(key);
-        self.record_version(key);
+        self.record_version(key, self.sparse.prefix_slots());
         Ok((position, true))
     }
 
-    /// Notes the version of `key`, just stored, in `versions`, which then grows to cover the
-    /// sparse prefix (the slots from 0 up kept as one flat array, see `pages`) if it has grown.
-    /// Slots left uncovered (outside the prefix, or when memory cannot be had) are looked up
-    /// through the dense key instead, so nothing here can fail.
+    /// `Err(StaleKey)` if `key` is older than the version its empty `slot` last held: a
+    /// versioned set keeps the newest version each slot of its prefix has seen, held or not,
+    /// so that a handle kept past a despawn cannot come back (see the module docs for the slots
+    /// outside the prefix).
     #[inline]
-    fn record_version(&mut self, key: K) {
+    fn check_not_older_than_seen(&self, key: K, slot: u64) -> Result<(), Error> {
+        if !K::SLOT_AND_VERSION_ARE_KEY {
+            return Ok(());
+        }
+        let seen = self.sparse.prefix_version(usize::try_from(slot).unwrap_or(usize::MAX));
+        if key.version() < seen {
+            return Err(Error::StaleKey { index: slot, version: key.version(), held: seen });
+        }
+        Ok(())
+    }
+
+    /// Keeps the version of `key`, just stored, beside its slot in the prefix; if the prefix has
+    /// grown past `prefix` slots meanwhile (pages joined it), first gives the newly covered slots
+    /// the versions of the keys they hold. Slots outside the prefix are looked up through the
+    /// dense key instead, so nothing here can fail.
+    #[inline]
+    fn record_version(&mut self, key: K, prefix: usize) {
         if !K::SLOT_AND_VERSION_ARE_KEY {
             return;
         }
-        if self.versions.len() < self.sparse.prefix_len() {
-            self.cover_prefix();
+        if self.sparse.prefix_slots() > prefix {
+            self.fill_versions(prefix);
         }
         let slot = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
-        if let Some(version) = self.versions.get_mut(slot) {
-            *version = key.version();
-        }
+        self.sparse.set_prefix_version(slot, key.version());
     }
 
-    /// Grows `versions` over the whole prefix, filling in the versions of the keys stored in the
-    /// newly covered slots: O(slots covered), so O(1) amortised per slot.
+    /// Gives every prefix slot from `from` up that holds a key that key's version:
+    /// O(slots covered), so O(1) amortised per slot as the prefix grows.
     #[cold]
-    fn cover_prefix(&mut self) {
-        let old = self.versions.len();
-        let len = self.sparse.prefix_len();
-        if try_reserve(&mut self.versions, len - old).is_err() {
-            return;
-        }
-        for slot in old..len {
-            let position = self.sparse.get(slot as u64).to_usize().checked_sub(1);
+    pub(crate) fn fill_versions(&mut self, from: usize) {
+        for at in from..self.sparse.prefix_slots() {
+            let position = self.sparse.get(at as u64).to_usize().checked_sub(1);
             // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
-            let version = position
-                .and_then(|position| self.dense.get(position))
-                .map_or(0, |key| key.version());
-            self.versions.push(version);
+            if let Some(key) = position.and_then(|position| self.dense.get(position)) {
+                self.sparse.set_prefix_version(at, key.version());
+            }
         }
     }
 
@@ -678,7 +707,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         reason = "measured: a call here makes callers' lookup loops spill registers, `get` 2.3 -> 7 ns"
     )]
     fn position_of_slot(&self, slot: u64) -> Option<usize> {
-        self.sparse.get(slot).to_usize().checked_sub(1)
+        self.sparse.get_in(slot, Self::STRIDE).to_usize().checked_sub(1)
     }
 
     /// Removes `key` by **swap-remove**: the last key moves into its position. Returns whether
@@ -842,413 +871,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.clear();
     }
 
-    /// Keeps only the keys for which `keep` returns `true`, visiting each key exactly once in
-    /// dense order. Kept keys keep their relative order.
-    ///
-    /// If `keep` panics the set stays consistent and holds every key not yet removed, in an
-    /// unspecified order.
-    ///
-    /// Computes in **O(len)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = (0..6).collect();
-    /// set.retain(|&key| key % 2 == 0);
-    /// assert_eq!(set.as_slice(), &[0, 2, 4]);
-    /// ```
-    pub fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
-        self.retain_with(&mut (), |(), _, key| keep(&key), |(), _, _| ());
-    }
-
-    /// The retain engine, for a set with arrays kept beside it ("columns"): keeps only the keys
-    /// for which `keep` returns `true` and moves the columns along. Returns the new length, to
-    /// which the caller truncates its columns.
-    ///
-    /// Each dense position is visited once, in order: `keep(columns, index, key)` sees the
-    /// element at `index` of every column (and may change it). A kept key that must move forward
-    /// is swapped with the first removed one, and `swap(columns, a, b)` mirrors that swap in the
-    /// columns. Then the set is truncated; the columns are not, so the caller decides how (for
-    /// several columns, one that panics while dropping must not stop the others).
-    ///
-    /// If `keep` or `swap` panics, the set holds every key not yet removed, consistently, and
-    /// has moved them exactly as the `swap` calls made so far said.
-    ///
-    /// This is what [`retain`](Self::retain), [`SparseMap::retain`](crate::SparseMap::retain)
-    /// and the derived storages' `retain` are built on.
-    ///
-    /// Computes in **O(len)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::SparseSet;
-    ///
-    /// let mut ids: SparseSet<u32> = [1, 2, 3, 4].into_iter().collect();
-    /// let mut names = vec!["one", "two", "three", "four"]; // runs parallel to `ids`
-    /// let len = ids.retain_with(
-    ///     &mut names,
-    ///     |names, index, key| key % 2 == 0 && !names[index].is_empty(),
-    ///     |names, a, b| names.swap(a, b),
-    /// );
-    /// names.truncate(len);
-    /// assert_eq!(ids.as_slice(), &[2, 4]);
-    /// assert_eq!(names, ["two", "four"]);
-    /// ```
-    pub fn retain_with<C: ?Sized>(
-        &mut self,
-        columns: &mut C,
-        mut keep: impl FnMut(&mut C, usize, K) -> bool,
-        mut swap: impl FnMut(&mut C, usize, usize),
-    ) -> usize {
-        let mut kept = 0;
-        for read in 0..self.dense.len() {
-            if keep(columns, read, self.dense[read]) {
-                if kept != read {
-                    self.swap_indices(kept, read);
-                    swap(columns, kept, read);
-                }
-                kept += 1;
-            }
-        }
-        self.truncate(kept);
-        kept
-    }
-
-    /// Swaps the keys at dense positions `a` and `b`.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// # Panics
-    ///
-    /// If `a` or `b` is out of bounds (the message names both and the length); the set is then
-    /// unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// set.swap_indices(0, 1);
-    /// assert_eq!(set.as_slice(), &[2, 1]);
-    /// assert_eq!(set.get_index_of(1), Some(1));
-    /// ```
-    #[track_caller]
-    pub fn swap_indices(&mut self, a: usize, b: usize) {
-        let len = self.dense.len();
-        assert!(a < len && b < len, "swap_indices({a}, {b}) out of bounds for length {len}");
-        self.dense.swap(a, b);
-        self.sparse.set(self.dense[a].sparse_slot(), D::from_usize(a + 1));
-        self.sparse.set(self.dense[b].sparse_slot(), D::from_usize(b + 1));
-    }
-
-    /// Sorts the keys (unstable) and re-points their slots. No allocation.
-    ///
-    /// Computes in **O(len log len)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [3, 1, 2].into_iter().collect();
-    /// set.sort_unstable();
-    /// assert_eq!(set.as_slice(), &[1, 2, 3]);
-    /// assert_eq!(set.get_index_of(3), Some(2));
-    /// ```
-    pub fn sort_unstable(&mut self)
-    where
-        K: Ord,
-    {
-        self.sort_unstable_by(K::cmp);
-    }
-
-    /// Sorts the keys with a comparator (unstable) and re-points their slots.
-    ///
-    /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
-    /// the set is consistent.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [1, 3, 2].into_iter().collect();
-    /// set.sort_unstable_by(|a, b| b.cmp(a));
-    /// assert_eq!(set.as_slice(), &[3, 2, 1]);
-    /// ```
-    pub fn sort_unstable_by(&mut self, compare: impl FnMut(&K, &K) -> Ordering) {
-        let guard = Repoint(self);
-        guard.0.dense.sort_unstable_by(compare);
-    }
-
-    /// Sorts the keys with a comparator (stable) and re-points their slots. No allocation.
-    ///
-    /// Keys that compare equal keep their order: ties are broken by the position each key had
-    /// before the sort, which its slot still holds while the keys move (the slots are re-pointed
-    /// once, at the end). So unlike `slice::sort_by`, this needs no scratch memory, and a
-    /// bounded set stays allocation-free.
-    ///
-    /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
-    /// the set is consistent.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [1, 3, 2, 13].into_iter().collect();
-    /// set.sort_by(|a, b| (b % 10).cmp(&(a % 10)));
-    /// assert_eq!(set.as_slice(), &[3, 13, 2, 1]); // 3 stays before 13
-    /// ```
-    pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
-        let guard = Repoint(self);
-        let SparseSet { dense, sparse, .. } = &mut *guard.0;
-        let before = |key: &K| sparse.get(key.sparse_slot());
-        dense.sort_unstable_by(|a, b| compare(a, b).then_with(|| before(a).cmp(&before(b))));
-    }
-
-    /// Sorts the keys by an extracted key (stable) and re-points their slots. No allocation.
-    ///
-    /// Computes in **O(len log len)** time; see [`sort_by`](Self::sort_by).
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [15, 21, 4].into_iter().collect();
-    /// set.sort_by_key(|&key| key % 10);
-    /// assert_eq!(set.as_slice(), &[21, 4, 15]);
-    /// ```
-    pub fn sort_by_key<T: Ord>(&mut self, mut f: impl FnMut(&K) -> T) {
-        self.sort_by(|a, b| f(a).cmp(&f(b)));
-    }
-
-    /// The sort engine, for a set with arrays kept beside it ("columns"): sorts the keys
-    /// (unstably) and moves the columns along, in place, allocating nothing.
-    ///
-    /// `compare(columns, keys, a, b)` orders the elements now at positions `a` and `b` (it may
-    /// read the keys and every column); each swap of two keys is mirrored in the columns by
-    /// `swap(columns, a, b)`. The slots are re-pointed once, at the end. The algorithm is an
-    /// introsort (quicksort, insertion sort for short runs, heapsort past a depth limit), so it
-    /// stays **O(len log len)** whatever the input, and it ends and stays in bounds even if
-    /// `compare` is not a total order.
-    ///
-    /// If `compare` panics, the set is consistent and holds the same keys, in the order the
-    /// `swap` calls made so far say: columns that follow every swap stay in lockstep. (Each
-    /// swap of two keys is made just before `swap` is called for it.)
-    ///
-    /// This is what [`SparseMap::sort_unstable_by`](crate::SparseMap::sort_unstable_by) and
-    /// the derived storages' `sort_unstable_by` are built on.
-    ///
-    /// Computes in **O(len log len)** time, with **O(len log len)** swaps.
-    ///
-    /// ```
-    /// use sparse_set_core::SparseSet;
-    ///
-    /// let mut ids: SparseSet<u32> = [1, 2, 3].into_iter().collect();
-    /// let mut names = vec!["one", "two", "three"]; // runs parallel to `ids`
-    /// ids.sort_unstable_with(
-    ///     &mut names,
-    ///     |names, _, a, b| names[a].cmp(names[b]),
-    ///     |names, a, b| names.swap(a, b),
-    /// );
-    /// assert_eq!(names, ["one", "three", "two"]);
-    /// assert_eq!(ids.as_slice(), &[1, 3, 2]);
-    /// assert_eq!(ids.get_index_of(2), Some(2));
-    /// ```
-    pub fn sort_unstable_with<C: ?Sized>(
-        &mut self,
-        columns: &mut C,
-        mut compare: impl FnMut(&C, &[K], usize, usize) -> Ordering,
-        mut swap: impl FnMut(&mut C, usize, usize),
-    ) {
-        let guard = Repoint(self);
-        let dense = &mut guard.0.dense;
-        let len = dense.len();
-        crate::permutation::sort_in_place(
-            &mut (dense, columns),
-            len,
-            |(dense, columns), a, b| compare(columns, dense, a, b) == Ordering::Less,
-            |(dense, columns), a, b| {
-                dense.swap(a, b);
-                swap(columns, a, b);
-            },
-        );
-    }
-
-    /// Reorders the set to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the set
-    /// holds move to the front, in the order they have in `order`; the other keys follow, in
-    /// an unspecified order. Returns how many keys moved to the front. See
-    /// [`Columnar::sort_as`](crate::Columnar::sort_as).
-    ///
-    /// Computes in **O(`order.len()`)** time; allocates nothing.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = [1, 2, 3, 4].into_iter().collect();
-    /// assert_eq!(set.sort_as(&[3, 1, 7]), 2);
-    /// assert_eq!(&set.as_slice()[..2], &[3, 1]);
-    /// ```
-    pub fn sort_as(&mut self, order: &[K]) -> usize {
-        crate::Columnar::sort_as(self, order)
-    }
-
-    /// Reorders the keys by `permutation` (see [`Permutation`]) and re-points their slots, so
-    /// that arrays parallel to the set can follow with [`Permutation::apply`].
-    ///
-    /// Computes in **O(len)** time.
-    ///
-    /// # Panics
-    ///
-    /// If `permutation.len() != self.len()`; the set is then unchanged.
-    ///
-    /// ```
-    /// use sparse_set_core::{Permutation, SparseSet};
-    ///
-    /// let mut set: SparseSet<u32> = [5, 6, 7].into_iter().collect();
-    /// let reverse = Permutation::from_vec(vec![2, 1, 0]).unwrap();
-    /// set.apply_permutation(&reverse);
-    /// assert_eq!(set.as_slice(), &[7, 6, 5]);
-    /// assert_eq!(set.get_index_of(7), Some(0));
-    /// ```
-    #[track_caller]
-    pub fn apply_permutation(&mut self, permutation: &Permutation) {
-        permutation.apply(&mut self.dense);
-        self.repoint_all();
-    }
-
-    /// Points every key's slot at its position: restores the invariant after a reorder.
-    fn repoint_all(&mut self) {
-        for (position, key) in self.dense.iter().enumerate() {
-            self.sparse.set(key.sparse_slot(), D::from_usize(position + 1));
-        }
-    }
-
-    /// Reserves room for `additional` more keys on the dense side (capped to what the dense
-    /// width still addresses). Does nothing for a bounded set.
-    ///
-    /// Computes in **O(len)** time when it reallocates.
-    ///
-    /// # Panics
-    ///
-    /// If the new capacity needs more than `isize::MAX` bytes or the allocation fails, with the
-    /// message of the [`Error`] that [`try_reserve`](Self::try_reserve) would return; the set
-    /// is then unchanged.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set = SparseSet::<u32>::new();
-    /// set.reserve(10);
-    /// assert!(set.capacity() >= 10);
-    /// ```
-    #[track_caller]
-    pub fn reserve(&mut self, additional: usize) {
-        if let Err(error) = self.try_reserve(additional) {
-            fail(error);
-        }
-    }
-
-    /// The fallible twin of [`reserve`](Self::reserve).
-    ///
-    /// Computes in **O(len)** time when it reallocates.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapacityOverflow`] if the new capacity needs more than `isize::MAX` bytes
-    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The set is
-    /// unchanged either way.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set = SparseSet::<u32>::new();
-    /// assert!(set.try_reserve(10).is_ok());
-    /// ```
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        if self.bounds.is_none() {
-            let additional = self.cap_additional(additional);
-            try_reserve(&mut self.dense, additional)?;
-        }
-        Ok(())
-    }
-
-    /// `additional`, capped to the keys the dense width still has room for: a narrow width
-    /// never reserves room it cannot use.
-    pub(crate) fn cap_additional(&self, additional: usize) -> usize {
-        additional.min(D::MAX_LEN - self.dense.len())
-    }
-
-    /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
-    /// a bounded set, which keeps its memory so it never allocates again.
-    ///
-    /// Shrinking moves memory into smaller allocations; where the allocator refuses one, that
-    /// part keeps its memory (this never fails, and never aborts).
-    ///
-    /// Computes in **O(allocated sparse slots)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let mut set: SparseSet<u32> = (0..100_000).step_by(1000).collect();
-    /// set.retain(|&key| key < 1000);
-    /// set.shrink_to_fit();
-    /// assert_eq!(set.sparse_pages(), 1);
-    /// ```
-    pub fn shrink_to_fit(&mut self) {
-        if self.bounds.is_some() {
-            return;
-        }
-        shrink(&mut self.dense);
-        self.sparse.release_empty_pages();
-        // Versions follow the prefix, which may have shrunk.
-        self.versions.truncate(self.sparse.prefix_len());
-        shrink(&mut self.versions);
-    }
-
-    /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
-    /// 8 keys is compact (48 bytes with `u32`), a fuller one is a plain array (2 KiB with `u32`).
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let set: SparseSet<u32> = [0, 1, 4096].into_iter().collect();
-    /// assert_eq!(set.sparse_pages(), 2);
-    /// ```
-    #[must_use]
-    pub fn sparse_pages(&self) -> usize {
-        self.sparse.page_count()
-    }
-
-    /// Bytes of heap memory the set holds: its dense capacity plus every sparse page and page
-    /// directory.
-    ///
-    /// Computes in **O(directory size)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let few: SparseSet<u32> = (0..5).collect();
-    /// let many: SparseSet<u32> = (0..10_000).collect();
-    /// assert!(few.allocated_bytes() < 512); // one compact page
-    /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
-    /// ```
-    #[must_use]
-    pub fn allocated_bytes(&self) -> usize {
-        self.dense.capacity() * size_of::<K>()
-            + self.versions.capacity() * size_of::<u32>()
-            + self.sparse.allocated_bytes()
-    }
-
-    /// The fallible twin of `clone`: a copy of the set, bounded alike (with its full capacity)
-    /// if the set is bounded.
-    ///
-    /// Computes in **O(len + allocated sparse slots)** time.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::AllocFailed`] if the memory cannot be had; nothing is allocated then.
-    ///
-    /// ```
-    /// # use sparse_set_core::SparseSet;
-    /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
-    /// let copy = set.try_clone().unwrap();
-    /// assert_eq!(copy.as_slice(), &[4, 2]);
-    /// ```
-    pub fn try_clone(&self) -> Result<Self, Error> {
-        let capacity = self.bounds.map_or(self.dense.len(), |bounds| bounds.capacity);
-        let mut dense = Vec::new();
-        try_reserve_exact(&mut dense, capacity)?;
-        dense.extend_from_slice(&self.dense);
-        // A bounded set's versions cover its whole prefix already: a copy keeps that.
-        let mut versions = Vec::new();
-        try_reserve_exact(&mut versions, self.versions.len())?;
-        versions.extend_from_slice(&self.versions);
-        Ok(Self { sparse: self.sparse.try_clone()?, dense, versions, bounds: self.bounds })
-    }
-
     /// Checks every invariant in the module docs; panics describing the first one broken.
     ///
     /// Computes in **O(len)** time. Meant for tests: call it after each operation. It checks in release builds
@@ -1289,124 +911,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 position + 1,
                 "slot of key {key:?} does not point at its position {position}"
             );
-            if let Some(&version) = usize::try_from(slot).ok().and_then(|at| self.versions.get(at))
-            {
-                assert_eq!(version, key.version(), "the recorded version of {key:?} is wrong");
+            if K::SLOT_AND_VERSION_ARE_KEY {
+                if let Some(at) =
+                    usize::try_from(slot).ok().filter(|&at| at < self.sparse.prefix_slots())
+                {
+                    let kept = self.sparse.prefix_version(at);
+                    assert_eq!(kept, key.version(), "the version kept beside {key:?} is {kept}");
+                }
             }
         }
-        assert!(
-            K::SLOT_AND_VERSION_ARE_KEY || self.versions.is_empty(),
-            "versions recorded for keys that do not use them"
-        );
-        assert!(
-            self.versions.len() <= self.sparse.prefix_len(),
-            "versions reach past the sparse prefix"
-        );
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
-    }
-}
-
-/// `Err(StaleKey)` if `key` is older than `held`, the different key in its slot.
-#[inline]
-pub(crate) fn check_not_stale<K: Key>(key: K, held: K) -> Result<(), Error> {
-    if key.version() < held.version() {
-        return Err(Error::StaleKey {
-            index: key.sparse_slot(),
-            version: key.version(),
-            held: held.version(),
-        });
-    }
-    Ok(())
-}
-
-/// Re-points every slot when dropped, so a sort whose comparator panics leaves the set
-/// consistent.
-struct Repoint<'a, K: Key, D: DenseIndex>(&'a mut SparseSet<K, D>);
-
-impl<K: Key, D: DenseIndex> Drop for Repoint<'_, K, D> {
-    fn drop(&mut self) {
-        self.0.repoint_all();
-    }
-}
-
-impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
-    /// A copy of the set; a bounded set's copy is bounded alike and has its full capacity, so it
-    /// never allocates either.
-    ///
-    /// # Panics
-    ///
-    /// If the memory cannot be had, with the message of the [`Error`] that
-    /// [`try_clone`](SparseSet::try_clone) would return.
-    #[track_caller]
-    fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|error| fail(error))
-    }
-}
-
-impl<K: Key, D: DenseIndex> fmt::Debug for SparseSet<K, D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(&self.dense).finish()
-    }
-}
-
-/// Two sets are equal when they hold the same keys, in any order.
-impl<K: Key, D: DenseIndex> PartialEq for SparseSet<K, D> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().all(|key| other.contains(key))
-    }
-}
-
-impl<K: Key, D: DenseIndex> Eq for SparseSet<K, D> {}
-
-impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
-    /// Inserts every key.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseSet::insert`].
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        let keys = keys.into_iter();
-        self.reserve(keys.size_hint().0);
-        for key in keys {
-            self.insert(key);
-        }
-    }
-}
-
-impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
-    /// Collects keys into a new set; a key met again is kept once, where it was first met.
-    ///
-    /// # Panics
-    ///
-    /// As [`SparseSet::insert`].
-    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
-        let mut set = Self::new();
-        set.extend(keys);
-        set
-    }
-}
-
-impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
-    type Item = K;
-    type IntoIter = Iter<'a, K>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
-    type Item = K;
-    type IntoIter = IntoIter<K>;
-
-    /// Yields the keys in dense order.
-    fn into_iter(self) -> Self::IntoIter {
-        IntoIter::new(self.dense)
     }
 }

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{doc, key_text};
 use crate::ast::Input;
+use crate::expand::tokens::{doc, key_text, zip_expr};
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let structs = [definition(input, false), definition(input, true)];
@@ -37,7 +37,7 @@ fn rows(input: &Input<'_>, mutable: bool) -> TokenStream {
     let accessors: Vec<_> = input.fields.iter().map(|field| &field.accessor).collect();
     let positions: Vec<syn::Index> = (0..accessors.len()).map(syn::Index::from).collect();
     let split = if mutable { quote!(split_at_mut) } else { quote!(split_at) };
-    let inner = super::iter::zip_expr(
+    let inner = zip_expr(
         quote!(::core::iter::IntoIterator::into_iter(self.keys)),
         accessors
             .iter()
@@ -201,9 +201,12 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[must_use]
             pub fn columns(&self) -> #columns_ty {
+                // Every column cut to the keys' length (which it has): one length for all, so
+                // a loop over the rows checks its bounds once.
+                let __keys = self.#keys.as_slice();
                 #columns_name {
-                    keys: self.#keys.as_slice(),
-                    #(#accessor_names: self.#column_fields.as_slice(),)*
+                    keys: __keys,
+                    #(#accessor_names: &self.#column_fields[..__keys.len()],)*
                 }
             }
 
@@ -214,9 +217,10 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[must_use]
             pub fn columns_mut(&mut self) -> #columns_mut_ty {
+                let __keys = self.#keys.as_slice();
                 #columns_mut_name {
-                    keys: self.#keys.as_slice(),
-                    #(#accessor_names: self.#column_fields.as_mut_slice(),)*
+                    keys: __keys,
+                    #(#accessor_names: &mut self.#column_fields[..__keys.len()],)*
                 }
             }
         }

@@ -9,8 +9,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
-use super::doc;
 use crate::ast::Input;
+use crate::expand::tokens::{doc, key_text, zip_expr};
 
 /// What one kind of iterator is made of.
 struct Kind<'a> {
@@ -48,7 +48,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             summary: format!(
                 "An iterator over the keys and elements of a [`{storage}`] in dense order, \
                  yielding `({key}, {refs})`: from [`{storage}::iter`].",
-                key = super::key_text(input),
+                key = key_text(input),
                 refs = names.refs,
             ),
             keys_iter: quote!(::core::slice::Iter<#lifetime, #k>),
@@ -63,7 +63,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             summary: format!(
                 "An iterator over the keys and mutable elements of a [`{storage}`] in dense order, \
                  yielding `({key}, {muts})`: from [`{storage}::iter_mut`].",
-                key = super::key_text(input),
+                key = key_text(input),
                 muts = names.muts,
             ),
             keys_iter: quote!(::core::slice::Iter<#lifetime, #k>),
@@ -78,7 +78,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             summary: format!(
                 "An iterator that moves the keys and elements out of a [`{storage}`] in dense \
                  order, yielding `({key}, {ident})`: from `IntoIterator`.",
-                key = super::key_text(input),
+                key = key_text(input),
             ),
             keys_iter: quote!(#p::SetIntoIter<#k>),
             column_iter: &into_iter,
@@ -93,7 +93,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
                 "A draining iterator over the keys and elements of a [`{storage}`] in dense \
                  order, yielding `({key}, {ident})`: from [`{storage}::drain`]. The storage is \
                  already empty; elements not yielded are dropped with the iterator.",
-                key = super::key_text(input),
+                key = key_text(input),
             ),
             keys_iter: quote!(#p::SetDrain<#lifetime, #k>),
             column_iter: &drain,
@@ -113,14 +113,6 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 /// `zip(zip(keys, a), b)...`: the type.
 fn zip_type(keys: TokenStream, columns: impl Iterator<Item = TokenStream>) -> TokenStream {
     columns.fold(keys, |zipped, column| quote!(::core::iter::Zip<#zipped, #column>))
-}
-
-/// `zip(zip(keys, a), b)...`: the value.
-pub(super) fn zip_expr(
-    keys: TokenStream,
-    columns: impl Iterator<Item = TokenStream>,
-) -> TokenStream {
-    columns.fold(keys, |zipped, column| quote!(::core::iter::Iterator::zip(#zipped, #column)))
 }
 
 /// `((__key, __field_0), __field_1)...`: the pattern of one zipped item.

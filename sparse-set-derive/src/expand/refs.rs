@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{doc, field_bounds, where_with};
 use crate::ast::{Input, Style};
+use crate::expand::tokens::{doc, field_bounds, where_with};
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let ref_definition = definition(input, false);

@@ -3,7 +3,9 @@
 //! `Serialize` and `Deserialize` for `{Name}Soa` (in the format of a `SparseMap` of the key and
 //! the struct; the rows and their validation are the runtime's), and the runtime's `Restore` and
 //! `Rebuild`; without it, a compile error at the attribute saying to enable the feature. The
-//! derive cannot see that feature; the runtime's macro can. Unmarked structs get nothing.
+//! derive cannot see that feature; the runtime's macro can. For an unmarked struct, with the
+//! feature, the macro emits impls that cannot be used, so that saving such a storage says to add
+//! the attribute; without the feature, nothing.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -11,7 +13,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use crate::ast::Input;
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
-    let Some(span) = input.serde else { return TokenStream::new() };
+    let Some(span) = input.serde else { return unmarked(input) };
     if input.tag {
         // A tag's storage is a `SparseSet`, which has the impls already.
         return invocation(input, span, quote!(tag));
@@ -39,6 +41,32 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         [#cloned] [#predicates] [#clone_predicates]
     };
     invocation(input, span, arguments)
+}
+
+/// For a struct without `#[sparse_soa(serde)]`: with the `serde` feature, impls of serde's traits
+/// that cannot be used, whose bound tells the user to add the attribute (a tag's storage is a
+/// `SparseSet`, serializable already: nothing).
+fn unmarked(input: &Input<'_>) -> TokenStream {
+    if input.tag {
+        return TokenStream::new();
+    }
+    let Input { generics, names, .. } = input;
+    let impl_generics = generics.split_for_impl().0;
+    let de = &names.de_lifetime;
+    let mut with_de = (*generics).clone();
+    with_de.params.insert(0, syn::GenericParam::Lifetime(syn::LifetimeParam::new(de.clone())));
+    let impl_de = with_de.split_for_impl().0;
+    let storage = input.owning(&names.storage);
+    let predicates: TokenStream = generics
+        .where_clause
+        .iter()
+        .flat_map(|clause| clause.predicates.iter())
+        .map(|predicate| quote!(#predicate,))
+        .collect();
+    let p = &input.private;
+    quote! {
+        #p::serde_impls! { unmarked [#impl_generics] [#impl_de] [#de] [#storage] [#predicates] }
+    }
 }
 
 /// `Ty: Clone,` for each field type, spanned at the field: serializing clones the elements out of

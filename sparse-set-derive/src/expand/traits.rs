@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{field_bounds, where_with};
 use crate::ast::Input;
+use crate::expand::tokens::{field_bounds, where_with};
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let construct = construct(input);
@@ -23,11 +23,17 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 /// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
 /// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
 fn columnar(input: &Input<'_>) -> TokenStream {
-    let Input { ident, generics, names, private: p, key: k, .. } = input;
+    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
     let value = input.owning(ident);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.owning(&names.storage);
     let lifetime = &names.lifetime;
+    let keys = &names.keys_field;
+    let columns_mut_name = &names.columns_mut;
+    let (refs, muts) = (&names.refs, &names.muts);
+    let accessors: Vec<_> = input.fields.iter().map(|field| &field.accessor).collect();
+    let column_fields: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
+    let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let columns_ty = input.borrowing(&names.columns, &quote!(#lifetime));
     let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!(#lifetime));
     let usize = quote!(::core::primitive::usize);
@@ -45,6 +51,43 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             #[inline]
             fn columns_mut(&mut self) -> Self::ColumnsMut<'_> {
                 Self::columns_mut(self)
+            }
+
+            #[inline]
+            fn index_and_columns_mut(
+                &mut self,
+            ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
+                let __keys = self.#keys.as_slice();
+                (
+                    &self.#keys,
+                    #columns_mut_name {
+                        keys: __keys,
+                        #(#accessors: &mut self.#column_fields[..__keys.len()],)*
+                    },
+                )
+            }
+
+            #[inline]
+            fn row<#lifetime>(
+                columns: &Self::Columns<#lifetime>,
+                index: #usize,
+            ) -> ::core::option::Option<Self::Ref<#lifetime>>
+            where
+                Self: #lifetime,
+            {
+                ::core::option::Option::Some(#refs {
+                    #(#members: columns.#accessors.get(index)?,)*
+                })
+            }
+
+            #[inline]
+            fn row_mut<'__v>(
+                columns: &'__v mut Self::ColumnsMut<'_>,
+                index: #usize,
+            ) -> ::core::option::Option<Self::Mut<'__v>> {
+                ::core::option::Option::Some(#muts {
+                    #(#members: columns.#accessors.get_mut(index)?,)*
+                })
             }
 
             #[inline]
@@ -265,6 +308,14 @@ fn storage(input: &Input<'_>) -> TokenStream {
                 value: #value,
             ) -> ::core::result::Result<#option<#value>, #p::Error> {
                 Self::try_insert(self, key, value)
+            }
+
+            #[inline]
+            fn try_reserve(
+                &mut self,
+                additional: #usize,
+            ) -> ::core::result::Result<(), #p::Error> {
+                Self::try_reserve(self, additional)
             }
 
             #[inline]

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
 use crate::ast::Input;
+use crate::expand::storage::parts::Parts;
 
 /// `retain`, `clear`, `truncate`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
 use crate::ast::Input;
+use crate::expand::storage::parts::Parts;
 
 /// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`.
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
 use crate::ast::Input;
+use crate::expand::storage::parts::Parts;
 
 /// `insert`, `insert_full`, `try_insert`, `try_insert_full`.
 pub(super) fn insert(input: &Input<'_>) -> TokenStream {

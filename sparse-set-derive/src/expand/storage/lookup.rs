@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
 use crate::ast::Input;
+use crate::expand::storage::parts::Parts;
 
 /// `get`, `get_mut`, `get_key_value`, `get_full`, `get_index`, `get_index_mut`: the views.
 pub(super) fn views(input: &Input<'_>) -> TokenStream {

@@ -7,13 +7,13 @@ mod construct;
 mod insert_remove;
 mod lookup;
 mod order;
+mod parts;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Ident, Member};
 
-use super::{dense_text, doc, key_text};
 use crate::ast::Input;
+use crate::expand::tokens::{dense_text, doc, key_text};
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let definition = definition(input);
@@ -73,61 +73,6 @@ fn methods(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
             #(#themes)*
-        }
-    }
-}
-
-/// The pieces the storage's methods are written with, under the names the methods use.
-struct Parts<'i> {
-    /// The path of the runtime's `__private` module.
-    p: &'i TokenStream,
-    /// The key type.
-    k: &'i TokenStream,
-    /// The dense index type.
-    d: &'i TokenStream,
-    /// The struct's name, to build and destructure values with.
-    ident: &'i Ident,
-    /// The storage's field holding the key index.
-    keys: &'i Ident,
-    /// `{Name}Ref` and `{Name}Mut`, to build views with.
-    refs: &'i Ident,
-    muts: &'i Ident,
-    /// The struct as a type: `Name<args...>`.
-    value: TokenStream,
-    /// The views as types: `{Name}Ref<'_, args...>` and `{Name}Mut<'_, args...>`.
-    ref_ty: TokenStream,
-    mut_ty: TokenStream,
-    /// Per field, in order: its column, its member in the struct, its local while it moves.
-    columns: Vec<&'i Ident>,
-    members: Vec<&'i Member>,
-    bindings: Vec<&'i Ident>,
-    option: TokenStream,
-    result: TokenStream,
-    usize: TokenStream,
-    bool: TokenStream,
-}
-
-impl<'i> Parts<'i> {
-    fn new(input: &'i Input<'_>) -> Self {
-        let names = &input.names;
-        Parts {
-            p: &input.private,
-            k: &input.key,
-            d: &input.dense,
-            ident: input.ident,
-            keys: &names.keys_field,
-            refs: &names.refs,
-            muts: &names.muts,
-            value: input.owning(input.ident),
-            ref_ty: input.borrowing(&names.refs, &quote!('_)),
-            mut_ty: input.borrowing(&names.muts, &quote!('_)),
-            columns: input.fields.iter().map(|field| &field.column).collect(),
-            members: input.fields.iter().map(|field| &field.member).collect(),
-            bindings: input.fields.iter().map(|field| &field.binding).collect(),
-            option: quote!(::core::option::Option),
-            result: quote!(::core::result::Result),
-            usize: quote!(::core::primitive::usize),
-            bool: quote!(::core::primitive::bool),
         }
     }
 }

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Parts;
 use crate::ast::Input;
+use crate::expand::storage::parts::Parts;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {

@@ -8,7 +8,8 @@ pub(crate) const HEIGHT: f32 = 100.0;
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: f32 = -30.0;
 /// The fountains: where they stand, and their palette (see [`Palette`]).
-const FOUNTAINS: [(f32, u8); 5] = [(20.0, 0), (50.0, 1), (80.0, 2), (110.0, 3), (140.0, 4)];
+pub(crate) const FOUNTAINS: [(f32, u8); 5] =
+    [(20.0, 0), (50.0, 1), (80.0, 2), (110.0, 3), (140.0, 4)];
 /// The hue of each fountain's palette (degrees); the palette after them is the sparks'.
 const HUES: [f32; 5] = [200.0, 120.0, 40.0, 300.0, 170.0];
 /// The sparks' palette.
@@ -41,6 +42,11 @@ impl Palette {
             }
         }
         Palette(table)
+    }
+
+    /// Every colour of `palette`, from birth to death.
+    pub(crate) fn shades(&self, palette: u8) -> &[[u8; 3]] {
+        &self.0[usize::from(palette)]
     }
 
     /// The colour of a particle of `palette` with `frames_left` of its `lifetime` left.
@@ -272,6 +278,12 @@ impl Report {
         self.spawned += spawned as u64;
         self.despawned += despawned as u64;
         self.peak_alive = self.peak_alive.max(alive);
+    }
+
+    /// Milliseconds per frame over `frames` frames: spawn, update, remove, and their total.
+    pub(crate) fn milliseconds_per_frame(&self, frames: u32) -> [f64; 4] {
+        let [spawn, update, remove] = self.phases;
+        [spawn, update, remove, self.seconds].map(|seconds| seconds * 1e3 / f64::from(frames))
     }
 
     pub(crate) fn updates_per_second(&self) -> f64 {

@@ -12,12 +12,13 @@
 //!
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
-//! and, with `--svg FILE`, a picture of the particles coloured by their `Colour`.
+//! and, with `--svg FILE`, a picture: the particles coloured by their `Colour` beside the frame
+//! times of both runs.
 //!
 //! ```sh
-//! cargo run --release --example particles
-//! cargo run --release --example particles -- --help
-//! cargo run --release --example particles --features rayon -- --threads 2 --svg particles.svg
+//! cargo run --release -p particles
+//! cargo run --release -p particles -- --help
+//! cargo run --release -p particles --features rayon -- --threads 2 --svg particles.svg
 //! ```
 
 #![allow(
@@ -28,19 +29,20 @@
 )]
 
 mod baseline;
+mod cli;
+mod figure;
 mod picture;
 mod progress;
 mod sim;
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{CommandFactory, Parser, error::ErrorKind};
 use sparse_soa::{Entities, Entity, Group, SparseSoa, World, query};
 use sparse_soa_test_support::{CountingAlloc, allocations_during};
 
+use crate::cli::{Command, Options};
 use crate::progress::Progress;
 use crate::sim::{Dot, Palette, Report, Rng, Spawn};
 
@@ -96,6 +98,8 @@ struct Particles {
     motion: Group<(PositionSoa, VelocitySoa)>,
     /// Lives and colours, aligned: every particle has both, so the whole of both.
     glow: Group<(LifeSoa, ColourSoa)>,
+    /// The sparks; `tag = Spark` lets a row name the tag.
+    #[sparse_soa(tag = Spark)]
     sparks: SparkSoa,
 }
 
@@ -117,24 +121,18 @@ impl Particles {
         }
     }
 
-    fn spawn(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
-        let particle = self.entities.spawn();
-        self.motion.member_mut::<0>().insert(particle, Position { x: spawn.x, y: spawn.y });
-        match spawn.velocity {
-            // With a velocity as well, it joins the motion group's aligned prefix.
-            Some((dx, dy)) => {
-                self.motion.member_mut::<1>().insert(particle, Velocity { dx, dy });
-            }
-            None => {
-                self.sparks.insert(particle);
-            }
-        }
+    /// Spawns one particle: its whole row in one call. A moving particle's row completes both
+    /// groups, so it is written straight to the end of each aligned prefix.
+    fn spawn_particle(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
+        let position = Position { x: spawn.x, y: spawn.y };
         let life =
             Life { frames_left: spawn.frames_left, lifetime: spawn.lifetime, burn: spawn.burn };
-        self.glow.member_mut::<0>().insert(particle, life);
         let rgb = palette.colour(spawn.palette, spawn.frames_left, spawn.lifetime);
-        self.glow.member_mut::<1>().insert(particle, Colour { palette: spawn.palette, rgb });
-        particle
+        let colour = Colour { palette: spawn.palette, rgb };
+        match spawn.velocity {
+            Some((dx, dy)) => self.spawn((position, Velocity { dx, dy }, life, colour)),
+            None => self.spawn((position, life, colour, Spark)),
+        }
     }
 
     /// One frame's systems after the spawns: motion, colour, twinkle, ageing. The expired
@@ -187,67 +185,6 @@ impl Particles {
     }
 }
 
-/// The command line.
-#[derive(Parser, Debug)]
-#[command(
-    name = "particles",
-    about = "A particle fountain on sparse-soa's derived storages, a group and queries, against a Vec-of-structs baseline",
-    after_help = "Build with `--features rayon` for --threads above 1. The demo ends with a density map of the \
-                  final state; --svg writes a picture."
-)]
-struct Options {
-    /// Particles at the start; about as many stay alive, as many spawn each frame as expire.
-    #[arg(short = 'n', long, default_value_t = 400_000, value_parser = clap::value_parser!(u32).range(1..=50_000_000))]
-    count: u32,
-    /// Mean lifetime of a particle in frames (each lives from half to one and a half times it);
-    /// with --count it sets how many spawn and expire per frame.
-    #[arg(short, long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(10..=20_000))]
-    lifetime: u16,
-    /// Frames to simulate.
-    #[arg(short, long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
-    frames: u32,
-    /// Seed of the random generator: the same seed gives the same run.
-    #[arg(short, long, default_value_t = 1)]
-    seed: u64,
-    /// Threads for the motion and colour systems (more than 1 needs the `rayon` feature).
-    #[arg(short = 'j', long, default_value_t = default_threads(), value_parser = clap::value_parser!(u16).range(1..))]
-    threads: u16,
-    /// Write an SVG picture of the final state to FILE, each particle coloured by its Colour.
-    #[arg(long, value_name = "FILE")]
-    svg: Option<PathBuf>,
-    /// At most this many particles in the SVG (an even sample).
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
-    svg_points: usize,
-    /// Skip the Vec-of-structs baseline.
-    #[arg(long)]
-    no_baseline: bool,
-    /// No progress output.
-    #[arg(short, long)]
-    quiet: bool,
-}
-
-impl Options {
-    /// The most particles alive at once: storages are bounded to it.
-    fn budget(&self) -> usize {
-        self.count as usize + self.count as usize / 4 + 1
-    }
-}
-
-/// Every core with the `rayon` feature, else one thread.
-fn default_threads() -> u16 {
-    if cfg!(feature = "rayon") {
-        std::thread::available_parallelism()
-            .map_or(1, |n| u16::try_from(n.get()).unwrap_or(u16::MAX))
-    } else {
-        1
-    }
-}
-
-/// Particles spawned per frame: as many as expire on average.
-fn frame_count(options: &Options) -> u32 {
-    options.count.div_ceil(u32::from(options.lifetime))
-}
-
 /// A stopwatch with laps.
 struct Clock(Instant);
 
@@ -272,7 +209,7 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
     let palette = Palette::new();
     let mut world = Particles::bounded(budget);
     for _ in 0..options.count {
-        world.spawn(&Spawn::scattered(&mut rng, options.lifetime), &palette);
+        world.spawn_particle(&Spawn::scattered(&mut rng, options.lifetime), &palette);
     }
     let mut expired = Vec::with_capacity(budget);
 
@@ -281,11 +218,11 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
         let before = world.entities.len();
         let ((phases, alive), allocations) = allocations_during(|| {
             let mut clock = Clock::start();
-            for _ in 0..frame_count(options) {
+            for _ in 0..options.per_frame() {
                 if world.entities.len() == budget {
                     break;
                 }
-                world.spawn(&Spawn::fountain(&mut rng, options.lifetime), &palette);
+                world.spawn_particle(&Spawn::fountain(&mut rng, options.lifetime), &palette);
             }
             let spawned = clock.lap();
             let alive = world.entities.len();
@@ -315,16 +252,19 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
 }
 
 fn main() -> ExitCode {
-    let options = Options::parse();
-    if options.threads > 1 && !cfg!(feature = "rayon") {
-        Options::command()
-            .error(
-                ErrorKind::ArgumentConflict,
-                "--threads above 1 needs the rayon feature: \
-                 cargo run --release --example particles --features rayon -- --threads 2",
-            )
-            .exit();
-    }
+    let options = match cli::parse(std::env::args_os().skip(1)) {
+        Ok(Command::Run(options)) => options,
+        Ok(Command::Help) => {
+            print!("{}", cli::help());
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!(
+                "error: {message}\n\nUsage: particles [OPTIONS]\n\nFor more information, try '--help'."
+            );
+            return ExitCode::from(2);
+        }
+    };
     #[cfg(feature = "rayon")]
     let pool =
         match rayon::ThreadPoolBuilder::new().num_threads(usize::from(options.threads)).build() {
@@ -344,7 +284,7 @@ fn main() -> ExitCode {
     println!(
         "particles: {} particles, {} spawned per frame, {} frames, seed {}, {} thread{}",
         thousands(u64::from(options.count)),
-        thousands(u64::from(frame_count(&options))),
+        thousands(u64::from(options.per_frame())),
         options.frames,
         options.seed,
         options.threads,
@@ -418,22 +358,14 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
     );
 
     if let Some(path) = &options.svg {
-        let title = format!(
-            "sparse-soa particles: {} particles after {} frames",
-            ours.dots.len(),
-            options.frames
-        );
-        let shown = ours.dots.len().min(options.svg_points);
-        if let Err(error) =
-            std::fs::write(path, picture::svg(&ours.dots, options.svg_points, &title))
-        {
+        if let Err(error) = std::fs::write(path, figure::svg(options, ours, baseline)) {
             eprintln!("error: cannot write {}: {error}", path.display());
             return ExitCode::FAILURE;
         }
         println!(
-            "wrote {} (about {} of {} particles)",
+            "wrote {}: {} of the {} particles, the frame times, a legend",
             path.display(),
-            thousands(shown as u64),
+            thousands(figure::drawn(ours.dots.len(), options.svg_points) as u64),
             thousands(ours.dots.len() as u64)
         );
     }
@@ -441,11 +373,9 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
 }
 
 fn print_throughput(what: &str, report: &Report, frames: u32) {
-    let per_frame = |seconds: f64| seconds * 1e3 / f64::from(frames);
-    let [spawn, update, remove] = report.phases.map(per_frame);
+    let [spawn, update, remove, total] = report.milliseconds_per_frame(frames);
     println!(
-        "  {what:<36} {spawn:>7.2} {update:>7.2} {remove:>7.2} {:>7.2} {:>10.1} M",
-        per_frame(report.seconds),
+        "  {what:<36} {spawn:>7.2} {update:>7.2} {remove:>7.2} {total:>7.2} {:>10.1} M",
         report.updates_per_second() / 1e6,
     );
 }

@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use crate::sim::{self, Dot, Palette, Report, Rng, Spawn};
 use sparse_soa_test_support::allocations_during;
 
-use crate::{Clock, Options, Progress, frame_count};
+use crate::cli::Options;
+use crate::{Clock, Progress};
 
 /// One particle, array-of-structs style.
 #[derive(Clone, Copy)]
@@ -58,7 +59,7 @@ pub(crate) fn run(options: &Options, progress: &mut Progress) -> Report {
         let before = particles.len();
         let ((phases, alive), allocations) = allocations_during(|| {
             let mut clock = Clock::start();
-            for _ in 0..frame_count(options) {
+            for _ in 0..options.per_frame() {
                 if particles.len() == budget {
                     break;
                 }

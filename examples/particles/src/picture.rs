@@ -1,7 +1,5 @@
-//! Pictures of the final state: a density map for the terminal, and an SVG of the particles
-//! coloured by their `Colour` component.
+//! The final state as a density map for the terminal (the SVG picture is in `figure`).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::sim::{Dot, HEIGHT, WIDTH};
@@ -49,36 +47,4 @@ pub(crate) fn density_map(dots: &[Dot], columns: usize, rows: usize, colour: boo
     }
     let _ = writeln!(map, "  +{}+", "-".repeat(columns));
     map
-}
-
-/// An SVG of at most `limit` particles (an even sample), each a dot of its colour on a dark
-/// sky. Dots of one colour (to 4 bits per channel) share one path of zero-length segments with
-/// round caps, which keeps the file small.
-pub(crate) fn svg(dots: &[Dot], limit: usize, title: &str) -> String {
-    const SCALE: f32 = 5.0;
-    let step = dots.len().div_ceil(limit.max(1)).max(1);
-    let mut paths: BTreeMap<[u8; 3], String> = BTreeMap::new();
-    for dot in dots.iter().step_by(step) {
-        let key = dot.rgb.map(|channel| channel >> 4);
-        let path = paths.entry(key).or_default();
-        let _ = write!(path, "M{:.1} {:.1}h0", dot.x * SCALE, (HEIGHT - dot.y) * SCALE);
-    }
-    let (width, height) = (WIDTH * SCALE, HEIGHT * SCALE);
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
-    );
-    let _ = writeln!(svg, "<title>{title}</title>");
-    let _ = writeln!(svg, r##"<rect width="100%" height="100%" fill="#0b0d17"/>"##);
-    let _ = writeln!(
-        svg,
-        r#"<g fill="none" stroke-linecap="round" stroke-width="2.2" stroke-opacity="0.85">"#
-    );
-    for (key, path) in &paths {
-        let [r, g, b] = key.map(|nibble| nibble * 17);
-        let _ = writeln!(svg, r##"<path stroke="#{r:02x}{g:02x}{b:02x}" d="{path}"/>"##);
-    }
-    svg.push_str("</g>\n</svg>\n");
-    svg
 }

@@ -1,10 +1,20 @@
 //! The algorithms behind `#[derive(World)]` (in `sparse-soa`): removing a key from every storage
-//! of a world, and retaining the keys a predicate keeps. The generated code only lists the
-//! world's storages, as a slice of [`WorldStorage`] trait objects, and calls these. Not public
-//! API: reached through `__private`, and may change in any release.
+//! of a world, and retaining the keys a predicate keeps (this file); storing a whole row of
+//! components for one entity (`row.rs`). The generated code only lists the world's storages,
+//! as a slice of [`WorldStorage`] trait objects, and names the storage of each component type;
+//! the algorithms are here. Apart from [`Bundle`], [`Component`] and [`SpawnBatch`], which
+//! appear in the generated methods' signatures, not public API: reached through `__private`,
+//! and may change in any release.
 
-use crate::Storage;
+mod row;
+
+pub use row::{
+    At, Bundle, Component, Excluded, FieldValue, Member, NoValue, One, Place, RowStorage, RowWorld,
+    SpawnBatch, Tag, Whole, distinct, insert, put_one, reserve_one, spawn, try_insert, try_spawn,
+};
+
 use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::storage::Storage;
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
 /// different types: what despawning and retaining need of it, and nothing more.
@@ -182,7 +192,8 @@ mod tests {
     use alloc::vec::Vec;
 
     use super::*;
-    use crate::{SparseMap, SparseSet};
+    use crate::map::SparseMap;
+    use crate::set::SparseSet;
 
     #[test]
     fn despawn_removes_from_every_storage_that_holds_the_key() {

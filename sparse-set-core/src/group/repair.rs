@@ -1,0 +1,97 @@
+//! How a group's prefix is repaired: after every change of keys, each key the change touched
+//! re-enters or leaves the aligned prefix as it now qualifies, and a key leaves the prefix before
+//! anything can take it from one member alone. The repair runs right after the change, or in a
+//! drop guard while unwinding if the change panics, so the invariant (see the [module
+//! docs](super)) holds after every call, also one that panics.
+
+use crate::group::{Group, GroupExcluded, GroupMembers};
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// Moves `key` into or out of the prefix, as whether it qualifies says. Idempotent, and
+    /// safe after any change: every change of keys ends with it.
+    pub(super) fn refresh(&mut self, key: M::Key) {
+        match self.members.positions(key) {
+            Some(positions) if !self.excluded.holds(key) => {
+                // Past the prefix in the first member means past it in every member, for keys
+                // implemented as `Key` asks; `joinable` checks every member, so that a key that
+                // is not (see "Implementing `Key` wrongly") never moves a swap out of bounds.
+                if M::first(positions) >= self.len && self.members.joinable(positions, self.len) {
+                    self.members.move_to(positions, self.len);
+                    self.len += 1;
+                }
+            }
+            _ => self.leave(key),
+        }
+    }
+
+    /// Moves `key` out of the prefix if it is there: swaps it with the prefix's last key in
+    /// every member, and shortens the prefix.
+    pub(super) fn leave(&mut self, key: M::Key) {
+        if let Some(position) = self.index_of(key) {
+            self.leave_at(position);
+        }
+    }
+
+    /// Takes the key at `position` (below `len`) out of the prefix: swaps it with the prefix's
+    /// last key in every member and shortens the prefix. Returns where it is now, the position
+    /// just past the prefix, from which one member may drop it without touching the others.
+    pub(super) fn leave_at(&mut self, position: usize) -> usize {
+        debug_assert!(position < self.len, "position {position} is past the prefix");
+        self.len -= 1;
+        if position != self.len {
+            self.members.swap(position, self.len);
+        }
+        self.len
+    }
+}
+
+/// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
+/// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
+/// the change is made; dropped without it (the change panicked), it does it while unwinding.
+struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>> {
+    group: &'g mut Group<M, X>,
+    keys: [Option<M::Key>; 2],
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
+    fn repair(&mut self) {
+        // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
+        // panic), the drop that follows does not start it again.
+        for key in core::mem::take(&mut self.keys).into_iter().flatten() {
+            self.group.refresh(key);
+        }
+    }
+
+    /// Repairs the prefix in ordinary code, not in a destructor: a value the change returned is
+    /// then dropped if the repair panics, where a destructor's panic would leak it (a returned
+    /// value is not dropped when a destructor panics after it was made).
+    fn finish(mut self) {
+        self.repair();
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
+    fn drop(&mut self) {
+        self.repair();
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// Runs `change` on the group with `leave` out of the prefix first (for changes that would
+    /// take a key from one member alone), and the prefix repaired for `keys` afterwards, also
+    /// if `change` panics.
+    pub(super) fn change<R>(
+        &mut self,
+        leave: Option<M::Key>,
+        keys: [Option<M::Key>; 2],
+        change: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        if let Some(key) = leave {
+            self.leave(key);
+        }
+        let guard = Refresh { group: self, keys };
+        let result = change(guard.group);
+        guard.finish();
+        result
+    }
+}

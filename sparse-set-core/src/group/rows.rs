@@ -1,0 +1,149 @@
+//! Whole rows through a group: a world that stores several components of one key at once puts
+//! each into its member (or excluded storage) without touching the prefix, then finishes the
+//! row once, so that a row which completes the group is written straight to the end of the
+//! aligned prefix: the members are not probed for it, and nothing is swapped when the members
+//! hold no key past the prefix.
+//!
+//! Between a put and [`finish_row`](Group::finish_row) the prefix may miss a key that
+//! qualifies (it was put but not finished); every other part of the invariant holds. The
+//! caller finishes every group it put into before it returns, also while unwinding.
+
+use crate::error::Error;
+use crate::group::{Group, GroupExcluded, GroupMembers, Nth};
+use crate::storage::{Columnar, Storage};
+
+type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// Stores `value` under `key` in member `I`, leaving the prefix as it was (or shorter):
+    /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
+    ///
+    /// A fresh key is pushed past the prefix; a held one is replaced in place, which keeps the
+    /// prefix aligned unless the slot held an older version of `key` at an aligned position:
+    /// that row then leaves the prefix (found only when a value was replaced, so the common
+    /// case makes one lookup, the storage's own).
+    ///
+    /// # Errors
+    ///
+    /// As the member's `try_insert`; nothing changed then.
+    pub(crate) fn put_member<const I: usize>(
+        &mut self,
+        key: M::Key,
+        value: <NthOf<M, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error>
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let replaced = self.members.nth_mut().try_insert(key, value)?;
+        if replaced.is_some() {
+            self.realign_member::<I>(key);
+        }
+        Ok(replaced)
+    }
+
+    /// After member `I` replaced the value of `key`'s slot in place: if that slot sits in the
+    /// prefix and the other members hold another key there (an older version of `key`, which
+    /// member `I` no longer holds), the row leaves the prefix.
+    #[cold]
+    fn realign_member<const I: usize>(&mut self, key: M::Key)
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let Some(position) = self.members.nth().get_index_of(key) else { return };
+        if position < self.len && !self.members.same_key_at(position) {
+            self.leave_at(position);
+        }
+    }
+
+    /// Undoes [`put_member`](Self::put_member) for a row that failed: puts `replaced` back, or
+    /// removes `key` from member `I` if it held nothing (it is then past the prefix, so the
+    /// swap-remove moves no aligned key).
+    pub(crate) fn take_back_member<const I: usize>(
+        &mut self,
+        key: M::Key,
+        replaced: Option<<NthOf<M, I> as Storage>::Value>,
+    ) where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let member = self.members.nth_mut();
+        match replaced {
+            // The key is held: replaced in place, nothing moves, and nothing can fail.
+            Some(value) => drop(member.try_insert(key, value)),
+            None => drop(member.remove(key)),
+        }
+    }
+
+    /// Stores `value` under `key` in excluded storage `I`; [`finish_row`](Self::finish_row)
+    /// must follow (it takes `key` out of the prefix). Returns the value it replaced.
+    ///
+    /// # Errors
+    ///
+    /// As the storage's `try_insert`; nothing changed then.
+    pub(crate) fn put_excluded<const I: usize>(
+        &mut self,
+        key: M::Key,
+        value: <NthOf<X, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<X, I> as Storage>::Value>, Error>
+    where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        // A newer version of a held key replaces it: the older one is no longer excluded, and
+        // may now join.
+        let held = self.excluded.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        let replaced = self.excluded.nth_mut().try_insert(key, value)?;
+        if let Some(held) = held {
+            self.refresh(held);
+        }
+        Ok(replaced)
+    }
+
+    /// Undoes [`put_excluded`](Self::put_excluded) for a row that failed.
+    pub(crate) fn take_back_excluded<const I: usize>(
+        &mut self,
+        key: M::Key,
+        replaced: Option<<NthOf<X, I> as Storage>::Value>,
+    ) where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        let storage = self.excluded.nth_mut();
+        match replaced {
+            Some(value) => drop(storage.try_insert(key, value)),
+            None => drop(storage.remove(key)),
+        }
+    }
+
+    /// Room for `additional` more keys in member `I`: a hint, so a failure is left for the
+    /// puts to report.
+    pub(crate) fn reserve_member<const I: usize>(&mut self, additional: usize)
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let _ = self.members.nth_mut().try_reserve(additional);
+    }
+
+    /// Room for `additional` more keys in excluded storage `I`, as a hint.
+    pub(crate) fn reserve_excluded<const I: usize>(&mut self, additional: usize)
+    where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        let _ = self.excluded.nth_mut().try_reserve(additional);
+    }
+
+    /// Ends a row: `key` joins or leaves the prefix as it now qualifies, and the invariant
+    /// holds again.
+    ///
+    /// The common case, a key just pushed to every member: each member's last key is `key`,
+    /// so its positions are known without a lookup, and it moves to the end of the prefix
+    /// (no swap at all when the members hold nothing past the prefix). Otherwise every member
+    /// is looked up, as after any change.
+    pub(crate) fn finish_row(&mut self, key: M::Key) {
+        if let Some(positions) = self.members.last_positions(key) {
+            if M::first(positions) >= self.len && !self.excluded.holds(key) {
+                self.members.move_to(positions, self.len);
+                self.len += 1;
+                return;
+            }
+        }
+        self.refresh(key);
+    }
+}

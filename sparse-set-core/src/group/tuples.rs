@@ -1,0 +1,453 @@
+//! The tuples a group is made of: [`GroupMembers`] (1 to 8 [`Columnar`] storages with one key
+//! type) and [`GroupExcluded`] (`()` or 1 to 8 [`Storage`]s), element access by position
+//! ([`Nth`]), and [`KeySet`], one storage's keys whatever its type. One macro writes them for
+//! every tuple length.
+
+#[cfg(doc)]
+use crate::group::Group;
+use crate::key::Key;
+use crate::rows::{Aligned, Rows};
+use crate::storage::{Columnar, Storage};
+
+/// The keys of one storage of a group, whatever the storage's type: what the group's plumbing
+/// (and a world's `retain`) reads of a storage it names by its position.
+pub trait KeySet<K> {
+    /// The keys, in dense order.
+    fn key_slice(&self) -> &[K];
+    /// Whether `key` is among them.
+    fn holds(&self, key: K) -> bool;
+}
+
+impl<S: Storage> KeySet<S::Key> for S {
+    #[inline]
+    fn key_slice(&self) -> &[S::Key] {
+        Storage::keys(self)
+    }
+
+    #[inline]
+    fn holds(&self, key: S::Key) -> bool {
+        Storage::contains_key(self, key)
+    }
+}
+
+/// Element `I` of a tuple: how [`Group::member_mut`] and [`Group::excluded_mut`] name one
+/// storage by its position. Implemented for tuples of 1 to 8 elements.
+pub trait Nth<const I: usize> {
+    /// The type of element `I`.
+    type Storage;
+
+    /// Element `I`.
+    fn nth(&self) -> &Self::Storage;
+
+    /// Element `I`, mutably.
+    fn nth_mut(&mut self) -> &mut Self::Storage;
+}
+
+macro_rules! nth {
+    ([$($all:ident)*] $i:tt $t:ident) => {
+        impl<$($all),*> Nth<$i> for ($($all,)*) {
+            type Storage = $t;
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "a field access")]
+            fn nth(&self) -> &$t {
+                &self.$i
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "a field access")]
+            fn nth_mut(&mut self) -> &mut $t {
+                &mut self.$i
+            }
+        }
+    };
+}
+
+/// The members of a [`Group`]: a tuple of 1 to 8 [`Columnar`] storages with one key type. The
+/// methods are the group's plumbing.
+pub trait GroupMembers {
+    /// The key type every member shares.
+    type Key: Key;
+    /// Every member's dense position of one key.
+    type Positions: Copy;
+    /// Every member's shared view of one element, as a tuple.
+    type Refs<'a>
+    where
+        Self: 'a;
+    /// Every member's mutable view of one element, as a tuple.
+    type Muts<'a>
+    where
+        Self: 'a;
+    /// Every member's columns over the prefix, as a tuple.
+    type Columns<'a>
+    where
+        Self: 'a;
+    /// Every member's mutable columns over the prefix, as a tuple.
+    type ColumnsMut<'a>
+    where
+        Self: 'a;
+    /// Every member's columns over the prefix, as one [`Aligned`] set of rows.
+    type Rows<'a>: Rows<Key = Self::Key, Row = Self::Refs<'a>>
+    where
+        Self: 'a;
+    /// Every member's mutable columns over the prefix, as one [`Aligned`] set of rows.
+    type RowsMut<'a>: Rows<Key = Self::Key, Row = Self::Muts<'a>>
+    where
+        Self: 'a;
+
+    /// The number of members.
+    fn count(&self) -> usize;
+    /// Member `member`'s keys, as a [`KeySet`]; `None` past the last member.
+    fn part(&self, member: usize) -> Option<&dyn KeySet<Self::Key>>;
+    /// The keys of member `member` (of the first past the last).
+    fn member_keys(&self, member: usize) -> &[Self::Key] {
+        self.part(member).or_else(|| self.part(0)).map_or(&[], KeySet::key_slice)
+    }
+    /// Whether member `member` holds `key`.
+    fn member_contains(&self, member: usize, key: Self::Key) -> bool {
+        self.part(member).or_else(|| self.part(0)).is_some_and(|part| part.holds(key))
+    }
+    /// The index of the member with the fewest keys.
+    fn smallest(&self) -> usize;
+    /// The key at dense position `index` of member `member`.
+    fn key_at(&self, member: usize, index: usize) -> Option<Self::Key> {
+        self.member_keys(member).get(index).copied()
+    }
+    /// The keys of the first member.
+    fn first_keys(&self) -> &[Self::Key];
+    /// The first member's position of `key`.
+    fn first_position(&self, key: Self::Key) -> Option<usize>;
+    /// The first member's entry of `positions`.
+    fn first(positions: Self::Positions) -> usize;
+    /// Every member's position of `key`, if every member holds it.
+    fn positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Every member's position of `key` if it is every member's last key (as after pushing it
+    /// to each): found without a lookup.
+    fn last_positions(&self, key: Self::Key) -> Option<Self::Positions>;
+    /// Whether every member holds the same key at `index` (which must be in every member).
+    fn same_key_at(&self, index: usize) -> bool;
+    /// Whether the key at `positions` can join a prefix of length `len`: in every member, its
+    /// position is at or past `len` and inside the member.
+    fn joinable(&self, positions: Self::Positions, len: usize) -> bool;
+    /// Moves the key at `positions` to position `target` of every member.
+    fn move_to(&mut self, positions: Self::Positions, target: usize);
+    /// Swaps positions `a` and `b` of every member.
+    fn swap(&mut self, a: usize, b: usize);
+    /// Removes `key` from every member (dropping the values); whether any held it.
+    fn remove(&mut self, key: Self::Key) -> bool;
+    /// Swap-removes position `index` of every member (dropping the values); it must be in
+    /// every member.
+    fn swap_remove_at(&mut self, index: usize);
+    /// Every member's view at `index` (which must be in every member).
+    fn view(&self, index: usize) -> Self::Refs<'_>;
+    /// Every member's view at `index`.
+    fn views(&self, index: usize) -> Option<Self::Refs<'_>>;
+    /// Every member's mutable view at `index`.
+    fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>>;
+    /// Every member's columns, cut to `len`.
+    fn columns(&self, len: usize) -> Self::Columns<'_>;
+    /// Every member's mutable columns, cut to `len`.
+    fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_>;
+    /// Every member's columns, cut to `len`, as rows.
+    fn rows(&self, len: usize) -> Self::Rows<'_>;
+    /// Every member's mutable columns, cut to `len`, as rows.
+    fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_>;
+    /// Checks every member's own invariants.
+    fn assert_invariants(&self);
+    /// Checks that positions `0..len` hold the same keys in every member.
+    fn assert_aligned(&self, len: usize);
+}
+
+/// The excluded storages of a [`Group`]: `()` or a tuple of 1 to 8 [`Storage`]s keyed by `K`.
+/// The methods are the group's plumbing.
+pub trait GroupExcluded<K> {
+    /// The number of storages.
+    fn count(&self) -> usize;
+    /// Storage `storage`'s keys, as a [`KeySet`]; `None` past the last.
+    fn part(&self, storage: usize) -> Option<&dyn KeySet<K>>;
+    /// The keys of storage `storage` (empty past the last).
+    fn storage_keys(&self, storage: usize) -> &[K] {
+        self.part(storage).map_or(&[], KeySet::key_slice)
+    }
+    /// Whether storage `storage` holds `key`.
+    fn storage_contains(&self, storage: usize, key: K) -> bool {
+        self.part(storage).is_some_and(|part| part.holds(key))
+    }
+    /// Whether any of the storages holds `key`.
+    fn holds(&self, key: K) -> bool;
+    /// Removes `key` from every storage (dropping the values); whether any held it.
+    fn remove(&mut self, key: K) -> bool;
+    /// Checks every storage's own invariants.
+    fn assert_invariants(&self);
+}
+
+impl<K> GroupExcluded<K> for () {
+    #[inline]
+    fn count(&self) -> usize {
+        0
+    }
+
+    #[inline]
+    fn part(&self, _: usize) -> Option<&dyn KeySet<K>> {
+        None
+    }
+
+    #[inline]
+    fn holds(&self, _: K) -> bool {
+        false
+    }
+
+    #[inline]
+    fn remove(&mut self, _: K) -> bool {
+        false
+    }
+
+    fn assert_invariants(&self) {}
+}
+
+// One invocation per tuple length: element access (`Nth`), the members' plumbing
+// (`GroupMembers`) and the excluded storages' (`GroupExcluded`).
+macro_rules! group_tuple {
+    ($first:ident 0 $($member:ident $i:tt)*) => {
+        group_tuple!(@nth [$first $($member)*] 0 $first $($i $member)*);
+
+        impl<K: Key, $first: Columnar<Key = K>, $($member: Columnar<Key = K>),*> GroupMembers
+            for ($first, $($member,)*)
+        {
+            type Key = K;
+            type Positions = (usize, $(group_tuple!(@usize $member),)*);
+            type Refs<'a> = ($first::Ref<'a>, $($member::Ref<'a>,)*) where Self: 'a;
+            type Muts<'a> = ($first::Mut<'a>, $($member::Mut<'a>,)*) where Self: 'a;
+            type Columns<'a> = ($first::Columns<'a>, $($member::Columns<'a>,)*) where Self: 'a;
+            type ColumnsMut<'a> = ($first::ColumnsMut<'a>, $($member::ColumnsMut<'a>,)*) where Self: 'a;
+            type Rows<'a> = Aligned<Self::Columns<'a>> where Self: 'a;
+            type RowsMut<'a> = Aligned<Self::ColumnsMut<'a>> where Self: 'a;
+
+            #[inline]
+            fn count(&self) -> usize {
+                1 $(+ group_tuple!(@one $member))*
+            }
+
+            #[inline]
+            fn part(&self, member: usize) -> Option<&dyn KeySet<K>> {
+                match member {
+                    0 => Some(&self.0),
+                    $($i => Some(&self.$i),)*
+                    _ => None,
+                }
+            }
+
+            #[inline]
+            #[allow(unused_mut, reason = "a group of one member has nothing to compare")]
+            fn smallest(&self) -> usize {
+                let mut best = (0, Storage::len(&self.0));
+                $(
+                    let len = Storage::len(&self.$i);
+                    if len < best.1 {
+                        best = ($i, len);
+                    }
+                )*
+                best.0
+            }
+
+            #[inline]
+            fn first_keys(&self) -> &[K] {
+                Storage::keys(&self.0)
+            }
+
+            #[inline]
+            fn first_position(&self, key: K) -> Option<usize> {
+                Storage::get_index_of(&self.0, key)
+            }
+
+            #[inline]
+            fn first(positions: Self::Positions) -> usize {
+                positions.0
+            }
+
+            #[inline]
+            fn positions(&self, key: K) -> Option<Self::Positions> {
+                Some((Storage::get_index_of(&self.0, key)?, $(Storage::get_index_of(&self.$i, key)?,)*))
+            }
+
+            #[inline]
+            fn last_positions(&self, key: K) -> Option<Self::Positions> {
+                Some((
+                    group_tuple!(@last self.0, key),
+                    $(group_tuple!(@last self.$i, key),)*
+                ))
+            }
+
+            #[inline]
+            #[allow(unused_variables, reason = "a group of one member has nothing to compare")]
+            fn same_key_at(&self, index: usize) -> bool {
+                let first = Storage::keys(&self.0).get(index);
+                true $(&& Storage::keys(&self.$i).get(index) == first)*
+            }
+
+            #[inline]
+            fn joinable(&self, positions: Self::Positions, len: usize) -> bool {
+                (len..Storage::len(&self.0)).contains(&positions.0)
+                    $(&& (len..Storage::len(&self.$i)).contains(&positions.$i))*
+            }
+
+            #[inline]
+            fn move_to(&mut self, positions: Self::Positions, target: usize) {
+                Columnar::swap_indices(&mut self.0, positions.0, target);
+                $(Columnar::swap_indices(&mut self.$i, positions.$i, target);)*
+            }
+
+            #[inline]
+            fn swap(&mut self, a: usize, b: usize) {
+                Columnar::swap_indices(&mut self.0, a, b);
+                $(Columnar::swap_indices(&mut self.$i, a, b);)*
+            }
+
+            fn remove(&mut self, key: K) -> bool {
+                // Every storage, whichever held the key: all are asked.
+                [
+                    Storage::remove(&mut self.0, key).is_some(),
+                    $(Storage::remove(&mut self.$i, key).is_some(),)*
+                ]
+                .contains(&true)
+            }
+
+            #[inline]
+            fn swap_remove_at(&mut self, index: usize) {
+                Columnar::swap_remove_index(&mut self.0, index);
+                $(Columnar::swap_remove_index(&mut self.$i, index);)*
+            }
+
+            #[inline]
+            #[track_caller]
+            fn view(&self, index: usize) -> Self::Refs<'_> {
+                match self.views(index) {
+                    Some(views) => views,
+                    None => panic!("position {index} is past a member of the group"),
+                }
+            }
+
+            #[inline]
+            fn views(&self, index: usize) -> Option<Self::Refs<'_>> {
+                Some((
+                    Storage::get_index(&self.0, index)?.1,
+                    $(Storage::get_index(&self.$i, index)?.1,)*
+                ))
+            }
+
+            #[inline]
+            fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>> {
+                Some((
+                    Storage::get_index_mut(&mut self.0, index)?.1,
+                    $(Storage::get_index_mut(&mut self.$i, index)?.1,)*
+                ))
+            }
+
+            #[inline]
+            fn columns(&self, len: usize) -> Self::Columns<'_> {
+                (
+                    Columnar::columns(&self.0).split_at(len).0,
+                    $(Columnar::columns(&self.$i).split_at(len).0,)*
+                )
+            }
+
+            #[inline]
+            fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_> {
+                (
+                    Columnar::columns_mut(&mut self.0).split_at(len).0,
+                    $(Columnar::columns_mut(&mut self.$i).split_at(len).0,)*
+                )
+            }
+
+            #[inline]
+            fn rows(&self, len: usize) -> Self::Rows<'_> {
+                Aligned::new(self.columns(len))
+            }
+
+            #[inline]
+            fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_> {
+                Aligned::new(self.columns_mut(len))
+            }
+
+            fn assert_invariants(&self) {
+                Storage::assert_invariants(&self.0);
+                $(Storage::assert_invariants(&self.$i);)*
+            }
+
+            fn assert_aligned(&self, len: usize) {
+                let first = Storage::keys(&self.0);
+                assert!(len <= first.len(), "the aligned prefix ({len}) is longer than member 0");
+                $(
+                    let keys = Storage::keys(&self.$i);
+                    assert!(
+                        len <= keys.len(),
+                        "the aligned prefix ({len}) is longer than member {}",
+                        $i
+                    );
+                    assert!(
+                        keys[..len] == first[..len],
+                        "member {} is not aligned with member 0 over the prefix",
+                        $i
+                    );
+                )*
+            }
+        }
+
+        impl<K: Key, $first: Storage<Key = K>, $($member: Storage<Key = K>),*> GroupExcluded<K>
+            for ($first, $($member,)*)
+        {
+            #[inline]
+            fn count(&self) -> usize {
+                1 $(+ group_tuple!(@one $member))*
+            }
+
+            #[inline]
+            fn part(&self, storage: usize) -> Option<&dyn KeySet<K>> {
+                match storage {
+                    0 => Some(&self.0),
+                    $($i => Some(&self.$i),)*
+                    _ => None,
+                }
+            }
+
+            #[inline]
+            fn holds(&self, key: K) -> bool {
+                Storage::contains_key(&self.0, key) $(|| Storage::contains_key(&self.$i, key))*
+            }
+
+            fn remove(&mut self, key: K) -> bool {
+                // Every storage, whichever held the key: all are asked.
+                [
+                    Storage::remove(&mut self.0, key).is_some(),
+                    $(Storage::remove(&mut self.$i, key).is_some(),)*
+                ]
+                .contains(&true)
+            }
+
+            fn assert_invariants(&self) {
+                Storage::assert_invariants(&self.0);
+                $(Storage::assert_invariants(&self.$i);)*
+            }
+        }
+    };
+    (@nth $all:tt $($i:tt $t:ident)*) => {
+        $(nth!($all $i $t);)*
+    };
+    (@last $storage:expr, $key:ident) => {
+        match Storage::keys(&$storage) {
+            [.., last] if *last == $key => Storage::len(&$storage) - 1,
+            _ => return None,
+        }
+    };
+    (@usize $member:ident) => { usize };
+    (@one $member:ident) => { 1 };
+}
+
+group_tuple!(A 0);
+group_tuple!(A 0 B 1);
+group_tuple!(A 0 B 1 C 2);
+group_tuple!(A 0 B 1 C 2 E 3);
+group_tuple!(A 0 B 1 C 2 E 3 G 4);
+group_tuple!(A 0 B 1 C 2 E 3 G 4 H 5);
+group_tuple!(A 0 B 1 C 2 E 3 G 4 H 5 I 6);
+group_tuple!(A 0 B 1 C 2 E 3 G 4 H 5 I 6 J 7);

@@ -1,0 +1,218 @@
+//! The traits of [`SparseMap`]: the standard ones (`Default`, `Clone`, `Debug`, `PartialEq`,
+//! `Extend`, `FromIterator`, `Index`, `IndexMut`) and the crate's [`Storage`] and [`Columnar`].
+
+use core::fmt;
+use core::ops::{Index, IndexMut};
+
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail};
+use crate::key::Key;
+use crate::map::{Columns, ColumnsMut, SparseMap};
+use crate::set::SparseSet;
+use crate::storage::{Columnar, Storage};
+
+impl<K: Key, V, D: DenseIndex> Default for SparseMap<K, V, D> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
+    /// Clones keys and values; a bounded map's clone is bounded alike, with its values'
+    /// capacity reserved.
+    ///
+    /// # Panics
+    ///
+    /// If `V::clone` panics (the values cloned so far are dropped, nothing leaks), or the
+    /// memory cannot be had (with the message of the [`Error`] that
+    /// [`try_clone`](SparseMap::try_clone) would return).
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.try_clone().unwrap_or_else(|error| fail(error))
+    }
+}
+
+impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for SparseMap<K, V, D> {
+    /// Prints the map as `{key: value, ...}` in dense order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// Two maps are equal when they hold the same keys with equal values, in any order.
+impl<K: Key, V: PartialEq, D: DenseIndex> PartialEq for SparseMap<K, V, D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(key, value)| other.get(key) == Some(value))
+    }
+}
+
+impl<K: Key, V: Eq, D: DenseIndex> Eq for SparseMap<K, V, D> {}
+
+impl<K: Key, V, D: DenseIndex> Extend<(K, V)> for SparseMap<K, V, D> {
+    /// Inserts every pair; a later value for the same key replaces an earlier one.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`].
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, pairs: I) {
+        let pairs = pairs.into_iter();
+        self.reserve(pairs.size_hint().0);
+        for (key, value) in pairs {
+            self.insert(key, value);
+        }
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
+    /// Collects pairs into a new map; a later value for the same key replaces an earlier one.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseMap::insert`].
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
+        let mut map = Self::new();
+        map.extend(pairs);
+        map
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
+    type Output = V;
+
+    /// The value of `key`.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not in the map.
+    #[track_caller]
+    fn index(&self, key: K) -> &V {
+        match self.get(key) {
+            Some(value) => value,
+            None => panic!("key {key:?} is not in the map"),
+        }
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> IndexMut<K> for SparseMap<K, V, D> {
+    /// The value of `key`, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If `key` is not in the map.
+    #[track_caller]
+    fn index_mut(&mut self, key: K) -> &mut V {
+        match self.get_mut(key) {
+            Some(value) => value,
+            None => panic!("key {key:?} is not in the map"),
+        }
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
+    type Key = K;
+    type Dense = D;
+    type Value = V;
+    type Ref<'a>
+        = &'a V
+    where
+        Self: 'a;
+    type Mut<'a>
+        = &'a mut V
+    where
+        Self: 'a;
+
+    fn as_sparse_set(&self) -> &SparseSet<K, D> {
+        &self.set
+    }
+
+    fn get_index(&self, index: usize) -> Option<(K, &V)> {
+        SparseMap::get_index(self, index)
+    }
+
+    fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
+        SparseMap::get_index_mut(self, index)
+    }
+
+    #[inline]
+    #[track_caller]
+    fn insert(&mut self, key: K, value: V) -> Option<V> {
+        SparseMap::insert(self, key, value)
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        SparseMap::try_reserve(self, additional)
+    }
+
+    #[inline]
+    fn try_insert(&mut self, key: K, value: V) -> Result<Option<V>, Error> {
+        SparseMap::try_insert(self, key, value)
+    }
+
+    fn remove(&mut self, key: K) -> Option<V> {
+        SparseMap::remove(self, key)
+    }
+
+    fn get(&self, key: K) -> Option<&V> {
+        SparseMap::get(self, key)
+    }
+
+    fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        SparseMap::get_mut(self, key)
+    }
+
+    fn assert_invariants(&self) {
+        SparseMap::assert_invariants(self);
+    }
+}
+
+impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
+    type Columns<'a>
+        = Columns<'a, K, V>
+    where
+        Self: 'a;
+    type ColumnsMut<'a>
+        = ColumnsMut<'a, K, V>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn columns(&self) -> Columns<'_, K, V> {
+        SparseMap::columns(self)
+    }
+
+    #[inline]
+    fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
+        SparseMap::columns_mut(self)
+    }
+
+    #[inline]
+    fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
+        let keys = self.set.as_slice();
+        (&self.set, ColumnsMut { keys, values: &mut self.values[..keys.len()] })
+    }
+
+    #[inline]
+    fn row<'a>(columns: &Columns<'a, K, V>, index: usize) -> Option<&'a V>
+    where
+        Self: 'a,
+    {
+        columns.values.get(index)
+    }
+
+    #[inline]
+    fn row_mut<'v>(columns: &'v mut ColumnsMut<'_, K, V>, index: usize) -> Option<&'v mut V> {
+        columns.values.get_mut(index)
+    }
+
+    #[inline]
+    #[track_caller]
+    fn swap_indices(&mut self, a: usize, b: usize) {
+        SparseMap::swap_indices(self, a, b);
+    }
+
+    #[inline]
+    fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
+        SparseMap::swap_remove_index(self, index)
+    }
+}

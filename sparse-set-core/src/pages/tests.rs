@@ -1,0 +1,221 @@
+//! Unit tests of the page layout: forms, lanes, the prefix, release.
+
+use super::*;
+
+fn insert_all(pages: &mut Pages<u32>, slots: &[u64]) {
+    for (value, &slot) in (1..).zip(slots) {
+        pages.insert(slot, value).unwrap();
+    }
+    assert_eq!(pages.check(), slots.len());
+}
+
+#[test]
+fn a_page_starts_compact_and_turns_full_on_its_ninth_slot() {
+    let mut pages = Pages::<u32>::new(false);
+    let slots: Vec<u64> = (0..COMPACT_LEN as u64).map(|i| i * 7).collect();
+    insert_all(&mut pages, &slots);
+    assert!(pages.flat_full[0].is_none());
+    assert_eq!(pages.compact.len(), 1);
+    pages.insert(500, 99).unwrap();
+    assert_eq!(pages.prefix.slots(), PAGE_LEN, "page 0 turned full, as the prefix");
+    assert!(pages.flat_full[0].is_none());
+    assert_eq!(pages.free, [0], "the compact page is free for the next new page");
+    for (value, &slot) in (1..).zip(&slots) {
+        assert_eq!(pages.get(slot), value);
+    }
+    assert_eq!((pages.get(500), pages.get(1)), (99, 0));
+    assert_eq!(pages.check(), COMPACT_LEN + 1);
+    assert_eq!(pages.page_count(), 1);
+    pages.insert(PAGE_LEN as u64, 5).unwrap();
+    assert_eq!((pages.compact.len(), pages.free.len()), (1, 0), "the freed page is reused");
+    assert_eq!(pages.check(), COMPACT_LEN + 2);
+}
+
+#[test]
+fn releasing_turns_sparse_full_pages_compact_and_drops_empty_ones() {
+    let mut pages = Pages::<u32>::new(false);
+    let slots: Vec<u64> = (0..100).collect();
+    insert_all(&mut pages, &slots);
+    pages.insert(5_000_000, 1).unwrap();
+    pages.insert(1 << 50, 1).unwrap();
+    for slot in 3..100 {
+        pages.clear(slot);
+    }
+    pages.clear(5_000_000);
+    pages.clear(1 << 50);
+    pages.release_empty_pages();
+    assert_eq!(pages.check(), 3);
+    assert_eq!(pages.page_count(), 1);
+    assert_eq!((pages.compact.len(), pages.hash.len, pages.flat_full.len()), (1, 0, 1));
+    assert_eq!((pages.get(0), pages.get(1), pages.get(2), pages.get(3)), (1, 2, 3, 0));
+}
+
+#[test]
+fn slots_far_apart_share_nothing_but_the_directory() {
+    let mut pages = Pages::<u32>::new(false);
+    insert_all(&mut pages, &[0, u64::from(u32::MAX), u64::MAX, 1 << 40]);
+    assert_eq!(pages.get(0), 1);
+    assert_eq!(pages.get(u64::from(u32::MAX)), 2);
+    assert_eq!(pages.get(u64::MAX), 3);
+    assert_eq!(pages.get(1 << 40), 4);
+    for missing in [PAGE_LEN as u64, (1 << 40) + 1, u64::MAX - 1, u64::MAX - PAGE_LEN as u64] {
+        assert_eq!(pages.get(missing), 0, "slot {missing}");
+    }
+    assert_eq!(pages.page_count(), 4);
+    assert_eq!(pages.hash.len, 3, "only page 0 is in the flat lane");
+    assert!(pages.allocated_bytes() < 1024, "{}", pages.allocated_bytes());
+}
+
+#[test]
+fn slots_that_differ_in_their_high_bits_never_share_a_page() {
+    // On a 32-bit target these would share a page if slots were `usize`.
+    let mut pages = Pages::<u32>::new(false);
+    insert_all(&mut pages, &[5, (1 << 32) + 5, (2 << 32) + 5]);
+    assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 2, 3));
+    assert_eq!(pages.take((1 << 32) + 5), 2);
+    assert_eq!((pages.get(5), pages.get((1 << 32) + 5), pages.get((2 << 32) + 5)), (1, 0, 3));
+    assert_eq!(pages.check(), 2);
+}
+
+#[test]
+fn hashed_pages_turn_full_and_move_to_the_flat_lane_when_it_grows_over_them() {
+    let mut pages = Pages::<u32>::new(false);
+    // A page number past the free flat size: it lands in the hash lane, and turns full.
+    let far = (FLAT_MIN as u64 + 10) << PAGE_BITS;
+    let far_slots: Vec<u64> = (0..=COMPACT_LEN as u64).map(|i| far + i).collect();
+    insert_all(&mut pages, &far_slots);
+    assert_eq!((pages.flat_full.len(), pages.hash.len, pages.hashed_full.len()), (0, 1, 1));
+    // A second hashed page, compact, further out.
+    let further = far + 4 * PAGE_LEN as u64;
+    pages.insert(further, 77).unwrap();
+    // Then pages from 0 up, dense enough for the flat lane to grow past `far`'s page.
+    for page in 0..(FLAT_MIN as u64 + 12) {
+        if page != FLAT_MIN as u64 + 10 {
+            pages.insert((page << PAGE_BITS) + 1, 7).unwrap();
+        }
+    }
+    pages.check();
+    assert!(pages.flat_full.len() > FLAT_MIN + 10, "{}", pages.flat_full.len());
+    assert!(pages.flat_full[FLAT_MIN + 10].is_some(), "the full page moved to the flat lane");
+    for (value, &slot) in (1..).zip(&far_slots) {
+        assert_eq!(pages.get(slot), value);
+    }
+    pages.set(far, 1234);
+    assert_eq!(pages.get(far), 1234);
+    assert_eq!(pages.get(further), 77);
+    assert_eq!(pages.take(further), 77);
+    assert_eq!(pages.get(further), 0);
+}
+
+#[test]
+fn full_pages_from_zero_up_join_the_prefix_in_any_order() {
+    let mut pages = Pages::<u32>::new(false);
+    // Page 1 turns full first (a boxed page of the flat lane), then page 0: the prefix takes
+    // both. Page 3 stays boxed: page 2 is compact.
+    let mut slots: Vec<u64> = (0..=COMPACT_LEN as u64).map(|i| PAGE_LEN as u64 + i).collect();
+    slots.extend((0..=COMPACT_LEN as u64).map(|i| 3 * PAGE_LEN as u64 + i));
+    slots.push(2 * PAGE_LEN as u64);
+    insert_all(&mut pages, &slots);
+    assert!(pages.prefix.slots() == 0 && pages.flat_full[1].is_some());
+    let mut all = slots.clone();
+    all.extend(0..=COMPACT_LEN as u64);
+    for (value, &slot) in (1..).zip(&all).skip(slots.len()) {
+        pages.insert(slot, value).unwrap();
+    }
+    assert_eq!(pages.check(), all.len());
+    assert_eq!(pages.prefix.slots(), 2 * PAGE_LEN);
+    assert!(pages.flat_full[1].is_none() && pages.flat_full[3].is_some());
+    assert_eq!(pages.page_count(), 4);
+    for (value, &slot) in (1..).zip(&all) {
+        assert_eq!(pages.get(slot), value, "slot {slot}");
+    }
+    pages.set(PAGE_LEN as u64, 1000);
+    assert_eq!(pages.take(PAGE_LEN as u64), 1000);
+    // Emptied down to one key, the prefix's second page turns compact on release.
+    for &slot in &slots[1..=COMPACT_LEN] {
+        pages.clear(slot);
+    }
+    pages.release_empty_pages();
+    assert_eq!(pages.check(), all.len() - COMPACT_LEN - 1);
+    assert_eq!(pages.prefix.slots(), PAGE_LEN);
+    assert_eq!(pages.get(0), (slots.len() + 1) as u32);
+}
+
+#[test]
+fn keys_from_zero_up_stay_in_the_prefix_past_the_free_flat_size() {
+    let mut pages = Pages::<u32>::new(false);
+    let count = if cfg!(miri) { 3 * PAGE_LEN as u64 } else { (FLAT_MIN as u64 + 10) << PAGE_BITS };
+    for slot in 0..count {
+        pages.insert(slot, 1).unwrap();
+    }
+    assert_eq!(pages.prefix.slots() as u64, count, "every page is in the prefix");
+    assert_eq!((pages.hash.len, pages.last), (0, count - 1));
+    assert_eq!(pages.get(count), 0);
+    assert_eq!(pages.check(), count as usize);
+}
+
+#[test]
+fn keys_from_the_top_down_end_in_the_prefix_too() {
+    let mut pages = Pages::<u32>::new(false);
+    let count = if cfg!(miri) { 3 * PAGE_LEN as u64 } else { (FLAT_MIN as u64 + 300) << PAGE_BITS };
+    for (value, slot) in (1..).zip((0..count).rev()) {
+        pages.insert(slot, value).unwrap();
+    }
+    assert_eq!(pages.check(), count as usize);
+    assert_eq!(pages.prefix.slots() as u64, count, "every page is in the prefix");
+    assert_eq!(pages.hash.len, 0);
+}
+
+#[test]
+fn thinly_spread_pages_keep_the_flat_lane_small() {
+    let mut pages = Pages::<u32>::new(false);
+    // One page in every 64 page numbers: too thin for the flat lane past its free size.
+    let count: u64 = if cfg!(miri) { 300 } else { 10_000 };
+    let slots: Vec<u64> = (0..count).map(|i| (i * 64) << PAGE_BITS).collect();
+    insert_all(&mut pages, &slots);
+    assert!(pages.flat_full.len() <= FLAT_MIN, "{}", pages.flat_full.len());
+    assert_eq!(pages.flat_named + pages.hash.len, count as usize);
+    for (value, &slot) in (1..).zip(&slots) {
+        assert_eq!(pages.get(slot), value);
+        assert_eq!(pages.get(slot + 1), 0);
+    }
+}
+
+#[test]
+fn bounded_pages_are_one_prefix_allocated_exactly() {
+    let pages = Pages::<u8>::try_bounded(3 * PAGE_LEN as u64 - 1, false).unwrap();
+    assert_eq!(pages.page_count(), 3);
+    assert_eq!(pages.prefix.slots(), 3 * PAGE_LEN, "one flat array, as in a flat sparse set");
+    assert_eq!(pages.prefix.allocated_bytes(), 3 * PAGE_LEN, "allocated exactly");
+    assert!(pages.flat_full.is_empty() && pages.flat_compact.is_empty(), "no directory");
+    assert_eq!(pages.check(), 0);
+    let versioned = Pages::<u32>::try_bounded(PAGE_LEN as u64, true).unwrap();
+    assert_eq!(versioned.prefix.allocated_bytes(), PAGE_LEN * 8, "a version beside each slot");
+}
+
+#[test]
+fn huge_bounds_fail_before_allocating() {
+    assert_eq!(Pages::<u32>::check_full_below(u64::MAX, 1), Err(Error::CapacityOverflow));
+    assert_eq!(Pages::<u32>::check_full_below(1 << 62, 1), Err(Error::CapacityOverflow));
+    assert_eq!(Pages::<u32>::check_full_below(PAGE_LEN as u64 + 1, 1), Ok(2));
+    assert_eq!(Pages::<u32>::check_full_below(1 << 61, 2), Err(Error::CapacityOverflow));
+}
+
+#[test]
+fn a_versioned_prefix_keeps_each_slot_s_version_beside_it_also_when_emptied() {
+    let mut pages = Pages::<u16>::new(true);
+    for slot in 0..=COMPACT_LEN as u64 {
+        pages.insert(slot, (slot + 1) as u16).unwrap();
+    }
+    assert_eq!(pages.prefix.slots(), PAGE_LEN, "page 0 turned full, as the prefix");
+    assert_eq!(pages.prefix.stride(), 3, "a u16 value and a u32 version in two u16 words");
+    pages.set_prefix_version(4, 0x0001_0002);
+    assert_eq!(pages.prefix_version(4), 0x0001_0002);
+    assert_eq!(pages.take(4), 5);
+    assert_eq!(pages.prefix_version(4), 0x0001_0002, "the version outlives the key");
+    assert_eq!(pages.get(4), 0);
+    assert_eq!(pages.get(5), 6);
+    assert_eq!(pages.check(), COMPACT_LEN);
+    let copy = pages.try_clone().unwrap();
+    assert_eq!(copy.prefix_version(4), 0x0001_0002);
+}

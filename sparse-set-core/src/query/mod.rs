@@ -1,0 +1,381 @@
+//! Queries: walking the keys several storages have in common, with a view into each.
+//!
+//! [`query`] takes a tuple of up to 8 **members**, each a storage borrowed shared (`&S`, its view
+//! is `S::Ref`), mutably (`&mut S`, its view is `S::Mut`) or optionally ([`optional`]`(&S)` or
+//! `optional(&mut S)`, its view an `Option`). Any [`Columnar`] storage can be a member: a
+//! [`SparseMap`](crate::SparseMap), a derived storage, a user's own type that implements
+//! [`Columnar`], a [`Group`](crate::Group), and a [`SparseSet`](crate::SparseSet) used as a
+//! tag (its view is `()`). [`Query::without`] adds
+//! storages whose keys are skipped.
+//!
+//! ```
+//! use sparse_set_core::{query, SparseMap, SparseSet};
+//!
+//! let mut positions: SparseMap<u32, f32> = (0..6).map(|key| (key, 0.0)).collect();
+//! let velocities: SparseMap<u32, f32> = [(1, 1.0), (2, 2.0), (4, 4.0)].into_iter().collect();
+//! let frozen: SparseSet<u32> = [2].into_iter().collect();
+//!
+//! query((&mut positions, &velocities)).without(&frozen).for_each(|_, (position, velocity)| {
+//!     *position += velocity;
+//! });
+//! assert_eq!(positions.values(), &[0.0, 1.0, 0.0, 0.0, 4.0, 0.0]);
+//! ```
+//!
+//! # How a query runs
+//!
+//! The smallest member that is not optional **drives**: the query walks its keys in dense order
+//! and looks each one up in every other member (optional ones included) and in every excluded
+//! storage. A key missing from a required member, or present in an excluded storage, is skipped.
+//! A query over members of n₁ ≤ n₂ ≤ … elements therefore computes in **O(n₁)** lookups per
+//! member; the order of its results is the driver's dense order.
+//!
+//! # Borrowing
+//!
+//! Each member is an ordinary borrow, so several distinct storages can be borrowed mutably in
+//! one query, and the compiler refuses the same storage twice when one borrow is mutable
+//! (`cannot borrow `positions` as mutable more than once at a time`). The views handed to the
+//! closure of [`Query::for_each`] or by [`QueryIter::next`] live until the next element.
+//!
+//! # Two forms
+//!
+//! - [`Query::for_each`]: internal iteration; the loop is specialised for each possible driver
+//!   and compiles to a plain loop over the driver's keys.
+//! - [`Query::iter`]: an iterator you drive yourself with `while let Some(..) = iter.next()`.
+//!   Its items borrow the iterator, so it is not a std [`Iterator`] (no two items' mutable views
+//!   can be alive at once). Queries whose members are all shared are also [`IntoIterator`]: a
+//!   plain `for` loop, and every adapter of [`Iterator`].
+//!
+//! A member that is driven by another storage is looked up by key, so the cost per element is
+//! one lookup per member: see the crate's costs table. Storages that are always used together
+//! iterate fastest when they hold their keys in the same order (insert them together).
+
+mod exclude;
+pub(crate) mod member;
+mod tuple;
+
+use core::fmt;
+
+#[cfg(doc)]
+use crate::storage::{Columnar, Storage};
+pub use exclude::{Exclude, ExcludeFetch};
+pub use member::{
+    Fetch, FetchItem, FetchView, Member, MutFetch, Optional, OptionalFetch, RefFetch, SameKey,
+};
+pub use tuple::{Fetches, FetchesItem, FetchesView, ForEach, Members};
+
+/// A query over `members`, a tuple of 1 to 8 storages borrowed shared, mutably or
+/// [`optional`]ly, all with the same key type. See the [module docs](self).
+///
+/// Computes in **O(1)** time; iterating computes in **O(n)** lookups per member, for the
+/// smallest required member's n elements.
+///
+/// ```
+/// use sparse_set_core::{query, SparseMap};
+///
+/// let mut health: SparseMap<u32, i32> = [(1, 10), (2, 20), (3, 30)].into_iter().collect();
+/// let mut armour: SparseMap<u32, i32> = [(2, 5), (3, 1)].into_iter().collect();
+/// let damage: SparseMap<u32, i32> = [(1, 4), (2, 8)].into_iter().collect();
+///
+/// // Two mutable storages and a shared one.
+/// query((&mut health, &mut armour, &damage)).for_each(|_, (health, armour, damage)| {
+///     let absorbed = (*armour).min(*damage);
+///     *armour -= absorbed;
+///     *health -= damage - absorbed;
+/// });
+/// assert_eq!(health.values(), &[10, 17, 30]);
+/// assert_eq!(armour.values(), &[0, 1]);
+/// ```
+///
+/// A query whose members are all [`optional`] has nothing to drive it: it fails to build, with
+/// "a query needs at least one member that is not optional to drive it" (an error raised when
+/// the query's code is generated, so `cargo build` reports it and `cargo check` does not).
+#[must_use = "a query does nothing until it is iterated"]
+pub fn query<M: Members>(members: M) -> Query<M, ()> {
+    Query { members, without: () }
+}
+
+/// Marks a query member as optional: keys it does not hold are still visited, and its view is an
+/// `Option` (`None` for those keys), as bevy's `Option<&T>`.
+///
+/// Computes in **O(1)** time.
+///
+/// ```
+/// use sparse_set_core::{query, query::optional, SparseMap};
+///
+/// let names: SparseMap<u32, &str> = [(1, "ann"), (2, "bo")].into_iter().collect();
+/// let titles: SparseMap<u32, &str> = [(2, "dr")].into_iter().collect();
+///
+/// let mut shown = Vec::new();
+/// query((&names, optional(&titles))).for_each(|_, (name, title)| {
+///     shown.push(match title {
+///         Some(title) => format!("{title} {name}"),
+///         None => name.to_string(),
+///     });
+/// });
+/// assert_eq!(shown, ["ann", "dr bo"]);
+/// ```
+pub fn optional<M: Member>(member: M) -> Optional<M> {
+    Optional(member)
+}
+
+/// A query: its members, and the storages whose keys it skips. Made by [`query`].
+#[derive(Debug)]
+pub struct Query<M, W> {
+    members: M,
+    without: W,
+}
+
+impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
+    /// Skips every key stored in `excluded`: a storage borrowed shared (`&S`), or a tuple of 1
+    /// to 8 of them. Called again, it replaces the earlier exclusion.
+    ///
+    /// Computes in **O(1)** time; iterating then costs one more lookup per excluded storage and
+    /// element.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap, SparseSet};
+    ///
+    /// let alive: SparseSet<u32> = (0..5).collect();
+    /// let frozen: SparseSet<u32> = [1].into_iter().collect();
+    /// let dead: SparseSet<u32> = [3].into_iter().collect();
+    ///
+    /// let keys: Vec<u32> = query((&alive,)).without((&frozen, &dead)).into_iter().map(|(key, _)| key).collect();
+    /// assert_eq!(keys, [0, 2, 4]);
+    /// ```
+    pub fn without<X: Exclude<M::Key>>(self, excluded: X) -> Query<M, X> {
+        Query { members: self.members, without: excluded }
+    }
+
+    /// Calls `f` with every key held by all required members and by none of the excluded
+    /// storages, and each member's view. Keys come in the driver's dense order.
+    ///
+    /// Computes in **O(n)** lookups per member and excluded storage, where n is the size of the
+    /// smallest required member.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut positions: SparseMap<u32, f32> = [(1, 0.0), (2, 0.0)].into_iter().collect();
+    /// let velocities: SparseMap<u32, f32> = [(2, 3.0)].into_iter().collect();
+    /// query((&mut positions, &velocities)).for_each(|key, (position, velocity)| {
+    ///     assert_eq!(key, 2);
+    ///     *position += velocity;
+    /// });
+    /// assert_eq!(positions[2], 3.0);
+    /// ```
+    #[inline]
+    pub fn for_each<F>(self, f: F)
+    where
+        M::Fetches: ForEach,
+        F: for<'v> FnMut(M::Key, <M::Fetches as FetchesView<'v>>::Views),
+    {
+        let Some(driver) = self.members.driver() else { return };
+        let fetches = self.members.into_fetches();
+        fetches.for_each_key(driver, self.without.into_fetch(), f);
+    }
+
+    /// An iterator over every key held by all required members and by none of the excluded
+    /// storages, with each member's view; call [`next`](QueryIter::next) in a `while let` loop.
+    ///
+    /// Computes in **O(1)** time; the whole walk as [`for_each`](Self::for_each).
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut health: SparseMap<u32, i32> = [(1, 5), (2, 0)].into_iter().collect();
+    /// let mut score: SparseMap<u32, i32> = [(1, 0), (2, 0)].into_iter().collect();
+    /// let mut query = query((&mut health, &mut score));
+    /// let mut iter = query.iter();
+    /// while let Some((_, (health, score))) = iter.next() {
+    ///     if *health > 0 {
+    ///         *score += 1;
+    ///     }
+    /// }
+    /// assert_eq!(score.values(), &[1, 0]);
+    /// ```
+    #[allow(
+        clippy::iter_not_returning_iterator,
+        reason = "a lending iterator: its items borrow it, which `Iterator` cannot express"
+    )]
+    pub fn iter(&mut self) -> QueryIter<'_, M, W> {
+        let members = self.members.reborrow();
+        let driver = members.driver();
+        QueryIter {
+            fetches: members.into_fetches(),
+            without: self.without.into_fetch(),
+            driver,
+            next: 0,
+        }
+    }
+
+    /// The members, given back.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut a: SparseMap<u32, i32> = [(1, 5)].into_iter().collect();
+    /// let (a,) = query((&mut a,)).into_members();
+    /// a.insert(2, 6);
+    /// ```
+    pub fn into_members(self) -> M {
+        self.members
+    }
+}
+
+impl<M, W> Query<M, W> {
+    /// The members and the excluded storages, for the parallel forms.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn into_parts(self) -> (M, W) {
+        (self.members, self.without)
+    }
+}
+
+/// The fetches a lending iterator over a query holds: the members borrowed for `'q`, taken
+/// apart.
+type FetchesOf<'q, M> = <<M as Members>::Reborrow<'q> as Members>::Fetches;
+
+/// The iterator of [`Query::iter`]: each item borrows it, so call [`next`](Self::next) in a
+/// `while let` loop. The driver is chosen once, when the iterator is made.
+pub struct QueryIter<'q, M: Members + 'q, W: Exclude<M::Key>> {
+    fetches: FetchesOf<'q, M>,
+    without: W::Fetch,
+    driver: Option<usize>,
+    next: usize,
+}
+
+impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
+    /// The next key held by all required members and none of the excluded storages, with each
+    /// member's view; `None` once the driver's keys are exhausted.
+    ///
+    /// Computes in **O(1)** amortised lookups per member (skipped keys included).
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut a: SparseMap<u32, i32> = [(1, 5), (2, 6)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(2, 1)].into_iter().collect();
+    /// let mut query = query((&mut a, &b));
+    /// let mut iter = query.iter();
+    /// let (key, (a, b)) = iter.next().unwrap();
+    /// *a += *b;
+    /// assert_eq!(key, 2);
+    /// assert!(iter.next().is_none());
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
+    #[allow(clippy::should_implement_trait, reason = "a lending iterator: items borrow it")]
+    pub fn next<'v>(&'v mut self) -> Option<(M::Key, <FetchesOf<'q, M> as FetchesView<'v>>::Views)>
+    where
+        FetchesOf<'q, M>: FetchesView<'v>,
+    {
+        // Locate first, then view: the views borrow the fetches until the next call.
+        let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
+        Some((key, self.fetches.views(slots)))
+    }
+
+    /// Bounds on the number of elements left: at most the driver's keys not yet visited.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut a: SparseMap<u32, i32> = [(1, 5), (2, 6)].into_iter().collect();
+    /// let mut query = query((&mut a,));
+    /// assert_eq!(query.iter().size_hint(), (0, Some(2)));
+    /// ```
+    #[must_use]
+    pub fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.driver.map_or(0, |driver| self.fetches.driver_len(driver) - self.next);
+        (0, Some(left))
+    }
+}
+
+impl<'q, M: Members + 'q, W: Exclude<M::Key>> fmt::Debug for QueryIter<'q, M, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryIter")
+            .field("driver", &self.driver)
+            .field("next", &self.next)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The std iterator of a query whose members are all shared: `for (key, views) in query(..)`.
+/// The driver is chosen once, when the iterator is made.
+pub struct SharedIter<M: Members, W: Exclude<M::Key>> {
+    fetches: M::Fetches,
+    without: W::Fetch,
+    driver: Option<usize>,
+    next: usize,
+}
+
+impl<M: Members, W: Exclude<M::Key>> IntoIterator for Query<M, W>
+where
+    M::Fetches: FetchesItem,
+{
+    type Item = (M::Key, <M::Fetches as FetchesItem>::Items);
+    type IntoIter = SharedIter<M, W>;
+
+    /// Iterates over a query whose members are all shared borrows (`&S` or
+    /// `optional(&S)`), with views that live as long as those borrows.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 5), (2, 6)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(2, 1), (3, 0)].into_iter().collect();
+    /// let sums: Vec<i32> = query((&a, &b)).into_iter().map(|(_, (a, b))| a + b).collect();
+    /// assert_eq!(sums, [7]);
+    /// ```
+    fn into_iter(self) -> Self::IntoIter {
+        let driver = self.members.driver();
+        SharedIter {
+            fetches: self.members.into_fetches(),
+            without: self.without.into_fetch(),
+            driver,
+            next: 0,
+        }
+    }
+}
+
+impl<M: Members, W: Exclude<M::Key>> Iterator for SharedIter<M, W>
+where
+    M::Fetches: FetchesItem,
+{
+    type Item = (M::Key, <M::Fetches as FetchesItem>::Items);
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
+        Some((key, self.fetches.items(slots)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.driver.map_or(0, |driver| self.fetches.driver_len(driver) - self.next);
+        (0, Some(left))
+    }
+
+    /// The rest of the walk in the loop specialised for the driver, which makes no call for
+    /// keys in the sparse prefixes: what `for_each`, `sum`, `collect` and the other consuming
+    /// adapters run.
+    #[inline]
+    fn fold<B, G>(self, init: B, g: G) -> B
+    where
+        G: FnMut(B, Self::Item) -> B,
+    {
+        let Some(driver) = self.driver else { return init };
+        self.fetches.fold_items(driver, self.next, self.without, init, g)
+    }
+}
+
+impl<M: Members, W: Exclude<M::Key>> fmt::Debug for SharedIter<M, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedIter")
+            .field("driver", &self.driver)
+            .field("next", &self.next)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,542 @@
+//! Tuples of query members, and the loops that walk them.
+//!
+//! [`Members`] is what [`query`](crate::query::query) takes: a tuple of 1 to 8 [`Member`]s
+//! sharing one key type. Before a walk they become [`Fetches`], every member's
+//! [`Fetch`] side by side, and the walk is specialised for its driver: the driver is a const
+//! generic of [`Fetches::locate_driven`], so every test of it folds away and each probed member
+//! costs one lookup through its probe.
+
+use crate::key::Key;
+use crate::query::exclude::ExcludeFetch;
+use crate::query::member::{Fetch, FetchItem, FetchView, Member, SameKey};
+use crate::set::Quick;
+
+/// A tuple of query members with one key type: what [`query`](crate::query::query) takes.
+/// Implemented for tuples of 1 to 8 [`Member`]s; the methods are the query's plumbing.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tuple of query members: a query takes a tuple of 1 to 8 storages",
+    label = "not 1 to 8 query members",
+    note = "write the members as a tuple of 1 to 8 borrowed storages, all with one key type: `query((&mut positions, &velocities))`, or `query((&positions,))` for one",
+    note = "more than 8? query 8 of them, or group storages that are always used together (`Group`) and pass the group as one member"
+)]
+pub trait Members: Sized {
+    /// The key type every member shares.
+    type Key: Key;
+    /// Every member's [`Fetch`], as a tuple.
+    type Fetches: Fetches<Key = Self::Key>;
+    /// Every member borrowed again, for a shorter walk.
+    type Reborrow<'q>: Members<Key = Self::Key>
+    where
+        Self: 'q;
+
+    /// The index of the member that drives: the smallest required one.
+    fn driver(&self) -> Option<usize>;
+
+    /// Every member taken apart for a walk.
+    fn into_fetches(self) -> Self::Fetches;
+
+    /// Every member borrowed again.
+    fn reborrow(&mut self) -> Self::Reborrow<'_>;
+}
+
+/// Every member's [`Fetch`] of one walk, side by side: the walk's lookups.
+pub trait Fetches {
+    /// The key type.
+    type Key: Key;
+    /// Every member's slot for one key.
+    type Slots: Copy;
+
+    /// Every member's [`Fetch::Locator`], as a tuple.
+    type Locators: Copy;
+
+    /// Every member's locator.
+    fn locators(&self) -> Self::Locators;
+
+    /// The key of driver `D`'s element at `index`.
+    fn driver_key<const D: usize>(&self, index: usize) -> Option<Self::Key>;
+
+    /// Every member's slot for `key`, the key of driver `D`'s element at `index`, by the full
+    /// lookups (every lane of the sparse index), if every required member holds it and no
+    /// excluded storage does. Out of line: the step of a loop for a key past a prefix, which
+    /// takes what it needs by value, so that the loop's state stays in registers.
+    fn locate_slow<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
+        locators: Self::Locators,
+        without: W,
+        key: Self::Key,
+        index: usize,
+    ) -> Option<Self::Slots>;
+
+    /// The number of keys member `driver` walks when it drives.
+    fn driver_len(&self, driver: usize) -> usize;
+
+    /// The key of driver `D`'s element at `index` and every member's slot for it, if every
+    /// required member holds the key and no excluded storage does.
+    fn locate_driven<const D: usize, W: ExcludeFetch<Self::Key>>(
+        &self,
+        index: usize,
+        without: &W,
+    ) -> Option<(Self::Key, Self::Slots)>;
+
+    /// [`locate_driven`](Self::locate_driven) answered without a call where every lookup can
+    /// be (each key in its storages' sparse prefixes), else [`Quick::Ask`].
+    fn locate_quick<const D: usize, W: ExcludeFetch<Self::Key>>(
+        &self,
+        index: usize,
+        without: &W,
+    ) -> Quick<(Self::Key, Self::Slots)>;
+
+    /// The first match at or past driver position `*next`, with member `driver` driving;
+    /// `*next` moves past it. The driver is picked once per call, and the loop is the one
+    /// specialised for it.
+    fn advance<W: ExcludeFetch<Self::Key> + Copy>(
+        &self,
+        driver: usize,
+        next: &mut usize,
+        without: &W,
+    ) -> Option<(Self::Key, Self::Slots)>;
+}
+
+/// The views of [`Fetches`] lent for `'v`. (`Bound` is never named: its default, `&'v Self`,
+/// states that the fetches outlive `'v` wherever the trait is used for every `'v`.)
+pub trait FetchesView<'v, Bound = &'v Self>: Fetches {
+    /// Every member's view for one key, as a tuple.
+    type Views;
+
+    /// Every member's view at `slots`.
+    ///
+    /// # Panics
+    ///
+    /// As [`FetchView::view`].
+    fn views(&'v mut self, slots: Self::Slots) -> Self::Views;
+}
+
+/// The views of [`Fetches`] of shared members, which last as long as the borrows: a query of
+/// those is a std [`Iterator`].
+pub trait FetchesItem: Fetches + Sized {
+    /// Every member's view for one key, for the whole borrow.
+    type Items;
+
+    /// Every member's view at `slots`, for the whole borrow.
+    ///
+    /// # Panics
+    ///
+    /// As [`FetchView::view`].
+    fn items(&self, slots: Self::Slots) -> Self::Items;
+
+    /// Folds every match from driver position `next` on into `init` with `g`, with member
+    /// `driver` driving: what a std iterator's `fold` (and so `for_each`, `sum`, `collect`)
+    /// runs, a loop specialised for the driver whose common case makes no call.
+    fn fold_items<W, B, G>(self, driver: usize, next: usize, without: W, init: B, g: G) -> B
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        G: FnMut(B, (Self::Key, Self::Items)) -> B;
+
+    /// The inner loop of [`fold_items`](Self::fold_items) with member `D` driving, from driver
+    /// position `index` until the end or a key past a prefix; out of line, as
+    /// [`ForEach::drive_quick`].
+    #[doc(hidden)]
+    fn fold_quick<const D: usize, W, B, G>(
+        self,
+        index: usize,
+        without: W,
+        acc: B,
+        g: &mut G,
+    ) -> (Self, usize, B)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        G: FnMut(B, (Self::Key, Self::Items)) -> B;
+}
+
+/// The loops of [`Query::for_each`](crate::query::Query::for_each), one per driver.
+pub trait ForEach: Fetches + for<'v> FetchesView<'v> + Sized {
+    /// Calls `f` for every matching key, with member `driver` driving.
+    fn for_each_key<W, F>(self, driver: usize, without: W, f: F)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
+
+    /// The loop of [`for_each_key`](Self::for_each_key) with member `D` driving: `D` is a
+    /// constant, so every test of it folds away.
+    #[doc(hidden)]
+    fn drive<const D: usize, W, F>(self, without: W, f: &mut F)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
+
+    /// The inner loop of [`drive`](Self::drive), from driver position `index` until the end
+    /// or the first key past a prefix (a lookup that would make a call): it makes no call, so
+    /// it keeps the fetches in registers. Out of line, taking the fetches by value and giving
+    /// them back with the position it stopped at, so that the rare calls of the outer loop do
+    /// not cost this one its registers.
+    #[doc(hidden)]
+    fn drive_quick<const D: usize, W, F>(
+        self,
+        index: usize,
+        without: W,
+        f: &mut F,
+    ) -> (Self, usize)
+    where
+        W: ExcludeFetch<Self::Key> + Copy,
+        F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
+}
+
+macro_rules! members_tuple {
+    ($($member:ident $i:tt),+) => {
+        // `A`, the first member, names the key type; the others are checked against it through
+        // `SameKey`, whose message says what to do when they disagree.
+        impl<K: Key, $($member: Member),+> Members for ($($member,)+)
+        where
+            A: Member<Key = K>,
+            $($member::Key: SameKey<K>,)+
+        {
+            type Key = K;
+            type Fetches = ($($member::Fetch,)+);
+            type Reborrow<'q> = ($($member::Reborrow<'q>,)+) where Self: 'q;
+
+            #[inline]
+            fn driver(&self) -> Option<usize> {
+                const {
+                    assert!(
+                        $($member::REQUIRED)||+,
+                        "a query needs at least one member that is not optional to drive it"
+                    );
+                }
+                let mut best: Option<(usize, usize)> = None;
+                $(
+                    if $member::REQUIRED {
+                        let len = self.$i.len();
+                        if best.is_none_or(|(_, smallest)| len < smallest) {
+                            best = Some(($i, len));
+                        }
+                    }
+                )+
+                best.map(|(driver, _)| driver)
+            }
+
+            #[inline]
+            fn into_fetches(self) -> Self::Fetches {
+                ($(self.$i.into_fetch(),)+)
+            }
+
+            #[inline]
+            fn reborrow(&mut self) -> Self::Reborrow<'_> {
+                ($(self.$i.reborrow(),)+)
+            }
+        }
+
+        impl<K: Key, $($member: Fetch),+> Fetches for ($($member,)+)
+        where
+            A: Fetch<Key = K>,
+            $($member::Key: SameKey<K>,)+
+        {
+            type Key = K;
+            type Slots = ($($member::Slot,)+);
+            type Locators = ($($member::Locator,)+);
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "before the loop")]
+            fn locators(&self) -> Self::Locators {
+                ($(self.$i.locator(),)+)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "in the loop")]
+            fn driver_key<const D: usize>(&self, index: usize) -> Option<K> {
+                match D {
+                    $($i => self.$i.keys().get(index).map(|&key| SameKey::into_key(key)),)+
+                    _ => None,
+                }
+            }
+
+            #[inline(never)]
+            fn locate_slow<const D: usize, W: ExcludeFetch<K> + Copy>(
+                locators: Self::Locators,
+                without: W,
+                key: K,
+                index: usize,
+            ) -> Option<Self::Slots> {
+                let slots = ($(
+                    if $i == D {
+                        $member::driven_slot(index)
+                    } else {
+                        $member::locate_slow(locators.$i, SameKey::from_key(key))?
+                    },
+                )+);
+                if without.holds(key) {
+                    return None;
+                }
+                Some(slots)
+            }
+
+            #[inline]
+            fn driver_len(&self, driver: usize) -> usize {
+                match driver {
+                    $($i => self.$i.keys().len(),)+
+                    _ => 0,
+                }
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one step of the loop")]
+            fn locate_driven<const D: usize, W: ExcludeFetch<K>>(
+                &self,
+                index: usize,
+                without: &W,
+            ) -> Option<(K, Self::Slots)> {
+                let key: K = match D {
+                    $($i => SameKey::into_key(*self.$i.keys().get(index)?),)+
+                    _ => return None,
+                };
+                let slots = ($(
+                    if $i == D {
+                        $member::driven_slot(index)
+                    } else {
+                        self.$i.locate(SameKey::from_key(key))?
+                    },
+                )+);
+                if without.holds(key) {
+                    return None;
+                }
+                Some((key, slots))
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one step of the loop")]
+            fn locate_quick<const D: usize, W: ExcludeFetch<K>>(
+                &self,
+                index: usize,
+                without: &W,
+            ) -> Quick<(K, Self::Slots)> {
+                let key: K = match D {
+                    $($i => match self.$i.keys().get(index) {
+                        Some(&key) => SameKey::into_key(key),
+                        None => return Quick::Missing,
+                    },)+
+                    _ => return Quick::Missing,
+                };
+                let slots = ($(
+                    if $i == D {
+                        $member::driven_slot(index)
+                    } else {
+                        match self.$i.locate_quick(SameKey::from_key(key)) {
+                            Quick::Found(slot) => slot,
+                            Quick::Missing => return Quick::Missing,
+                            Quick::Ask => return Quick::Ask,
+                        }
+                    },
+                )+);
+                match without.holds_quick(key) {
+                    Some(false) => Quick::Found((key, slots)),
+                    Some(true) => Quick::Missing,
+                    None => Quick::Ask,
+                }
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
+            fn advance<W: ExcludeFetch<K> + Copy>(
+                &self,
+                driver: usize,
+                next: &mut usize,
+                without: &W,
+            ) -> Option<(K, Self::Slots)> {
+                match driver {
+                    $($i => {
+                        let len = self.$i.keys().len();
+                        while *next < len {
+                            let index = *next;
+                            *next += 1;
+                            match self.locate_quick::<$i, W>(index, without) {
+                                Quick::Found(found) => return Some(found),
+                                Quick::Missing => {}
+                                Quick::Ask => {
+                                    let Some(key) = self.driver_key::<$i>(index) else { continue };
+                                    let slots = Self::locate_slow::<$i, W>(
+                                        self.locators(),
+                                        *without,
+                                        key,
+                                        index,
+                                    );
+                                    if let Some(slots) = slots {
+                                        return Some((key, slots));
+                                    }
+                                }
+                            }
+                        }
+                        None
+                    })+
+                    _ => None,
+                }
+            }
+        }
+
+        impl<'v, K: Key, $($member: FetchView<'v>),+> FetchesView<'v> for ($($member,)+)
+        where
+            A: Fetch<Key = K>,
+            $($member::Key: SameKey<K>,)+
+        {
+            type Views = ($($member::View,)+);
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the views of one step, in the loop")]
+            fn views(&'v mut self, slots: Self::Slots) -> Self::Views {
+                ($(self.$i.view(slots.$i),)+)
+            }
+        }
+
+        impl<K: Key, $($member: FetchItem),+> FetchesItem for ($($member,)+)
+        where
+            A: Fetch<Key = K>,
+            $($member::Key: SameKey<K>,)+
+        {
+            type Items = ($($member::Item,)+);
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the views of one step, in the loop")]
+            fn items(&self, slots: Self::Slots) -> Self::Items {
+                ($(self.$i.item(slots.$i),)+)
+            }
+
+            #[inline]
+            fn fold_items<W, Acc, Fold>(
+                self,
+                driver: usize,
+                next: usize,
+                without: W,
+                init: Acc,
+                mut g: Fold,
+            ) -> Acc
+            where
+                W: ExcludeFetch<K> + Copy,
+                Fold: FnMut(Acc, (K, Self::Items)) -> Acc,
+            {
+                match driver {
+                    $($i => {
+                        let len = self.driver_len($i);
+                        let locators = self.locators();
+                        let (mut fetches, mut index, mut acc) = (self, next, init);
+                        loop {
+                            let (back, stopped, folded) =
+                                fetches.fold_quick::<$i, W, Acc, Fold>(index, without, acc, &mut g);
+                            (fetches, acc) = (back, folded);
+                            if stopped >= len {
+                                return acc;
+                            }
+                            // A key past a prefix: the full lookups, out of line.
+                            if let Some(key) = fetches.driver_key::<$i>(stopped) {
+                                if let Some(slots) =
+                                    Self::locate_slow::<$i, W>(locators, without, key, stopped)
+                                {
+                                    acc = g(acc, (key, fetches.items(slots)));
+                                }
+                            }
+                            index = stopped + 1;
+                        }
+                    })+
+                    _ => init,
+                }
+            }
+
+            #[inline(never)]
+            fn fold_quick<const D: usize, W, Acc, Fold>(
+                self,
+                mut index: usize,
+                without: W,
+                mut acc: Acc,
+                g: &mut Fold,
+            ) -> (Self, usize, Acc)
+            where
+                W: ExcludeFetch<K> + Copy,
+                Fold: FnMut(Acc, (K, Self::Items)) -> Acc,
+            {
+                let len = self.driver_len(D);
+                while index < len {
+                    match self.locate_quick::<D, W>(index, &without) {
+                        Quick::Found((key, slots)) => acc = g(acc, (key, self.items(slots))),
+                        Quick::Missing => {}
+                        Quick::Ask => return (self, index, acc),
+                    }
+                    index += 1;
+                }
+                (self, len, acc)
+            }
+        }
+
+        impl<K: Key, $($member),+> ForEach for ($($member,)+)
+        where
+            A: Fetch<Key = K>,
+            $($member: Fetch + for<'v> FetchView<'v>, $member::Key: SameKey<K>,)+
+        {
+            #[inline]
+            fn for_each_key<W, F>(self, driver: usize, without: W, mut f: F)
+            where
+                W: ExcludeFetch<K> + Copy,
+                F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
+            {
+                match driver {
+                    $($i => self.drive::<$i, W, F>(without, &mut f),)+
+                    _ => {}
+                }
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one copy of the loop per driver")]
+            fn drive<const D: usize, W, F>(self, without: W, f: &mut F)
+            where
+                W: ExcludeFetch<K> + Copy,
+                F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
+            {
+                let len = self.driver_len(D);
+                let locators = self.locators();
+                let mut fetches = self;
+                let mut index = 0;
+                loop {
+                    let (back, stopped) = fetches.drive_quick::<D, W, F>(index, without, f);
+                    fetches = back;
+                    if stopped >= len {
+                        return;
+                    }
+                    // A key past a prefix: the full lookups, out of line.
+                    if let Some(key) = fetches.driver_key::<D>(stopped) {
+                        if let Some(slots) = Self::locate_slow::<D, W>(locators, without, key, stopped) {
+                            f(key, ($(fetches.$i.view(slots.$i),)+));
+                        }
+                    }
+                    index = stopped + 1;
+                }
+            }
+
+            #[inline(never)]
+            fn drive_quick<const D: usize, W, F>(
+                mut self,
+                mut index: usize,
+                without: W,
+                f: &mut F,
+            ) -> (Self, usize)
+            where
+                W: ExcludeFetch<K> + Copy,
+                F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
+            {
+                let len = self.driver_len(D);
+                while index < len {
+                    match self.locate_quick::<D, W>(index, &without) {
+                        Quick::Found((key, slots)) => f(key, ($(self.$i.view(slots.$i),)+)),
+                        Quick::Missing => {}
+                        Quick::Ask => return (self, index),
+                    }
+                    index += 1;
+                }
+                (self, len)
+            }
+        }
+    };
+}
+
+members_tuple!(A 0);
+members_tuple!(A 0, B 1);
+members_tuple!(A 0, B 1, C 2);
+members_tuple!(A 0, B 1, C 2, E 3);
+members_tuple!(A 0, B 1, C 2, E 3, G 4);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5, I 6);
+members_tuple!(A 0, B 1, C 2, E 3, G 4, H 5, I 6, J 7);

@@ -1,0 +1,143 @@
+//! A set's memory: reserving and releasing it, what it holds, and copying it fallibly.
+
+use alloc::vec::Vec;
+
+use crate::dense::DenseIndex;
+use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
+use crate::key::Key;
+use crate::set::SparseSet;
+
+impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+    /// Reserves room for `additional` more keys on the dense side (capped to what the dense
+    /// width still addresses). Does nothing for a bounded set.
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Panics
+    ///
+    /// If the new capacity needs more than `isize::MAX` bytes or the allocation fails, with the
+    /// message of the [`Error`] that [`try_reserve`](Self::try_reserve) would return; the set
+    /// is then unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// set.reserve(10);
+    /// assert!(set.capacity() >= 10);
+    /// ```
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(error) = self.try_reserve(additional) {
+            fail(error);
+        }
+    }
+
+    /// The fallible twin of [`reserve`](Self::reserve).
+    ///
+    /// Computes in **O(len)** time when it reallocates.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] if the new capacity needs more than `isize::MAX` bytes
+    /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The set is
+    /// unchanged either way.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set = SparseSet::<u32>::new();
+    /// assert!(set.try_reserve(10).is_ok());
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        if self.bounds.is_none() {
+            let additional = self.cap_additional(additional);
+            try_reserve(&mut self.dense, additional)?;
+        }
+        Ok(())
+    }
+
+    /// `additional`, capped to the keys the dense width still has room for: a narrow width
+    /// never reserves room it cannot use.
+    pub(crate) fn cap_additional(&self, additional: usize) -> usize {
+        additional.min(D::MAX_LEN - self.dense.len())
+    }
+
+    /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
+    /// a bounded set, which keeps its memory so it never allocates again.
+    ///
+    /// Shrinking moves memory into smaller allocations; where the allocator refuses one, that
+    /// part keeps its memory (this never fails, and never aborts).
+    ///
+    /// Computes in **O(allocated sparse slots)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = (0..100_000).step_by(1000).collect();
+    /// set.retain(|&key| key < 1000);
+    /// set.shrink_to_fit();
+    /// assert_eq!(set.sparse_pages(), 1);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        if self.bounds.is_some() {
+            return;
+        }
+        shrink(&mut self.dense);
+        self.sparse.release_empty_pages();
+        // Pages that joined the prefix in the rebuild bring no versions: give them their keys'.
+        self.fill_versions(0);
+    }
+
+    /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to
+    /// 8 keys is compact (48 bytes with `u32`), a fuller one is a plain array (2 KiB with `u32`).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [0, 1, 4096].into_iter().collect();
+    /// assert_eq!(set.sparse_pages(), 2);
+    /// ```
+    #[must_use]
+    pub fn sparse_pages(&self) -> usize {
+        self.sparse.page_count()
+    }
+
+    /// Bytes of heap memory the set holds: its dense capacity plus every sparse page and page
+    /// directory.
+    ///
+    /// Computes in **O(directory size)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let few: SparseSet<u32> = (0..5).collect();
+    /// let many: SparseSet<u32> = (0..10_000).collect();
+    /// assert!(few.allocated_bytes() < 512); // one compact page
+    /// assert!(many.allocated_bytes() >= 10_000 * 2 * size_of::<u32>()); // full pages + keys
+    /// ```
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        self.dense.capacity() * size_of::<K>() + self.sparse.allocated_bytes()
+    }
+
+    /// The fallible twin of `clone`: a copy of the set, bounded alike (with its full capacity)
+    /// if the set is bounded.
+    ///
+    /// Computes in **O(len + allocated sparse slots)** time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AllocFailed`] if the memory cannot be had; nothing is allocated then.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let set: SparseSet<u32> = [4, 2].into_iter().collect();
+    /// let copy = set.try_clone().unwrap();
+    /// assert_eq!(copy.as_slice(), &[4, 2]);
+    /// ```
+    pub fn try_clone(&self) -> Result<Self, Error> {
+        let capacity = self.bounds.map_or(self.dense.len(), |bounds| bounds.capacity);
+        let mut dense = Vec::new();
+        try_reserve_exact(&mut dense, capacity)?;
+        dense.extend_from_slice(&self.dense);
+        Ok(Self { sparse: self.sparse.try_clone()?, dense, bounds: self.bounds })
+    }
+}

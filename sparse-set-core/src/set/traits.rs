@@ -1,0 +1,93 @@
+//! The standard traits of [`SparseSet`]: `Default`, `Clone`, `Debug`, `PartialEq`, `Extend`,
+//! `FromIterator`, `IntoIterator`.
+
+use core::fmt;
+
+use crate::dense::DenseIndex;
+#[cfg(doc)]
+use crate::error::Error;
+use crate::error::fail;
+use crate::key::Key;
+use crate::set::{IntoIter, Iter, SparseSet};
+
+impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
+    /// A copy of the set; a bounded set's copy is bounded alike and has its full capacity, so it
+    /// never allocates either.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, with the message of the [`Error`] that
+    /// [`try_clone`](SparseSet::try_clone) would return.
+    #[track_caller]
+    fn clone(&self) -> Self {
+        self.try_clone().unwrap_or_else(|error| fail(error))
+    }
+}
+
+impl<K: Key, D: DenseIndex> fmt::Debug for SparseSet<K, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(&self.dense).finish()
+    }
+}
+
+/// Two sets are equal when they hold the same keys, in any order.
+impl<K: Key, D: DenseIndex> PartialEq for SparseSet<K, D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|key| other.contains(key))
+    }
+}
+
+impl<K: Key, D: DenseIndex> Eq for SparseSet<K, D> {}
+
+impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
+    /// Inserts every key.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseSet::insert`].
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        let keys = keys.into_iter();
+        self.reserve(keys.size_hint().0);
+        for key in keys {
+            self.insert(key);
+        }
+    }
+}
+
+impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
+    /// Collects keys into a new set; a key met again is kept once, where it was first met.
+    ///
+    /// # Panics
+    ///
+    /// As [`SparseSet::insert`].
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let mut set = Self::new();
+        set.extend(keys);
+        set
+    }
+}
+
+impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
+    type Item = K;
+    type IntoIter = Iter<'a, K>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
+    type Item = K;
+    type IntoIter = IntoIter<K>;
+
+    /// Yields the keys in dense order.
+    fn into_iter(self) -> Self::IntoIter {
+        IntoIter::new(self.dense)
+    }
+}

@@ -1,0 +1,63 @@
+//! The pieces the storage's methods are written with: the runtime path, the key and dense
+//! types, the names of the generated views, and per field its column, member and binding.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Ident, Member};
+
+use crate::ast::Input;
+
+/// The pieces the storage's methods are written with, under the names the methods use.
+pub(super) struct Parts<'i> {
+    /// The path of the runtime's `__private` module.
+    pub(super) p: &'i TokenStream,
+    /// The key type.
+    pub(super) k: &'i TokenStream,
+    /// The dense index type.
+    pub(super) d: &'i TokenStream,
+    /// The struct's name, to build and destructure values with.
+    pub(super) ident: &'i Ident,
+    /// The storage's field holding the key index.
+    pub(super) keys: &'i Ident,
+    /// `{Name}Ref` and `{Name}Mut`, to build views with.
+    pub(super) refs: &'i Ident,
+    pub(super) muts: &'i Ident,
+    /// The struct as a type: `Name<args...>`.
+    pub(super) value: TokenStream,
+    /// The views as types: `{Name}Ref<'_, args...>` and `{Name}Mut<'_, args...>`.
+    pub(super) ref_ty: TokenStream,
+    pub(super) mut_ty: TokenStream,
+    /// Per field, in order: its column, its member in the struct, its local while it moves.
+    pub(super) columns: Vec<&'i Ident>,
+    pub(super) members: Vec<&'i Member>,
+    pub(super) bindings: Vec<&'i Ident>,
+    pub(super) option: TokenStream,
+    pub(super) result: TokenStream,
+    pub(super) usize: TokenStream,
+    pub(super) bool: TokenStream,
+}
+
+impl<'i> Parts<'i> {
+    pub(super) fn new(input: &'i Input<'_>) -> Self {
+        let names = &input.names;
+        Parts {
+            p: &input.private,
+            k: &input.key,
+            d: &input.dense,
+            ident: input.ident,
+            keys: &names.keys_field,
+            refs: &names.refs,
+            muts: &names.muts,
+            value: input.owning(input.ident),
+            ref_ty: input.borrowing(&names.refs, &quote!('_)),
+            mut_ty: input.borrowing(&names.muts, &quote!('_)),
+            columns: input.fields.iter().map(|field| &field.column).collect(),
+            members: input.fields.iter().map(|field| &field.member).collect(),
+            bindings: input.fields.iter().map(|field| &field.binding).collect(),
+            option: quote!(::core::option::Option),
+            result: quote!(::core::result::Result),
+            usize: quote!(::core::primitive::usize),
+            bool: quote!(::core::primitive::bool),
+        }
+    }
+}
