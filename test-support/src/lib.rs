@@ -25,12 +25,16 @@
 //! call which panics because an allocation was refused unwinds instead of aborting (the panic
 //! itself allocates its message).
 //!
-//! [`sweep_try`] and [`sweep_plain`] run an operation once per allocation it makes, with that
-//! allocation (and every later one) refused; the [`panics`] module does the same with injected
-//! panics. The [`keys`] module has the tests' deliberately wrong `Key` implementations, a key
-//! whose ordering is a counted call, and the workloads' random [`Stream`](keys::Stream).
+//! [`sweep_try`], [`sweep_plain`] and [`sweep_never_fails`] run an operation once per allocation
+//! it makes, with that allocation (and every later one) refused; the [`panics`] module does the
+//! same with injected panics. The [`keys`] module has the tests' deliberately wrong `Key`
+//! implementations, a key whose ordering is a counted call, and the workloads' random
+//! [`Stream`](keys::Stream). With the feature `proptest`, the `model` module has the model
+//! tests' proptest configuration.
 
 pub mod keys;
+#[cfg(feature = "proptest")]
+pub mod model;
 pub mod panics;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -264,7 +268,50 @@ pub fn sweep_plain<S, R>(
     panic!("the operation never completed")
 }
 
+/// Runs `op`, which keeps what it cannot change when memory cannot be had (neither fails nor
+/// panics: `shrink_to_fit`), on a value made by `make` once for every `n` from 0 to the number
+/// of allocations it makes unhindered, with every allocation after the first `n` refused
+/// ([`failing_after`]). After every run `check` inspects the value and `snapshot` (its
+/// contents: keys, values, order) must be what it was before. Returns the number of
+/// allocations.
+///
+/// # Panics
+///
+/// If `op` panics, `check` panics, or a run changes the value's contents.
+pub fn sweep_never_fails<S, T: PartialEq + Debug, R>(
+    mut make: impl FnMut() -> S,
+    mut op: impl FnMut(&mut S) -> R,
+    mut snapshot: impl FnMut(&S) -> T,
+    mut check: impl FnMut(&S),
+) -> usize {
+    let mut probe = make();
+    let ((), points) = allocations_during(|| drop(op(&mut probe)));
+    for n in 0..=points {
+        let mut value = make();
+        let before = snapshot(&value);
+        failing_after(n, || drop(op(&mut value)));
+        check(&value);
+        assert_eq!(snapshot(&value), before, "a run with {n} allocations changed it");
+    }
+    points
+}
+
+/// What a plain call's panic says when memory cannot be had: the message [`sweep_plain`] is
+/// given.
+pub const REFUSED: &str = "memory allocation failed";
+
+/// Prints how far the sweep `name` went (seen with `--nocapture`) and returns `points`, for an
+/// assertion on it.
+pub fn reached(name: &str, points: usize) -> usize {
+    println!("{name}: refused at each of {points} allocation points in turn");
+    points
+}
+
 /// Bytes currently allocated through [`CountingAlloc`] by the whole process.
+///
+/// Process-wide, so not for tests: a test binary runs its tests side by side, and every
+/// thread's allocations move it. Tests measure their own thread ([`measure`]); the benchmarks
+/// read this.
 #[must_use]
 pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)

@@ -167,6 +167,30 @@ impl PartialEq for Tracked {
 
 impl Eq for Tracked {}
 
+/// An iterator whose every step is a counted call ([`tick`]): for sweeping the calls that take
+/// an iterator (`extend`, `from_iter`, ...).
+pub struct Ticking<I>(pub I);
+
+impl<I: Iterator> Iterator for Ticking<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        tick("an iterator step");
+        self.0.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+/// Prints how far the sweep `name` went (seen with `--nocapture`) and returns `calls`, for an
+/// assertion on it.
+pub fn reached(name: &str, calls: usize) -> usize {
+    println!("{name}: every one of {calls} calls panicked in turn");
+    calls
+}
+
 /// Runs `op` on a value made by `make`: first once to count its calls ([`tick`]), then once per
 /// `n` from 1 to that count on a fresh value with the `n`-th call panicking. After every run
 /// `check(&value, panicked)` inspects the value (the invariant checker, the columns' lengths,

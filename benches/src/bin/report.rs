@@ -7,7 +7,9 @@
 //!
 //! Defaults: `target/criterion`, `BENCHMARKS.md`, `benches/results/chart.svg`. The memory report,
 //! compile-time report and run notes are read from `CRITERION_DIR/sparse-soa/` (`memory.tsv`,
-//! `compile.tsv`, `run.txt`), where `benches/run.sh` puts them.
+//! `compile.tsv`, `run.txt`), where `benches/run.sh` puts them. Two hand-written sections are
+//! included as they are: `benches/ANALYSIS.md` (the missed targets) and `benches/TEST_COMMAND.md`
+//! (the test command's build time, the last section).
 
 #![allow(
     clippy::cast_precision_loss,
@@ -824,6 +826,12 @@ fn main() {
     memory_table(&extra, &mut out);
     out.push_str("## Compile time\n\n");
     compile_table(&extra, &mut out);
+    // The hand-written measurements of the test command (`cargo test --workspace`), kept beside
+    // the benches: they come from timing the build, not from criterion.
+    let test_command = page.parent().unwrap_or(Path::new(".")).join("benches/TEST_COMMAND.md");
+    if let Ok(text) = fs::read_to_string(&test_command) {
+        let _ = writeln!(out, "{}", text.trim_end());
+    }
     fs::write(&page, out)
         .unwrap_or_else(|error| panic!("cannot write {}: {error}", page.display()));
     println!("wrote {} and {} ({met}/{total} targets met)", page.display(), chart_path.display());

@@ -1,0 +1,198 @@
+//! Stale `Entity` handles against a model of the rule the storages document: in the sparse
+//! prefix a slot keeps the newest version it has seen, held or not, and an older version is
+//! refused with `Error::StaleKey` naming that version; an equal or newer one is stored
+//! (replacing what the slot holds). A bounded storage's key range is one prefix from the start,
+//! so there the rule holds for every slot; a growable storage's slots outside the prefix are
+//! checked against the weaker rule its docs state (refused only while a newer version holds the
+//! slot).
+
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
+
+use proptest::prelude::*;
+use sparse_set_core::{Entity, Error, SparseMap, SparseSet, Storage};
+use sparse_soa_test_support::model;
+
+/// Slots 0..SLOTS, versions 1..=VERSIONS.
+const SLOTS: u32 = 24;
+const VERSIONS: u32 = 5;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u32, u32),
+    Remove(u32, u32),
+    Clear,
+    RetainEven,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..SLOTS, 1..=VERSIONS).prop_map(|(slot, version)| Op::Insert(slot, version)),
+        3 => (0..SLOTS, 1..=VERSIONS).prop_map(|(slot, version)| Op::Remove(slot, version)),
+        1 => Just(Op::Clear),
+        1 => Just(Op::RetainEven),
+    ]
+}
+
+fn entity(slot: u32, version: u32) -> Entity {
+    Entity::from_parts(slot, NonZeroU32::new(version).expect("versions start at 1"))
+}
+
+/// The model: what each slot holds, and the newest version each slot has seen.
+#[derive(Default)]
+struct Model {
+    held: BTreeMap<u32, (u32, i64)>,
+    seen: BTreeMap<u32, u32>,
+}
+
+impl Model {
+    /// What `try_insert` must return under the prefix rule.
+    fn insert(&mut self, slot: u32, version: u32, value: i64) -> Result<Option<i64>, Error> {
+        let seen = self.seen.get(&slot).copied().unwrap_or(0);
+        if version < seen {
+            return Err(Error::StaleKey { index: u64::from(slot), version, held: seen });
+        }
+        self.seen.insert(slot, version);
+        Ok(self.held.insert(slot, (version, value)).map(|(_, old)| old))
+    }
+
+    fn remove(&mut self, slot: u32, version: u32) -> Option<i64> {
+        match self.held.get(&slot) {
+            Some(&(held, value)) if held == version => {
+                self.held.remove(&slot);
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Runs `ops` on a bounded map and a bounded set (the whole key range one prefix), checking
+/// every result against the model.
+fn run_bounded(ops: &[Op]) {
+    let mut map = SparseMap::<Entity, i64>::bounded(SLOTS as usize, SLOTS as usize);
+    let mut set = SparseSet::<Entity>::bounded(SLOTS as usize, SLOTS as usize);
+    let mut model = Model::default();
+    for (value, op) in (0_i64..).zip(ops) {
+        match *op {
+            Op::Insert(slot, version) => {
+                let key = entity(slot, version);
+                let expected = model.insert(slot, version, value);
+                assert_eq!(map.try_insert(key, value), expected, "map: insert {key:?}");
+                let expected = expected.map(|old| old.map(|_| ()));
+                assert_eq!(Storage::try_insert(&mut set, key, ()), expected, "set: insert {key:?}");
+            }
+            Op::Remove(slot, version) => {
+                let key = entity(slot, version);
+                let expected = model.remove(slot, version);
+                assert_eq!(map.remove(key), expected, "map: remove {key:?}");
+                assert_eq!(set.remove(key), expected.is_some(), "set: remove {key:?}");
+            }
+            Op::Clear => {
+                map.clear();
+                set.clear();
+                model.held.clear();
+            }
+            Op::RetainEven => {
+                map.retain(|key, _| key.index() % 2 == 0);
+                set.retain(|key| key.index() % 2 == 0);
+                model.held.retain(|slot, _| slot % 2 == 0);
+            }
+        }
+        map.assert_invariants();
+        set.assert_invariants();
+        assert_eq!(map.len(), model.held.len());
+        for (&slot, &(version, value)) in &model.held {
+            assert_eq!(map.get(entity(slot, version)), Some(&value));
+            assert!(set.contains(entity(slot, version)));
+        }
+    }
+}
+
+/// Runs `ops` on a growable map, whose slots may lie outside the prefix: there an older version
+/// must be refused while a newer one holds the slot, may be refused once the slot is empty (if
+/// the slot is in the prefix by then), and a result is otherwise the model's.
+fn run_growable(ops: &[Op]) {
+    let mut map = SparseMap::<Entity, i64>::new();
+    let mut held: BTreeMap<u32, (u32, i64)> = BTreeMap::new();
+    for (value, op) in (0_i64..).zip(ops) {
+        match *op {
+            Op::Insert(slot, version) => {
+                let key = entity(slot, version);
+                let holder = held.get(&slot).copied();
+                match map.try_insert(key, value) {
+                    Ok(replaced) => {
+                        assert!(
+                            holder.is_none_or(|(v, _)| v <= version),
+                            "{key:?} over a newer one"
+                        );
+                        assert_eq!(replaced, holder.map(|(_, old)| old));
+                        held.insert(slot, (version, value));
+                    }
+                    Err(Error::StaleKey { index, version: refused, held: newer }) => {
+                        assert_eq!((index, refused), (u64::from(slot), version));
+                        assert!(newer > version, "{key:?} refused for version {newer}");
+                        if let Some((holding, _)) = holder {
+                            assert_eq!(newer, holding, "the refusal names the holder");
+                        }
+                    }
+                    Err(error) => panic!("unexpected {error}"),
+                }
+            }
+            Op::Remove(slot, version) => {
+                let expected = match held.get(&slot) {
+                    Some(&(v, value)) if v == version => {
+                        held.remove(&slot);
+                        Some(value)
+                    }
+                    _ => None,
+                };
+                assert_eq!(map.remove(entity(slot, version)), expected);
+            }
+            Op::Clear => {
+                map.clear();
+                held.clear();
+            }
+            Op::RetainEven => {
+                map.retain(|key, _| key.index() % 2 == 0);
+                held.retain(|slot, _| slot % 2 == 0);
+            }
+        }
+        map.assert_invariants();
+        assert_eq!(map.len(), held.len());
+    }
+}
+
+proptest! {
+    #![proptest_config(model::config())]
+
+    #[test]
+    fn bounded_storages_refuse_every_version_older_than_seen(
+        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 200 }),
+    ) {
+        run_bounded(&ops);
+    }
+
+    #[test]
+    fn growable_storages_refuse_what_their_docs_promise(
+        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 200 }),
+    ) {
+        run_growable(&ops);
+    }
+}
+
+/// The window the docs state, pinned: a growable map whose only keys sit on a thinly used page
+/// (outside the prefix) forgets the version of an emptied slot; a bounded one does not.
+#[test]
+fn an_emptied_slot_outside_the_prefix_forgets_its_version_and_a_prefix_slot_does_not() {
+    let (old, new) = (entity(3, 1), entity(3, 2));
+    let mut growable = SparseMap::<Entity, i64>::new();
+    growable.insert(new, 2);
+    growable.remove(new);
+    assert_eq!(growable.try_insert(old, 1), Ok(None), "outside the prefix: the window");
+
+    let mut bounded = SparseMap::<Entity, i64>::bounded(4, 8);
+    bounded.insert(new, 2);
+    bounded.remove(new);
+    assert_eq!(bounded.try_insert(old, 1), Err(Error::StaleKey { index: 3, version: 1, held: 2 }));
+}

@@ -1,0 +1,64 @@
+//! A bounded derived storage never allocates after construction: inserts, removals, column
+//! loops, retain and clear all run within the memory reserved up front. Sorting is the one
+//! documented exception: it allocates its permutation.
+//!
+//! Only allocations made by the test's own thread are counted.
+
+use sparse_soa::{Entities, Entity, SparseSoa, Storage};
+
+/// How many allocation calls `f` makes on this thread.
+fn allocations_during(f: impl FnOnce()) -> usize {
+    sparse_soa_test_support::allocations_during(f).1
+}
+
+#[derive(SparseSoa, Clone, Debug, PartialEq)]
+#[sparse_soa(key = Entity, dense = u16)]
+struct Body {
+    x: f32,
+    y: f32,
+    mass: f64,
+    tag: u8,
+}
+
+#[test]
+fn a_bounded_storage_never_allocates_after_construction() {
+    let mut entities = Entities::with_capacity(2000);
+    let handles: Vec<Entity> = (0..2000).map(|_| entities.spawn()).collect();
+    let outsider = entities.spawn();
+    let mut bodies = BodySoa::bounded(1000, 4096);
+
+    let calls = allocations_during(|| {
+        for round in 0..3 {
+            for (x, &entity) in (0_u16..).zip(&handles[round * 500..round * 500 + 1000]) {
+                bodies.insert(entity, Body { x: f32::from(x), y: 0.0, mass: 1.0, tag: 0 });
+            }
+            assert!(
+                bodies.try_insert(outsider, Body { x: 0.0, y: 0.0, mass: 0.0, tag: 1 }).is_err(),
+                "full"
+            );
+            for x in bodies.x_mut() {
+                *x += 1.0;
+            }
+            let columns = bodies.columns_mut();
+            for (y, x) in columns.y.iter_mut().zip(columns.x.iter()) {
+                *y += *x;
+            }
+            for &entity in handles.iter().step_by(7) {
+                bodies.remove(entity);
+            }
+            bodies.retain(|_, body| *body.x > 10.0);
+            bodies.clear();
+            bodies.shrink_to_fit();
+        }
+    });
+    assert_eq!(calls, 0);
+    bodies.assert_invariants();
+
+    for (x, &entity) in (0_u16..).zip(&handles[..100]) {
+        bodies.insert(entity, Body { x: -f32::from(x), y: 0.0, mass: 1.0, tag: 0 });
+    }
+    let calls = allocations_during(|| bodies.sort_by(|_, a, _, b| a.x.total_cmp(b.x)));
+    assert!(calls > 0, "sorting allocates its permutation, as documented");
+    assert_eq!(bodies.x().first(), Some(&-99.0));
+    bodies.assert_invariants();
+}

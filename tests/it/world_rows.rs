@@ -1,0 +1,477 @@
+//! Whole rows through `#[derive(World)]`: `spawn`, `try_spawn`, `spawn_batch`, `insert` and
+//! `try_insert`, against a `BTreeMap` reference, with the group's invariant checker after every
+//! step of a model that also despawns, forgets entities and sorts the group.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use proptest::prelude::*;
+use sparse_soa::{Entities, Entity, Error, Group, SparseMap, SparseSoa, Storage, World};
+use sparse_soa_test_support::model;
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Position {
+    x: i32,
+    y: i32,
+}
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Velocity {
+    dx: i32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Frozen;
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Spark;
+
+#[derive(Default, World)]
+struct Game {
+    entities: Entities,
+    #[sparse_soa(tag = Frozen)]
+    motion: Group<(PositionSoa, VelocitySoa), (FrozenSoa,)>,
+    names: SparseMap<Entity, String>,
+    #[sparse_soa(tag = Spark)]
+    sparks: SparkSoa,
+}
+
+fn check(game: &Game) {
+    game.entities.assert_invariants();
+    game.motion.assert_invariants();
+    game.names.assert_invariants();
+    Storage::assert_invariants(&game.sparks);
+}
+
+#[test]
+fn spawn_stores_every_component_and_completes_the_group() {
+    let mut game = Game::default();
+    let a = game.spawn((Position { x: 1, y: 2 }, Velocity { dx: 3 }, "a".to_string()));
+    let b = game.spawn(Position { x: 4, y: 5 });
+    let c = game.spawn((Spark, Velocity { dx: 6 }, Position { x: 7, y: 8 }));
+    check(&game);
+    assert!(game.entities.is_alive(a) && game.entities.is_alive(b) && game.entities.is_alive(c));
+    assert_eq!(game.motion.keys(), &[a, c], "the rows with both members are aligned");
+    assert_eq!(game.names.get(a).map(String::as_str), Some("a"));
+    assert!(game.sparks.contains(c) && !game.sparks.contains(a));
+    let (positions, velocities) = game.motion.members();
+    assert_eq!(positions.get(b).map(|p| *p.x), Some(4));
+    assert_eq!(velocities.len(), 2);
+
+    // A frozen row is stored in the excluded storage and stays out of the prefix.
+    let d = game.spawn((Position { x: 0, y: 0 }, Velocity { dx: 0 }, Frozen));
+    check(&game);
+    assert_eq!(game.motion.keys(), &[a, c]);
+    assert!(game.motion.excluded().0.contains(d));
+}
+
+#[test]
+fn insert_adds_components_to_a_live_entity_and_joins_its_group() {
+    let mut game = Game::default();
+    let a = game.spawn(Position { x: 1, y: 1 });
+    assert!(game.motion.is_empty());
+    game.insert(a, (Velocity { dx: 2 }, "a".to_string()));
+    check(&game);
+    assert_eq!(game.motion.keys(), &[a]);
+    // Replacing values keeps the row where it is.
+    game.insert(a, (Position { x: 9, y: 9 }, Velocity { dx: 9 }));
+    check(&game);
+    assert_eq!(game.motion.get(a).map(|(p, v)| (*p.x, *v.dx)), Some((9, 9)));
+    // Freezing it through a row takes it out of the prefix.
+    game.insert(a, Frozen);
+    check(&game);
+    assert!(game.motion.is_empty());
+}
+
+#[test]
+fn a_despawned_entity_is_refused_by_insert() {
+    let mut game = Game::default();
+    let a = game.spawn(Position { x: 1, y: 1 });
+    assert!(game.despawn(a));
+    let error = game.try_insert(a, (Velocity { dx: 1 }, "late".to_string())).unwrap_err();
+    assert_eq!(error, Error::NotAlive { index: a.index(), generation: a.generation().get() });
+    assert!(error.to_string().contains("not alive"), "{error}");
+    assert!(game.names.is_empty() && game.motion.members().1.is_empty());
+    check(&game);
+
+    // Refused also once the slot is reused: the handle is older than the live entity.
+    let b = game.spawn(Position { x: 2, y: 2 });
+    assert_eq!(b.index(), a.index());
+    assert!(game.try_insert(a, Velocity { dx: 1 }).is_err());
+    assert!(game.motion.is_empty());
+    check(&game);
+
+    let panicked = catch_unwind(AssertUnwindSafe(|| game.insert(a, Spark)));
+    assert!(panicked.is_err(), "insert of a dead entity panics");
+}
+
+#[derive(World)]
+struct Small {
+    entities: Entities,
+    pair: Group<(PositionSoa, VelocitySoa)>,
+    /// Room for two names: the third row fails there, after the group's puts.
+    names: SparseMap<Entity, String>,
+}
+
+impl Small {
+    fn new() -> Self {
+        Small {
+            entities: Entities::new(),
+            pair: Group::new((PositionSoa::new(), VelocitySoa::new())),
+            names: SparseMap::bounded(2, 64),
+        }
+    }
+}
+
+#[test]
+fn a_failed_row_changes_nothing() {
+    let mut small = Small::new();
+    let a = small.spawn((Position { x: 1, y: 1 }, Velocity { dx: 1 }, "a".to_string()));
+    let b = small.spawn((Position { x: 2, y: 2 }, "b".to_string()));
+    let error = small
+        .try_spawn((Position { x: 3, y: 3 }, Velocity { dx: 3 }, "c".to_string()))
+        .unwrap_err();
+    assert_eq!(error, Error::Full { capacity: 2 });
+    small.pair.assert_invariants();
+    small.entities.assert_invariants();
+    assert_eq!(small.entities.len(), 2, "the failed spawn's entity is freed");
+    assert_eq!(small.pair.keys(), &[a]);
+    assert_eq!(small.pair.members().0.len(), 2);
+
+    // A failed insert into a live entity puts back what it replaced.
+    let stored =
+        small.try_insert(b, (Velocity { dx: 5 }, Position { x: 7, y: 7 }, "x".to_string()));
+    assert_eq!(stored, Ok(()), "b already has a name: replacing it needs no room");
+    small.pair.assert_invariants();
+    assert_eq!(small.pair.keys(), &[a, b]);
+    let c = small.entities.spawn();
+    let error = small.try_insert(c, (Velocity { dx: 9 }, "c".to_string())).unwrap_err();
+    assert_eq!(error, Error::Full { capacity: 2 });
+    small.pair.assert_invariants();
+    assert!(!small.pair.members().1.contains_key(c), "the velocity was taken back");
+    assert_eq!(small.names.get(b).map(String::as_str), Some("x"));
+}
+
+#[test]
+fn spawn_batch_yields_the_entities_and_spawns_the_rest_when_dropped() {
+    let mut game = Game::default();
+    let rows = (0..10).map(|i| (Position { x: i, y: 0 }, Velocity { dx: i }));
+    let first: Vec<Entity> = game.spawn_batch(rows).take(3).collect();
+    assert_eq!(first.len(), 3);
+    assert_eq!(game.entities.len(), 10, "the rest spawned when the iterator was dropped");
+    assert_eq!(game.motion.len(), 10);
+    check(&game);
+    let all: Vec<Entity> = game.spawn_batch((0..5).map(|i| Position { x: i, y: i })).collect();
+    assert_eq!(all.len(), 5);
+    assert!(all.iter().all(|&e| game.motion.members().0.contains_key(e)));
+    assert_eq!(game.motion.len(), 10);
+    check(&game);
+}
+
+/// A value whose drop panics once armed: a replaced value dropped after the row is stored.
+struct Bomb(bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        assert!(!self.0, "boom");
+    }
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Fuse {
+    bomb: Bomb,
+}
+
+#[derive(World)]
+struct Armed {
+    entities: Entities,
+    pair: Group<(FuseSoa, VelocitySoa)>,
+}
+
+#[test]
+fn a_panicking_drop_of_a_replaced_value_leaves_the_group_aligned() {
+    let mut armed =
+        Armed { entities: Entities::new(), pair: Group::new((FuseSoa::new(), VelocitySoa::new())) };
+    let a = armed.spawn((Fuse { bomb: Bomb(true) }, Velocity { dx: 1 }));
+    let b = armed.spawn(Fuse { bomb: Bomb(false) });
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        armed.insert(b, (Fuse { bomb: Bomb(false) }, Velocity { dx: 2 }));
+    }));
+    assert!(panicked.is_ok());
+    armed.pair.assert_invariants();
+    assert_eq!(armed.pair.keys(), &[a, b]);
+    let panicked = catch_unwind(AssertUnwindSafe(|| armed.insert(a, Fuse { bomb: Bomb(false) })));
+    assert!(panicked.is_err(), "the replaced bomb went off");
+    armed.pair.assert_invariants();
+    assert_eq!(armed.pair.len(), 2);
+    for entity in [a, b] {
+        if let Some(fuse) = armed.pair.member_mut::<0>().get_mut(entity) {
+            fuse.bomb.0 = false;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model: rows spawned, inserted, despawned, forgotten and sorted, against a reference.
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// Position, and optionally velocity, name, frozen, spark.
+    Spawn(i32, Option<i32>, Option<u8>, bool, bool),
+    /// A row into a handle ever made (live or not).
+    Insert(usize, Option<i32>, Option<u8>, bool),
+    Despawn(usize),
+    /// Despawned from the allocator alone: the storages keep its rows.
+    Forget(usize),
+    Thaw(usize),
+    SortByX,
+    Batch(u8),
+    RetainEven,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (any::<i32>(), any::<Option<i32>>(), any::<Option<u8>>(), any::<bool>(), any::<bool>())
+            .prop_map(|(x, v, n, f, s)| Op::Spawn(x, v, n, f, s)),
+        4 => (any::<usize>(), any::<Option<i32>>(), any::<Option<u8>>(), any::<bool>())
+            .prop_map(|(i, v, n, f)| Op::Insert(i, v, n, f)),
+        3 => any::<usize>().prop_map(Op::Despawn),
+        2 => any::<usize>().prop_map(Op::Forget),
+        1 => any::<usize>().prop_map(Op::Thaw),
+        1 => Just(Op::SortByX),
+        1 => (0..6_u8).prop_map(Op::Batch),
+        1 => Just(Op::RetainEven),
+    ]
+}
+
+#[derive(Default)]
+struct Reference {
+    positions: BTreeMap<Entity, i32>,
+    velocities: BTreeMap<Entity, i32>,
+    names: BTreeMap<Entity, String>,
+    frozen: BTreeSet<Entity>,
+    sparks: BTreeSet<Entity>,
+}
+
+impl Reference {
+    fn remove(&mut self, entity: Entity) {
+        self.positions.remove(&entity);
+        self.velocities.remove(&entity);
+        self.names.remove(&entity);
+        self.frozen.remove(&entity);
+        self.sparks.remove(&entity);
+    }
+}
+
+/// Stores a row described by the options, through whichever tuple shape they make.
+fn store(
+    game: &mut Game,
+    entity: Option<Entity>,
+    x: Option<i32>,
+    velocity: Option<i32>,
+    name: Option<u8>,
+    frozen: bool,
+) -> Result<Entity, Error> {
+    let position = x.map(|x| Position { x, y: -x });
+    let velocity = velocity.map(|dx| Velocity { dx });
+    let name = name.map(|n| format!("n{n}"));
+    macro_rules! row {
+        ($row:expr) => {
+            match entity {
+                Some(entity) => game.try_insert(entity, $row).map(|()| entity),
+                None => game.try_spawn($row),
+            }
+        };
+    }
+    match (position, velocity, name, frozen) {
+        (Some(p), Some(v), Some(n), true) => row!((p, v, n, Frozen)),
+        (Some(p), Some(v), Some(n), false) => row!((n, v, p)),
+        (Some(p), Some(v), None, true) => row!((Frozen, p, v)),
+        (Some(p), Some(v), None, false) => row!((p, v)),
+        (Some(p), None, Some(n), true) => row!((p, n, Frozen)),
+        (Some(p), None, Some(n), false) => row!((p, n)),
+        (Some(p), None, None, true) => row!((p, Frozen)),
+        (Some(p), None, None, false) => row!(p),
+        (None, Some(v), Some(n), true) => row!((v, n, Frozen)),
+        (None, Some(v), Some(n), false) => row!((v, n)),
+        (None, Some(v), None, true) => row!((v, Frozen)),
+        (None, Some(v), None, false) => row!(v),
+        (None, None, Some(n), true) => row!((Frozen, n)),
+        (None, None, Some(n), false) => row!(n),
+        (None, None, None, _) => row!(Frozen),
+    }
+}
+
+fn run(ops: &[Op]) {
+    let mut game = Game::default();
+    let mut reference = Reference::default();
+    let mut handles: Vec<Entity> = Vec::new();
+    for op in ops {
+        let pick = |i: usize| (!handles.is_empty()).then(|| handles[i % handles.len()]);
+        match *op {
+            Op::Spawn(x, velocity, name, frozen, spark) => {
+                let entity = store(&mut game, None, Some(x), velocity, name, frozen).unwrap();
+                if spark {
+                    game.insert(entity, Spark);
+                    reference.sparks.insert(entity);
+                }
+                handles.push(entity);
+                reference.positions.insert(entity, x);
+                if let Some(dx) = velocity {
+                    reference.velocities.insert(entity, dx);
+                }
+                if let Some(n) = name {
+                    reference.names.insert(entity, format!("n{n}"));
+                }
+                if frozen {
+                    reference.frozen.insert(entity);
+                }
+            }
+            Op::Insert(i, velocity, name, frozen) => {
+                let Some(entity) = pick(i) else { continue };
+                let alive = game.entities.is_alive(entity);
+                let frozen = frozen || (velocity.is_none() && name.is_none());
+                match store(&mut game, Some(entity), None, velocity, name, frozen) {
+                    Ok(_) => {
+                        assert!(alive);
+                        if let Some(dx) = velocity {
+                            reference.velocities.insert(entity, dx);
+                        }
+                        if let Some(n) = name {
+                            reference.names.insert(entity, format!("n{n}"));
+                        }
+                        if frozen {
+                            reference.frozen.insert(entity);
+                        }
+                    }
+                    Err(Error::NotAlive { .. }) => assert!(!alive),
+                    Err(error) => panic!("unexpected {error}"),
+                }
+            }
+            Op::Despawn(i) => {
+                let Some(entity) = pick(i) else { continue };
+                game.despawn(entity);
+                reference.remove(entity);
+            }
+            Op::Forget(i) => {
+                let Some(entity) = pick(i) else { continue };
+                game.entities.despawn(entity);
+            }
+            Op::Thaw(i) => {
+                let Some(entity) = pick(i) else { continue };
+                game.motion.excluded_mut::<0>().remove(entity);
+                reference.frozen.remove(&entity);
+            }
+            Op::SortByX => game.motion.sort_by(|_, (a, _), _, (b, _)| a.x.cmp(b.x)),
+            Op::Batch(n) => {
+                let rows = (0..i32::from(n)).map(|x| (Velocity { dx: x }, Position { x, y: -x }));
+                for entity in game.spawn_batch(rows).collect::<Vec<_>>() {
+                    let (position, velocity) = game.motion.get(entity).unwrap();
+                    reference.positions.insert(entity, *position.x);
+                    reference.velocities.insert(entity, *velocity.dx);
+                    handles.push(entity);
+                }
+            }
+            Op::RetainEven => {
+                let mut removed = Vec::new();
+                game.retain_entities(|entity| {
+                    let keep = entity.index() % 2 == 0;
+                    if !keep {
+                        removed.push(entity);
+                    }
+                    keep
+                });
+                for entity in removed {
+                    reference.remove(entity);
+                }
+            }
+        }
+        check(&game);
+        compare(&game, &reference);
+    }
+}
+
+/// The world against the reference, for the live entities.
+fn compare(game: &Game, reference: &Reference) {
+    // A forgotten entity's rows stay until its slot is spawned again (a spawn replaces
+    // them) or the world despawns it: compare the live entities only.
+    let live = |entity: &&Entity| game.entities.is_alive(**entity);
+    let (positions, velocities) = game.motion.members();
+    for (entity, &x) in reference.positions.iter().filter(|e| live(&e.0)) {
+        assert_eq!(positions.get(*entity).map(|p| *p.x), Some(x), "position of {entity:?}");
+    }
+    for (entity, &dx) in reference.velocities.iter().filter(|e| live(&e.0)) {
+        assert_eq!(velocities.get(*entity).map(|v| *v.dx), Some(dx), "velocity of {entity:?}");
+    }
+    for (entity, name) in reference.names.iter().filter(|e| live(&e.0)) {
+        assert_eq!(game.names.get(*entity), Some(name), "name of {entity:?}");
+    }
+    for entity in game.entities.iter() {
+        let aligned = reference.positions.contains_key(&entity)
+            && reference.velocities.contains_key(&entity)
+            && !reference.frozen.contains(&entity);
+        assert_eq!(game.motion.contains(entity), aligned, "alignment of {entity:?}");
+        assert_eq!(game.sparks.contains(entity), reference.sparks.contains(&entity));
+    }
+}
+
+proptest! {
+    #![proptest_config(model::config())]
+
+    #[test]
+    fn rows_against_a_reference(ops in proptest::collection::vec(op(), 1..80)) {
+        run(&ops);
+    }
+}
+
+#[test]
+fn a_row_over_a_forgotten_entity_leaves_the_group_aligned() {
+    let mut game = Game::default();
+    let old = game.spawn((Position { x: 1, y: 1 }, Velocity { dx: 1 }));
+    let other = game.spawn((Position { x: 2, y: 2 }, Velocity { dx: 2 }));
+    // Despawned from the allocator alone: its rows stay, aligned, until the slot is reused.
+    game.entities.despawn(old);
+    // The velocity replaces the old one in place, in the second member: the old row leaves.
+    let new = game.spawn(Velocity { dx: 3 });
+    assert_eq!(new.index(), old.index());
+    check(&game);
+    assert_eq!(game.motion.keys(), &[other], "the old row left the prefix with its velocity");
+    game.insert(new, Position { x: 3, y: 3 });
+    check(&game);
+    assert_eq!(game.motion.len(), 2);
+}
+
+/// The guide's pattern for despawning the entities a storage condemns: collect them, then
+/// despawn each. Every storage loses the dead and keeps the living.
+#[test]
+fn despawning_the_dead_keeps_every_row_of_the_living() {
+    let mut game = Game::default();
+    let rows: Vec<Entity> = game
+        .spawn_batch((0..20).map(|i| (Position { x: i, y: 0 }, Velocity { dx: i }, format!("{i}"))))
+        .collect();
+    // The condemned: an odd velocity.
+    let dead: Vec<Entity> = game
+        .motion
+        .members()
+        .1
+        .iter()
+        .filter(|(_, v)| *v.dx % 2 == 1)
+        .map(|(entity, _)| entity)
+        .collect();
+    for entity in &dead {
+        game.despawn(*entity);
+    }
+    check(&game);
+    assert_eq!(game.entities.len(), 10);
+    for (i, entity) in (0..).zip(&rows) {
+        let alive = i % 2 == 0;
+        assert_eq!(game.entities.is_alive(*entity), alive);
+        assert_eq!(game.names.get(*entity).is_some(), alive, "name of {i}");
+        assert_eq!(game.motion.contains(*entity), alive, "motion of {i}");
+    }
+}
