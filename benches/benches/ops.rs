@@ -307,6 +307,26 @@ fn entity_lookups(c: &mut Criterion) {
         }
         let index_probes: Vec<u32> = probes.iter().map(|entity| entity.index()).collect();
 
+        // sparsey: its own allocator, with the same history (spawn, despawn all, spawn again),
+        // probed in the same order.
+        let mut sparsey_world = sparsey::World::builder().register::<Position>().build();
+        let sparsey_first: Vec<sparsey::Entity> =
+            (0..size).map(|_| sparsey_world.create(())).collect();
+        for &entity in &sparsey_first {
+            sparsey_world.destroy(entity);
+        }
+        let sparsey_live: Vec<sparsey::Entity> = (0..size)
+            .map(|_| {
+                let entity = sparsey_world.create(());
+                sparsey_world.insert(entity, (Position::from_key(entity.index),));
+                entity
+            })
+            .collect();
+        let sparsey_probes: Vec<sparsey::Entity> =
+            order.iter().map(|&i| sparsey_live[i as usize]).collect();
+        let sparsey_stale: Vec<sparsey::Entity> =
+            order.iter().map(|&i| sparsey_first[i as usize]).collect();
+
         let mut g = group(c, "get_entity", size, size);
         g.bench_function("sparse-soa", |b| {
             b.iter(|| {
@@ -324,11 +344,20 @@ fn entity_lookups(c: &mut Criterion) {
         g.bench_function("bevy-index-only", |b| {
             b.iter(|| index_probes.iter().filter_map(|&k| bevy.x_of(black_box(k))).sum::<f32>());
         });
+        g.bench_function("sparsey", |b| {
+            b.iter(|| {
+                let mut positions = sparsey_world.query_one::<&Position>();
+                sparsey_probes
+                    .iter()
+                    .filter_map(|&e| positions.get(black_box(e)).map(|p| p.x))
+                    .sum::<f32>()
+            });
+        });
         g.finish();
 
-        for (workload, ours_probes, their_probes) in [
-            ("contains_entity", &probes, &key_probes),
-            ("contains_entity_stale", &stale, &key_stale),
+        for (workload, ours_probes, their_probes, sparsey_probes) in [
+            ("contains_entity", &probes, &key_probes, &sparsey_probes),
+            ("contains_entity_stale", &stale, &key_stale, &sparsey_stale),
         ] {
             let mut g = group(c, workload, size, size);
             g.bench_function("sparse-soa", |b| {
@@ -344,6 +373,12 @@ fn entity_lookups(c: &mut Criterion) {
                     b.iter(|| index_probes.iter().filter(|&&k| bevy.has(black_box(k))).count());
                 });
             }
+            g.bench_function("sparsey", |b| {
+                b.iter(|| {
+                    let positions = sparsey_world.query_one::<&Position>();
+                    sparsey_probes.iter().filter(|&&e| positions.contains(black_box(e))).count()
+                });
+            });
             g.finish();
         }
     }
@@ -699,6 +734,17 @@ fn intersection(c: &mut Criterion) {
             });
         });
         intersect::<SparseMap<u32, Position>, Position>(&mut g, a, b);
+        if *workload == "intersection_50pct" {
+            // The query: the smaller storage drives, the other is probed.
+            g.bench_function("sparse-soa-query", |bench| {
+                bench.iter(|| {
+                    let mut acc = 0.0_f32;
+                    sparse_soa::query((black_box(&sa), black_box(&sb)))
+                        .for_each(|_, (p, q)| acc += p.x + q.x);
+                    acc
+                });
+            });
+        }
         intersect::<Bevy<Position>, Position>(&mut g, a, b);
         intersect::<HashMap<u32, Position>, Position>(&mut g, a, b);
         intersect::<Fx<Position>, Position>(&mut g, a, b);

@@ -1,13 +1,22 @@
 //! Systems over several storages: sparse-soa's queries against `bevy_ecs` queries (table and
-//! sparse-set components), shipyard views and a loop written by hand over the same sparse-soa
-//! storages (the floor of a probing query).
+//! sparse-set components), shipyard views, sparsey queries and a loop written by hand over the
+//! same sparse-soa storages (the floor of a probing query).
 //!
 //! The world: `n` entities, each with a 3-`f32` position; half of them (chosen with a fixed seed)
 //! have a velocity, a tenth are frozen, a quarter have an acceleration.
 //!
-//! - `systems_move`: every entity with a position and a velocity and not frozen moves.
+//! - `systems_move`: every entity with a position and a velocity and not frozen moves. Beside
+//!   the query's `for_each` (`sparse-soa`) and lending iterator (`sparse-soa-iter`),
+//!   `sparse-soa-std-iter` sums the same entities' moved positions through the std iterator of a
+//!   query of shared borrows, and `sparse-soa-sum` does the same sum with `for_each`.
 //! - `systems_accelerate`: every entity with a position, a velocity and an acceleration: the
 //!   velocity gains the acceleration, then the position the velocity (two mutable storages).
+//! - `systems_move_inline`: the move system written inline in a frame function, as a game's
+//!   main loop body, beside a second query summing the velocities, a loop counting the frozen
+//!   entities that have a velocity, a frame counter and a short `Vec` of statistics (each
+//!   contender's frame is one `#[inline(never)]` function). `sparse-soa-own-fn` is the same
+//!   frame with the move system called as an `#[inline(never)]` function of its own: whether
+//!   the query's loop keeps its speed when inlined into a larger body.
 //!
 //! - `systems_grouped`: the move system over storages kept aligned by a `Group` (positions and
 //!   velocities, frozen excluded), which walks plain slices, against the bevy table query and a
@@ -39,10 +48,11 @@
 use std::hint::black_box;
 
 use bevy_ecs::component::Component;
-use bevy_ecs::query::{With, Without};
+use bevy_ecs::query::{QueryState, With, Without};
 use bevy_ecs::world::World;
 use criterion::BatchSize;
-use criterion::Criterion;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion};
 use shipyard::{IntoIter, View, ViewMut};
 use sparse_soa::{Entities, Entity, Group, SparseSoa, query};
 use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
@@ -233,6 +243,34 @@ fn shipyard_world(layout: &[Has]) -> shipyard::World {
     world
 }
 
+/// sparsey components (any `Send + Sync + 'static` type is one).
+struct SparseyPos([f32; 3]);
+struct SparseyVel([f32; 3]);
+struct SparseyAcc([f32; 3]);
+struct SparseyFrozen;
+
+fn sparsey_world(layout: &[Has]) -> sparsey::World {
+    let mut world = sparsey::World::builder()
+        .register::<SparseyPos>()
+        .register::<SparseyVel>()
+        .register::<SparseyAcc>()
+        .register::<SparseyFrozen>()
+        .build();
+    for (i, has) in (0..).zip(layout) {
+        let entity = world.create((SparseyPos(pos(i)),));
+        if has.velocity {
+            world.insert(entity, (SparseyVel(VEL),));
+        }
+        if has.frozen {
+            world.insert(entity, (SparseyFrozen,));
+        }
+        if has.acceleration {
+            world.insert(entity, (SparseyAcc(ACC),));
+        }
+    }
+    world
+}
+
 #[inline]
 fn step(p: &mut [f32; 3], v: &[f32; 3]) {
     p[0] += v[0] * DT;
@@ -276,6 +314,8 @@ fn move_system(c: &mut Criterion) {
             });
         });
         black_box(w.positions.x());
+
+        sum_rows(&mut g, &layout);
 
         // The same storages, walked by hand: the velocities' columns drive, the tag and the
         // positions are probed.
@@ -328,8 +368,46 @@ fn move_system(c: &mut Criterion) {
             });
         });
         drop((positions, velocities, frozen));
+
+        let world = sparsey_world(&layout);
+        g.bench_function("sparsey", |b| {
+            b.iter(|| {
+                world
+                    .query_all::<(&mut SparseyPos, &SparseyVel)>()
+                    .exclude::<&SparseyFrozen>()
+                    .for_each(|(p, v)| step(&mut p.0, &v.0));
+            });
+        });
         g.finish();
     }
+}
+
+/// `systems_move`'s std iterator of a query of shared borrows against `for_each`, on equal work:
+/// the sum of the positions the move system would write.
+fn sum_rows(g: &mut BenchmarkGroup<'_, WallTime>, layout: &[Has]) {
+    let w = sparse_soa_world(layout);
+    g.bench_function("sparse-soa-std-iter", |b| {
+        b.iter(|| {
+            let mut sum = [0.0_f32; 3];
+            for (_, (p, v)) in query((&w.positions, &w.velocities)).without(&w.frozen) {
+                sum[0] += *p.x + *v.x * DT;
+                sum[1] += *p.y + *v.y * DT;
+                sum[2] += *p.z + *v.z * DT;
+            }
+            black_box(sum);
+        });
+    });
+    g.bench_function("sparse-soa-sum", |b| {
+        b.iter(|| {
+            let mut sum = [0.0_f32; 3];
+            query((&w.positions, &w.velocities)).without(&w.frozen).for_each(|_, (p, v)| {
+                sum[0] += *p.x + *v.x * DT;
+                sum[1] += *p.y + *v.y * DT;
+                sum[2] += *p.z + *v.z * DT;
+            });
+            black_box(sum);
+        });
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -415,6 +493,138 @@ fn accelerate_system(c: &mut Criterion) {
             });
         });
         drop((positions, velocities, accelerations));
+
+        let world = sparsey_world(&layout);
+        g.bench_function("sparsey", |b| {
+            b.iter(|| {
+                world.query_all::<(&mut SparseyPos, &mut SparseyVel, &SparseyAcc)>().for_each(
+                    |(p, v, a)| {
+                        step(&mut v.0, &a.0);
+                        step(&mut p.0, &v.0);
+                    },
+                );
+            });
+        });
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The move system inline in a frame: a game's main loop body.
+
+/// What a frame keeps between frames: a counter and the statistics of the last few frames.
+#[derive(Default)]
+struct FrameStats {
+    /// Frames run.
+    frame: u64,
+    /// The last `KEPT` frames' (frame, total speed, frozen entities with a velocity).
+    history: Vec<(u64, f32, u32)>,
+}
+
+/// How many frames' statistics a frame keeps.
+const KEPT: usize = 8;
+
+impl FrameStats {
+    /// The bookkeeping at the end of every frame.
+    #[inline]
+    fn record(&mut self, speed: f32, frozen: u32) {
+        self.frame += 1;
+        if self.history.len() == KEPT {
+            self.history.remove(0);
+        }
+        self.history.push((self.frame, speed, frozen));
+    }
+}
+
+/// One frame over our storages, the move system inline.
+#[inline(never)]
+fn frame_sparse_soa(w: &mut SparseSoaWorld, stats: &mut FrameStats) {
+    query((&mut w.positions, &w.velocities)).without(&w.frozen).for_each(|_, (p, v)| {
+        *p.x += *v.x * DT;
+        *p.y += *v.y * DT;
+        *p.z += *v.z * DT;
+    });
+    frame_rest(w, stats);
+}
+
+/// The move system as a function of its own, for `sparse-soa-own-fn`.
+#[inline(never)]
+fn move_own_fn(positions: &mut PosSoa, velocities: &VelSoa, frozen: &FrozenSoa) {
+    query((positions, velocities)).without(frozen).for_each(|_, (p, v)| {
+        *p.x += *v.x * DT;
+        *p.y += *v.y * DT;
+        *p.z += *v.z * DT;
+    });
+}
+
+/// One frame over our storages, the move system called.
+#[inline(never)]
+fn frame_sparse_soa_own_fn(w: &mut SparseSoaWorld, stats: &mut FrameStats) {
+    move_own_fn(&mut w.positions, &w.velocities, &w.frozen);
+    frame_rest(w, stats);
+}
+
+/// The rest of the frame over our storages, inlined into both frame functions.
+#[allow(clippy::inline_always, reason = "both frames must compile to one body each")]
+#[inline(always)]
+fn frame_rest(w: &SparseSoaWorld, stats: &mut FrameStats) {
+    let mut speed = 0.0_f32;
+    query((&w.velocities,)).for_each(|_, (v,)| speed += *v.x + *v.y + *v.z);
+    let mut frozen = 0_u32;
+    for &entity in w.frozen.as_slice() {
+        frozen += u32::from(w.velocities.contains_key(entity));
+    }
+    stats.record(speed, frozen);
+}
+
+/// The query states a bevy frame runs.
+struct BevyFrame {
+    moving: QueryState<(&'static mut SparsePos, &'static SparseVel), Without<SparseFrozen>>,
+    velocities: QueryState<&'static SparseVel>,
+    frozen: QueryState<(), (With<SparseFrozen>, With<SparseVel>)>,
+}
+
+/// One frame over bevy's sparse-set components, the move system inline.
+#[inline(never)]
+fn frame_bevy_sparse(world: &mut World, queries: &mut BevyFrame, stats: &mut FrameStats) {
+    queries.moving.iter_mut(world).for_each(|(mut p, v)| step(&mut p.0, &v.0));
+    let mut speed = 0.0_f32;
+    queries.velocities.iter(world).for_each(|v| speed += v.0[0] + v.0[1] + v.0[2]);
+    let mut frozen = 0_u32;
+    for () in queries.frozen.iter(world) {
+        frozen += 1;
+    }
+    stats.record(speed, frozen);
+}
+
+fn move_inline(c: &mut Criterion) {
+    for size in sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "systems_move_inline", size, size);
+
+        let mut w = sparse_soa_world(&layout);
+        let mut stats = FrameStats::default();
+        g.bench_function("sparse-soa", |b| b.iter(|| frame_sparse_soa(&mut w, &mut stats)));
+        black_box((w.positions.x(), &stats.history));
+
+        let mut w = sparse_soa_world(&layout);
+        let mut stats = FrameStats::default();
+        g.bench_function("sparse-soa-own-fn", |b| {
+            b.iter(|| frame_sparse_soa_own_fn(&mut w, &mut stats));
+        });
+        black_box((w.positions.x(), &stats.history));
+
+        let mut world = bevy_world(&layout, (SparsePos, SparseVel, SparseAcc, || SparseFrozen));
+        let mut queries = BevyFrame {
+            moving: world.query_filtered(),
+            velocities: world.query(),
+            frozen: world.query_filtered(),
+        };
+        let mut stats = FrameStats::default();
+        g.bench_function("bevy-sparse", |b| {
+            b.iter(|| frame_bevy_sparse(&mut world, &mut queries, &mut stats));
+        });
+        black_box(&stats.history);
         g.finish();
     }
 }
@@ -770,6 +980,7 @@ criterion::criterion_group!(
     benches,
     move_system,
     accelerate_system,
+    move_inline,
     grouped_move,
     parallel_move,
     parallel_compute,

@@ -1,0 +1,492 @@
+//! Spawning and despawning whole entities: `#[derive(World)]`'s rows against `bevy_ecs` (table
+//! and sparse-set components), sparsey (with and without a group) and shipyard.
+//!
+//! Every entity is spawned with three components: a 3-`f32` position, a velocity and an
+//! acceleration. `grouped` worlds keep positions and velocities in a group (ours a
+//! `Group<(PosSoa, VelSoa)>`, sparsey's `add_group`); bevy's table components are the archetype
+//! layout, where every entity of one archetype shares a table.
+//!
+//! - `spawn_rows`: spawn n entities one by one into an empty world (`spawn`, `create`,
+//!   `add_entity`).
+//! - `spawn_batch`: the same n entities through each crate's batch form (`spawn_batch`,
+//!   `extend`, `bulk_add_entity`).
+//! - `despawn_rows`: despawn all n entities of a full world, in random order.
+//! - `respawn_grouped`: steady state on 100,000 live entities with positions and velocities
+//!   grouped: each iteration despawns 10,000 random live entities and spawns 10,000 new ones.
+//!   Per operation = per despawn or spawn.
+//!
+//! Group = workload and size, function = contender; per operation = per entity unless said
+//! otherwise. Every world is built outside the measurement (criterion's `iter_batched_ref`), and
+//! dropped outside it too. `SPARSE_SOA_BENCH_MODE=quick` shortens every measurement and runs
+//! 100,000 entities only; `full` (the default) adds 1,000,000.
+
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "benchmark values are made from counts; their exact value does not matter"
+)]
+
+use bevy_ecs::component::Component;
+use criterion::{BatchSize, Criterion};
+use sparse_soa::{Entities, Entity, Group, SparseSoa};
+use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
+
+fn sizes() -> Vec<u32> {
+    if quick() { vec![100_000] } else { vec![100_000, 1_000_000] }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The components, as each contender stores them.
+
+/// A position (sparse-soa: one column per field, keyed by `Entity`).
+#[derive(SparseSoa, Clone, Copy)]
+#[sparse_soa(key = Entity)]
+struct Pos {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+/// A velocity.
+#[derive(SparseSoa, Clone, Copy)]
+#[sparse_soa(key = Entity)]
+struct Vel {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+/// An acceleration.
+#[derive(SparseSoa, Clone, Copy)]
+#[sparse_soa(key = Entity)]
+struct Acc {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+/// Three ungrouped storages.
+#[derive(Default, sparse_soa::World)]
+struct Plain {
+    entities: Entities,
+    positions: PosSoa,
+    velocities: VelSoa,
+    accelerations: AccSoa,
+}
+
+/// Positions and velocities in a group, accelerations beside it.
+#[derive(Default, sparse_soa::World)]
+struct Grouped {
+    entities: Entities,
+    motion: Group<(PosSoa, VelSoa)>,
+    accelerations: AccSoa,
+}
+
+fn pos(i: u32) -> [f32; 3] {
+    let f = i as f32;
+    [f, f * 0.5, -f]
+}
+
+const VEL: [f32; 3] = [1.0, 2.0, 3.0];
+const ACC: [f32; 3] = [0.0, -9.8, 0.0];
+
+/// Entity `i`'s row for our worlds.
+#[inline]
+fn row(i: u32) -> (Pos, Vel, Acc) {
+    let ([x, y, z], [vx, vy, vz], [ax, ay, az]) = (pos(i), VEL, ACC);
+    (Pos { x, y, z }, Vel { x: vx, y: vy, z: vz }, Acc { x: ax, y: ay, z: az })
+}
+
+/// bevy table components.
+#[derive(Component)]
+struct TablePos(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+#[derive(Component)]
+struct TableVel(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+#[derive(Component)]
+struct TableAcc(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+
+#[inline]
+fn table_row(i: u32) -> (TablePos, TableVel, TableAcc) {
+    (TablePos(pos(i)), TableVel(VEL), TableAcc(ACC))
+}
+
+/// bevy sparse-set components.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SparsePos(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SparseVel(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct SparseAcc(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+
+/// sparsey components (any `Send + Sync + 'static` type is one).
+struct SparseyPos(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct SparseyVel(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct SparseyAcc(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+
+#[inline]
+fn sparsey_row(i: u32) -> (SparseyPos, SparseyVel, SparseyAcc) {
+    (SparseyPos(pos(i)), SparseyVel(VEL), SparseyAcc(ACC))
+}
+
+/// An empty sparsey world with the three components registered.
+fn sparsey_world() -> sparsey::World {
+    sparsey::World::builder()
+        .register::<SparseyPos>()
+        .register::<SparseyVel>()
+        .register::<SparseyAcc>()
+        .build()
+}
+
+/// An empty sparsey world with positions and velocities grouped.
+fn sparsey_grouped_world() -> sparsey::World {
+    sparsey::World::builder()
+        .add_group::<(SparseyPos, SparseyVel)>()
+        .register::<SparseyAcc>()
+        .build()
+}
+
+/// shipyard components.
+struct ShipPos(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct ShipVel(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct ShipAcc(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+
+impl shipyard::Component for ShipPos {
+    type Tracking = shipyard::track::Untracked;
+}
+impl shipyard::Component for ShipVel {
+    type Tracking = shipyard::track::Untracked;
+}
+impl shipyard::Component for ShipAcc {
+    type Tracking = shipyard::track::Untracked;
+}
+
+#[inline]
+fn shipyard_row(i: u32) -> (ShipPos, ShipVel, ShipAcc) {
+    (ShipPos(pos(i)), ShipVel(VEL), ShipAcc(ACC))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spawning one by one.
+
+fn spawn_rows(c: &mut Criterion) {
+    for size in sizes() {
+        let mut g = group(c, "spawn_rows", size, size);
+        g.bench_function("sparse-soa", |b| {
+            b.iter_batched_ref(
+                Plain::default,
+                |world| {
+                    for i in 0..size {
+                        world.spawn(row(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparse-soa-grouped", |b| {
+            b.iter_batched_ref(
+                Grouped::default,
+                |world| {
+                    for i in 0..size {
+                        world.spawn(row(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("bevy-table", |b| {
+            b.iter_batched_ref(
+                bevy_ecs::world::World::new,
+                |world| {
+                    for i in 0..size {
+                        world.spawn(table_row(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("bevy-sparse", |b| {
+            b.iter_batched_ref(
+                bevy_ecs::world::World::new,
+                |world| {
+                    for i in 0..size {
+                        world.spawn((SparsePos(pos(i)), SparseVel(VEL), SparseAcc(ACC)));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparsey", |b| {
+            b.iter_batched_ref(
+                sparsey_world,
+                |world| {
+                    for i in 0..size {
+                        world.create(sparsey_row(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("shipyard", |b| {
+            b.iter_batched_ref(
+                shipyard::World::new,
+                |world| {
+                    for i in 0..size {
+                        world.add_entity(shipyard_row(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spawning in one batch.
+
+fn spawn_batch(c: &mut Criterion) {
+    for size in sizes() {
+        let mut g = group(c, "spawn_batch", size, size);
+        g.bench_function("sparse-soa", |b| {
+            b.iter_batched_ref(
+                Plain::default,
+                |world| {
+                    world.spawn_batch((0..size).map(row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparse-soa-grouped", |b| {
+            b.iter_batched_ref(
+                Grouped::default,
+                |world| {
+                    world.spawn_batch((0..size).map(row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("bevy-table", |b| {
+            b.iter_batched_ref(
+                bevy_ecs::world::World::new,
+                |world| {
+                    world.spawn_batch((0..size).map(table_row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparsey", |b| {
+            b.iter_batched_ref(
+                sparsey_world,
+                |world| {
+                    world.extend((0..size).map(sparsey_row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparsey-grouped", |b| {
+            b.iter_batched_ref(
+                sparsey_grouped_world,
+                |world| {
+                    world.extend((0..size).map(sparsey_row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("shipyard", |b| {
+            b.iter_batched_ref(
+                shipyard::World::new,
+                |world| {
+                    world.bulk_add_entity((0..size).map(shipyard_row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Despawning everything.
+
+/// `entities` in the order of `order`.
+fn permuted<E: Copy>(entities: &[E], order: &[u32]) -> Vec<E> {
+    order.iter().map(|&i| entities[i as usize]).collect()
+}
+
+fn despawn_rows(c: &mut Criterion) {
+    for size in sizes() {
+        let order = random_permutation(size, SEED);
+        let mut g = group(c, "despawn_rows", size, size);
+        g.bench_function("sparse-soa", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut world = Plain::default();
+                    let entities: Vec<Entity> = world.spawn_batch((0..size).map(row)).collect();
+                    let dying = permuted(&entities, &order);
+                    (world, dying)
+                },
+                |(world, dying)| {
+                    for &entity in &*dying {
+                        world.despawn(entity);
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparse-soa-grouped", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut world = Grouped::default();
+                    let entities: Vec<Entity> = world.spawn_batch((0..size).map(row)).collect();
+                    let dying = permuted(&entities, &order);
+                    (world, dying)
+                },
+                |(world, dying)| {
+                    for &entity in &*dying {
+                        world.despawn(entity);
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("bevy-table", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut world = bevy_ecs::world::World::new();
+                    let entities: Vec<bevy_ecs::entity::Entity> =
+                        world.spawn_batch((0..size).map(table_row)).collect();
+                    let dying = permuted(&entities, &order);
+                    (world, dying)
+                },
+                |(world, dying)| {
+                    for &entity in &*dying {
+                        world.despawn(entity);
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparsey", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut world = sparsey_world();
+                    let dying = permuted(world.extend((0..size).map(sparsey_row)), &order);
+                    (world, dying)
+                },
+                |(world, dying)| {
+                    for &entity in &*dying {
+                        world.destroy(entity);
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("shipyard", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut world = shipyard::World::new();
+                    let entities: Vec<shipyard::EntityId> =
+                        world.bulk_add_entity((0..size).map(shipyard_row)).collect();
+                    let dying = permuted(&entities, &order);
+                    (world, dying)
+                },
+                |(world, dying)| {
+                    for &entity in &*dying {
+                        world.delete_entity(entity);
+                    }
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.finish();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steady state: despawn and respawn a tenth of a grouped world.
+
+/// The live entities of the steady state.
+const LIVE: u32 = 100_000;
+/// The entities despawned, and spawned, per iteration.
+const CHURN: u32 = 10_000;
+
+/// One iteration: despawn `CHURN` random live entities, then spawn `CHURN` new ones. `live`
+/// lists the live handles; `despawn` and `spawn` are the contender's.
+#[inline]
+fn respawn<W, H: Copy>(
+    world: &mut W,
+    rng: &mut Rng,
+    live: &mut Vec<H>,
+    mut despawn: impl FnMut(&mut W, H),
+    mut spawn: impl FnMut(&mut W, u32) -> H,
+) {
+    for _ in 0..CHURN {
+        let index = rng.below(u32::try_from(live.len()).expect("small")) as usize;
+        despawn(world, live.swap_remove(index));
+    }
+    for i in 0..CHURN {
+        live.push(spawn(world, i));
+    }
+}
+
+fn respawn_grouped(c: &mut Criterion) {
+    let mut g = group(c, "respawn_grouped", LIVE, 2 * CHURN);
+
+    let mut world = Grouped::default();
+    let mut live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("sparse-soa-grouped", |b| {
+        b.iter(|| {
+            respawn(
+                &mut world,
+                &mut rng,
+                &mut live,
+                |world, entity| {
+                    world.despawn(entity);
+                },
+                |world, i| world.spawn(row(i)),
+            );
+        });
+    });
+
+    let mut world = bevy_ecs::world::World::new();
+    let mut live: Vec<bevy_ecs::entity::Entity> =
+        world.spawn_batch((0..LIVE).map(table_row)).collect();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("bevy-table", |b| {
+        b.iter(|| {
+            respawn(
+                &mut world,
+                &mut rng,
+                &mut live,
+                |world, entity| {
+                    world.despawn(entity);
+                },
+                |world, i| world.spawn(table_row(i)).id(),
+            );
+        });
+    });
+
+    let mut world = sparsey_grouped_world();
+    let mut live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
+    let mut rng = Rng::new(SEED);
+    g.bench_function("sparsey-grouped", |b| {
+        b.iter(|| {
+            respawn(
+                &mut world,
+                &mut rng,
+                &mut live,
+                |world, entity| {
+                    world.destroy(entity);
+                },
+                |world, i| world.create(sparsey_row(i)),
+            );
+        });
+    });
+    g.finish();
+}
+
+criterion::criterion_group!(benches, spawn_rows, spawn_batch, despawn_rows, respawn_grouped);
+criterion::criterion_main!(benches);
