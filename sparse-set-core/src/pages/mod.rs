@@ -428,6 +428,15 @@ impl<D: DenseIndex> Pages<D> {
         self.prefix.cell_mut(flat_index(slot), stride)
     }
 
+    /// The words of every prefix slot from `from` on, one `stride`-long chunk per slot (its
+    /// value, then its version in a versioned set).
+    pub(crate) fn prefix_cells_mut_from(
+        &mut self,
+        from: usize,
+    ) -> core::slice::ChunksExactMut<'_, D> {
+        self.prefix.cells_mut_from(from)
+    }
+
     /// [`set`](Self::set) past the prefix.
     #[inline(never)]
     fn set_outside_prefix(&mut self, slot: u64, value: D) {

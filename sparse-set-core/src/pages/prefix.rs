@@ -172,12 +172,18 @@ impl<D: DenseIndex> Prefix<D> {
             self.words.extend_from_slice(values);
             return;
         }
-        for &value in values {
-            self.words.push(value);
-            for _ in 1..self.stride {
-                self.words.push(D::ZERO);
-            }
+        // Zeroed in one go, then each slot's value: no per-word push.
+        let start = self.words.len();
+        self.words.resize(start + PAGE_LEN * self.stride, D::ZERO);
+        for (cell, &value) in self.words[start..].chunks_exact_mut(self.stride).zip(values) {
+            cell[0] = value;
         }
+    }
+
+    /// The words of every slot from `from` on, one `stride`-long chunk per slot.
+    pub(crate) fn cells_mut_from(&mut self, from: usize) -> core::slice::ChunksExactMut<'_, D> {
+        let start = from.saturating_mul(self.stride).min(self.words.len());
+        self.words[start..].chunks_exact_mut(self.stride)
     }
 
     /// Appends a page given as a prefix page's words (`stride` per slot), versions included;

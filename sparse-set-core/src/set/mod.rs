@@ -592,9 +592,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
         let slot = key.sparse_slot();
         let len = self.dense.len();
-        // The common case, a new key whose slot is in the prefix and empty: one cell read and
-        // written (its value and, in a versioned set, its version).
-        if let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE) {
+        // The common case, a new key whose slot is in the prefix and empty, with room for it:
+        // one cell read and written (its value and, in a versioned set, its version). Growing
+        // the keys is the rare path's.
+        let room = len < self.dense.capacity();
+        if let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE).filter(|_| room) {
             if cell[0] == D::ZERO {
                 if K::SLOT_AND_VERSION_ARE_KEY {
                     let seen = Prefix::version_in(cell);
@@ -607,9 +609,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                     }
                 }
                 Self::check_room_for(self.bounds, len, slot)?;
-                // One more element never overflows the capacity (the dense width bounds
-                // `len`), so a refusal here is a failed allocation.
-                self.dense.try_reserve(1)?;
                 cell[0] = D::from_usize(len + 1);
                 if K::SLOT_AND_VERSION_ARE_KEY {
                     Prefix::set_version_in(cell, key.version());
@@ -618,6 +617,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                 return Ok((len, true));
             }
         }
+        self.try_insert_outside_fast_path(key, slot)
+    }
+
+    /// [`try_insert`](Self::try_insert) past its common case: a held slot, or a slot outside
+    /// the prefix. Out of line, so that the common case inlines into its callers.
+    #[inline(never)]
+    fn try_insert_outside_fast_path(&mut self, key: K, slot: u64) -> Result<(usize, bool), Error> {
         if let Some(position) = self.position_of_slot(slot) {
             let Some(held) = self.dense.get_mut(position) else {
                 return self.insert_into_stale_slot(key, slot);
@@ -694,11 +700,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// O(slots covered), so O(1) amortised per slot as the prefix grows.
     #[cold]
     pub(crate) fn fill_versions(&mut self, from: usize) {
-        for at in from..self.sparse.prefix_slots() {
-            let position = self.sparse.get(at as u64).to_usize().checked_sub(1);
+        let dense = &self.dense;
+        for cell in self.sparse.prefix_cells_mut_from(from) {
+            let position = cell[0].to_usize().checked_sub(1);
             // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
-            if let Some(key) = position.and_then(|position| self.dense.get(position)) {
-                self.sparse.set_prefix_version(at, key.version());
+            if let Some(key) = position.and_then(|position| dense.get(position)) {
+                Prefix::set_version_in(cell, key.version());
             }
         }
     }

@@ -85,9 +85,13 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
             value: #value,
         ) -> #result<(#usize, #option<#value>), #p::Error> {
             let #ident { #(#members: #bindings,)* } = value;
-            // A bounded storage has its room already; reserving there could allocate.
-            if self.#keys.key_limit().is_none() {
-                #(self.#columns.try_reserve(1)?;)*
+            // Room for one more row, reserved only when a column is full (the common case
+            // makes one comparison per column). A bounded storage has its room already;
+            // reserving there could allocate.
+            if #(self.#columns.len() == self.#columns.capacity())||* {
+                if self.#keys.key_limit().is_none() {
+                    #(self.#columns.try_reserve(1)?;)*
+                }
             }
             let (__index, __new) = self.#keys.try_insert(key)?;
             if __new && __index == self.#first.len() {
