@@ -379,7 +379,8 @@ fn the_smallest_required_member_drives() {
     assert_eq!(order, (0..10).collect::<Vec<_>>());
 }
 
-/// The lending iterator's size hint bounds what is left, and an empty driver visits nothing.
+/// The lending iterator's size hint bounds what is left (exactly, for one member and no
+/// filter), and an empty driver visits nothing.
 #[test]
 fn size_hint_and_empty_members() {
     let mut a: SparseMap<u32, i32> = (0..4).map(|k| (k, 0)).collect();
@@ -390,9 +391,11 @@ fn size_hint_and_empty_members() {
     assert!(iter.next().is_none());
     let mut q = query((&mut a,));
     let mut iter = q.iter();
-    assert_eq!(iter.size_hint(), (0, Some(4)));
+    assert_eq!(iter.size_hint(), (4, Some(4)));
     iter.next();
-    assert_eq!(iter.size_hint(), (0, Some(3)));
+    assert_eq!(iter.size_hint(), (3, Some(3)));
+    let mut q = query((&mut a,)).without(&empty);
+    assert_eq!(q.iter().size_hint(), (0, Some(4)));
 }
 
 /// Up to 8 members of mixed kinds.

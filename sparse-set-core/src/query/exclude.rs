@@ -1,15 +1,26 @@
-//! Storages whose keys a query skips: [`Exclude`], and the lookup state a walk holds of them
-//! ([`ExcludeFetch`]: a [`Probe`] per storage).
+//! A query's filters: storages whose keys it skips ([`Query::without`]), storages a key must all
+//! be in ([`With`], from [`Query::with`]) or in one of ([`AnyOf`], from [`Query::any_of`]),
+//! without fetching them; and the lookup state a walk holds of them ([`ExcludeFetch`]: a
+//! [`Probe`] per storage). Every filter answers one question per key: is it skipped?
+//!
+//! [`Query::without`]: crate::query::Query::without
+//! [`Query::with`]: crate::query::Query::with
+//! [`Query::any_of`]: crate::query::Query::any_of
 
 use crate::key::Key;
 use crate::set::{Probe, Quick};
 use crate::storage::Storage;
 
-/// Storages whose keys a query skips: `()` (none), `&S` for any [`Storage`], or a tuple of 1 to
-/// 8 of them.
+/// A query's filter: storages whose keys a query skips: `()` (none), `&S` for any [`Storage`]
+/// or a `&Group` (its aligned keys), a tuple of 1 to 8 of them, or [`With`] / [`AnyOf`] over
+/// those.
 pub trait Exclude<K: Key>: Copy {
     /// What a walk holds of them: each storage's [`Probe`].
     type Fetch: ExcludeFetch<K> + Copy;
+
+    /// Whether the filter skips nothing (`()`, and tuples of `()`): a query with such a filter
+    /// and one required member knows its exact length.
+    const NONE: bool = false;
 
     /// The storages' lookup state for a walk.
     fn into_fetch(self) -> Self::Fetch;
@@ -21,9 +32,9 @@ pub trait Exclude<K: Key>: Copy {
     }
 }
 
-/// What a walk holds of its excluded storages.
+/// What a walk holds of its filter: `holds(key)` says the key is skipped.
 pub trait ExcludeFetch<K> {
-    /// Whether any of the storages holds `key`.
+    /// Whether any of the storages holds `key` (for a filter: whether it skips `key`).
     fn holds(&self, key: K) -> bool;
 
     /// [`holds`](Self::holds) answered without a call where it can be (every storage's key in
@@ -33,10 +44,26 @@ pub trait ExcludeFetch<K> {
     fn holds_quick(&self, key: K) -> Option<bool> {
         Some(self.holds(key))
     }
+
+    /// Whether every one of the storages holds `key` (one storage: whether it does).
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds_all(&self, key: K) -> bool {
+        self.holds(key)
+    }
+
+    /// [`holds_all`](Self::holds_all) answered without a call where it can be, else `None`.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds_all_quick(&self, key: K) -> Option<bool> {
+        self.holds_quick(key)
+    }
 }
 
 impl<K: Key> Exclude<K> for () {
     type Fetch = ();
+
+    const NONE: bool = true;
 
     #[inline]
     fn into_fetch(self) {}
@@ -47,6 +74,76 @@ impl<K: Key> ExcludeFetch<K> for () {
     #[allow(clippy::inline_always, reason = "nothing to look up")]
     fn holds(&self, _: K) -> bool {
         false
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "nothing to look up")]
+    fn holds_all(&self, _: K) -> bool {
+        true
+    }
+}
+
+/// A filter that keeps the keys every one of its storages holds, without fetching them: what
+/// [`Query::with`](crate::query::Query::with) adds (bevy's `With<T>`).
+#[derive(Clone, Copy, Debug)]
+pub struct With<F>(pub(crate) F);
+
+/// A filter that keeps the keys at least one of its storages holds, without fetching them: what
+/// [`Query::any_of`](crate::query::Query::any_of) adds (bevy's `Or<(With<A>, With<B>)>`).
+#[derive(Clone, Copy, Debug)]
+pub struct AnyOf<F>(pub(crate) F);
+
+/// The [`ExcludeFetch`] of [`With`]: skips a key some storage lacks.
+#[derive(Clone, Copy, Debug)]
+pub struct WithFetch<F>(F);
+
+/// The [`ExcludeFetch`] of [`AnyOf`]: skips a key every storage lacks.
+#[derive(Clone, Copy, Debug)]
+pub struct AnyOfFetch<F>(F);
+
+impl<K: Key, F: Exclude<K>> Exclude<K> for With<F> {
+    type Fetch = WithFetch<F::Fetch>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        WithFetch(self.0.into_fetch())
+    }
+}
+
+impl<K: Key, F: Exclude<K>> Exclude<K> for AnyOf<F> {
+    type Fetch = AnyOfFetch<F::Fetch>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        AnyOfFetch(self.0.into_fetch())
+    }
+}
+
+impl<K: Copy, F: ExcludeFetch<K>> ExcludeFetch<K> for WithFetch<F> {
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds(&self, key: K) -> bool {
+        !self.0.holds_all(key)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds_quick(&self, key: K) -> Option<bool> {
+        self.0.holds_all_quick(key).map(|all| !all)
+    }
+}
+
+impl<K: Copy, F: ExcludeFetch<K>> ExcludeFetch<K> for AnyOfFetch<F> {
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds(&self, key: K) -> bool {
+        !self.0.holds(key)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+    fn holds_quick(&self, key: K) -> Option<bool> {
+        self.0.holds_quick(key).map(|any| !any)
     }
 }
 
@@ -82,6 +179,8 @@ macro_rules! exclude_tuple {
         impl<K: Key, $($member: Exclude<K>),+> Exclude<K> for ($($member,)+) {
             type Fetch = ($($member::Fetch,)+);
 
+            const NONE: bool = $($member::NONE)&&+;
+
             #[inline]
             fn into_fetch(self) -> Self::Fetch {
                 ($(self.$i.into_fetch(),)+)
@@ -104,6 +203,23 @@ macro_rules! exclude_tuple {
                     }
                 )+
                 Some(false)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+            fn holds_all(&self, key: K) -> bool {
+                $(self.$i.holds_all(key))&&+
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
+            fn holds_all_quick(&self, key: K) -> Option<bool> {
+                $(
+                    if !self.$i.holds_all_quick(key)? {
+                        return Some(false);
+                    }
+                )+
+                Some(true)
             }
         }
     };

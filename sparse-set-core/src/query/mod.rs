@@ -50,6 +50,7 @@
 //! iterate fastest when they hold their keys in the same order (insert them together).
 
 mod exclude;
+mod lookup;
 pub(crate) mod member;
 mod tuple;
 
@@ -57,7 +58,9 @@ use core::fmt;
 
 #[cfg(doc)]
 use crate::storage::{Columnar, Storage};
-pub use exclude::{Exclude, ExcludeFetch};
+pub use exclude::{AnyOf, AnyOfFetch, Exclude, ExcludeFetch, With, WithFetch};
+pub(crate) use lookup::rows_at;
+pub use lookup::{IterMany, LookupError, MemberLookup, MemberView, MembersLookup, MembersView};
 pub use member::{
     Fetch, FetchItem, FetchView, Member, MutFetch, Optional, OptionalFetch, RefFetch, SameKey,
 };
@@ -91,7 +94,7 @@ pub use tuple::{Fetches, FetchesItem, FetchesView, ForEach, Members};
 /// the query's code is generated, so `cargo build` reports it and `cargo check` does not).
 #[must_use = "a query does nothing until it is iterated"]
 pub fn query<M: Members>(members: M) -> Query<M, ()> {
-    Query { members, without: () }
+    Query { members, without: (), driver: None }
 }
 
 /// Marks a query member as optional: keys it does not hold are still visited, and its view is an
@@ -118,16 +121,24 @@ pub fn optional<M: Member>(member: M) -> Optional<M> {
     Optional(member)
 }
 
-/// A query: its members, and the storages whose keys it skips. Made by [`query`].
+/// A query: its members, its filters, and the member chosen to drive if one was. Made by
+/// [`query`].
 #[derive(Debug)]
 pub struct Query<M, W> {
     members: M,
     without: W,
+    /// The member [`drive_by`](Query::drive_by) chose; else the smallest required one drives.
+    driver: Option<usize>,
 }
 
 impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
-    /// Skips every key stored in `excluded`: a storage borrowed shared (`&S`), or a tuple of 1
-    /// to 8 of them. Called again, it replaces the earlier exclusion.
+    /// Skips every key stored in `excluded`: a storage borrowed shared (`&S`), a group (its
+    /// aligned keys), or a tuple of 1 to 8 of them (bevy's `Without<T>`, `EnTT`'s exclude
+    /// list). Filters add up: called again, or after [`with`](Self::with) or
+    /// [`any_of`](Self::any_of), it skips those keys too.
+    ///
+    /// A storage borrowed mutably by the query cannot be named here: the borrow checker refuses
+    /// it (`cannot borrow ... as immutable because it is also borrowed as mutable`).
     ///
     /// Computes in **O(1)** time; iterating then costs one more lookup per excluded storage and
     /// element.
@@ -142,8 +153,108 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// let keys: Vec<u32> = query((&alive,)).without((&frozen, &dead)).into_iter().map(|(key, _)| key).collect();
     /// assert_eq!(keys, [0, 2, 4]);
     /// ```
-    pub fn without<X: Exclude<M::Key>>(self, excluded: X) -> Query<M, X> {
-        Query { members: self.members, without: excluded }
+    pub fn without<X: Exclude<M::Key>>(self, excluded: X) -> Query<M, (W, X)> {
+        Query { members: self.members, without: (self.without, excluded), driver: self.driver }
+    }
+
+    /// Keeps only the keys that every one of `required` holds, without fetching them: a
+    /// storage borrowed shared (`&S`), a group (its aligned keys), or a tuple of 1 to 8 of
+    /// them (bevy's `With<T>`). A tag passed as a member does the same and hands out `()`;
+    /// `with` also takes storages whose values the system does not read. Filters add up.
+    ///
+    /// Computes in **O(1)** time; iterating then costs one more lookup per storage and
+    /// element.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap, SparseSet};
+    ///
+    /// let mut health: SparseMap<u32, i32> = [(1, 10), (2, 10), (3, 10)].into_iter().collect();
+    /// let burning: SparseSet<u32> = [1, 3].into_iter().collect();
+    /// let exposed: SparseSet<u32> = [2, 3].into_iter().collect();
+    /// query((&mut health,)).with((&burning, &exposed)).for_each(|_, (health,)| *health -= 4);
+    /// assert_eq!(health.values(), &[10, 10, 6]);
+    /// ```
+    pub fn with<Y: Exclude<M::Key>>(self, required: Y) -> Query<M, (W, With<Y>)> {
+        Query {
+            members: self.members,
+            without: (self.without, With(required)),
+            driver: self.driver,
+        }
+    }
+
+    /// Keeps only the keys that at least one of `storages` holds, without fetching them: a
+    /// tuple of 1 to 8 storages borrowed shared or groups (bevy's `Or<(With<A>, With<B>)>`).
+    /// Filters add up.
+    ///
+    /// Computes in **O(1)** time; iterating then costs up to one more lookup per storage and
+    /// element.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap, SparseSet};
+    ///
+    /// let names: SparseMap<u32, &str> = [(1, "ann"), (2, "bo"), (3, "cy")].into_iter().collect();
+    /// let players: SparseSet<u32> = [1].into_iter().collect();
+    /// let bosses: SparseSet<u32> = [3].into_iter().collect();
+    /// let shown: Vec<&str> =
+    ///     query((&names,)).any_of((&players, &bosses)).into_iter().map(|(_, (name,))| *name).collect();
+    /// assert_eq!(shown, ["ann", "cy"]);
+    /// ```
+    pub fn any_of<Z: Exclude<M::Key>>(self, storages: Z) -> Query<M, (W, AnyOf<Z>)> {
+        Query {
+            members: self.members,
+            without: (self.without, AnyOf(storages)),
+            driver: self.driver,
+        }
+    }
+
+    /// Makes member `I` (its position in the members tuple) drive: the query walks its keys,
+    /// in its dense order, and looks them up in the others (`EnTT`'s `view.use<T>()`). By
+    /// default the smallest required member drives; choosing one is for a member known to be
+    /// small, or for the order of a member sorted beforehand.
+    ///
+    /// Member `I` must exist and be required (not [`optional`]): anything else is refused when
+    /// the program is built ("a query is driven by one of its required members").
+    ///
+    /// Computes in **O(1)** time; iterating then costs **O(n)** lookups per other member, for
+    /// member `I`'s n keys.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut depth: SparseMap<u32, i32> = [(1, 5), (2, 1), (3, 9)].into_iter().collect();
+    /// let sprites: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b'), (4, 'd')].into_iter().collect();
+    /// depth.sort_by(|_, a, _, b| a.cmp(b)); // back to front
+    /// let drawn: String =
+    ///     query((&depth, &sprites)).drive_by::<0>().into_iter().map(|(_, (_, sprite))| *sprite).collect();
+    /// assert_eq!(drawn, "bac");
+    /// ```
+    ///
+    /// An optional member cannot drive:
+    ///
+    /// ```compile_fail
+    /// use sparse_set_core::{query, query::optional, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = SparseMap::new();
+    /// let b: SparseMap<u32, i32> = SparseMap::new();
+    /// query((&a, optional(&b))).drive_by::<1>().for_each(|_, _| {}); // error: member 1 is optional
+    /// ```
+    #[must_use = "a query does nothing until it is iterated"]
+    pub fn drive_by<const I: usize>(mut self) -> Self {
+        const {
+            assert!(
+                I < M::REQUIRED.len() && M::REQUIRED[I],
+                "a query is driven by one of its required members: `drive_by::<I>` names member I, which must exist and not be optional"
+            );
+        }
+        self.driver = Some(I);
+        self
+    }
+
+    /// The member that drives: the one [`drive_by`](Self::drive_by) chose, else the smallest
+    /// required one.
+    #[inline]
+    fn driver(&self) -> Option<usize> {
+        self.driver.or_else(|| self.members.driver())
     }
 
     /// Calls `f` with every key held by all required members and by none of the excluded
@@ -169,7 +280,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         M::Fetches: ForEach,
         F: for<'v> FnMut(M::Key, <M::Fetches as FetchesView<'v>>::Views),
     {
-        let Some(driver) = self.members.driver() else { return };
+        let Some(driver) = self.driver() else { return };
         let fetches = self.members.into_fetches();
         fetches.for_each_key(driver, self.without.into_fetch(), f);
     }
@@ -198,14 +309,11 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         reason = "a lending iterator: its items borrow it, which `Iterator` cannot express"
     )]
     pub fn iter(&mut self) -> QueryIter<'_, M, W> {
+        let driver = self.driver();
         let members = self.members.reborrow();
-        let driver = members.driver();
-        QueryIter {
-            fetches: members.into_fetches(),
-            without: self.without.into_fetch(),
-            driver,
-            next: 0,
-        }
+        let fetches = members.into_fetches();
+        let end = driver.map_or(0, |driver| fetches.driver_len(driver));
+        QueryIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
     }
 
     /// The members, given back.
@@ -242,7 +350,10 @@ pub struct QueryIter<'q, M: Members + 'q, W: Exclude<M::Key>> {
     fetches: FetchesOf<'q, M>,
     without: W::Fetch,
     driver: Option<usize>,
+    /// The next driver position to look at.
     next: usize,
+    /// The driver's length.
+    end: usize,
 }
 
 impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
@@ -271,25 +382,27 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
         FetchesOf<'q, M>: FetchesView<'v>,
     {
         // Locate first, then view: the views borrow the fetches until the next call.
-        let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
+        let (key, slots) =
+            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
         Some((key, self.fetches.views(slots)))
     }
 
-    /// Bounds on the number of elements left: at most the driver's keys not yet visited.
+    /// Bounds on the number of elements left: at most the driver's keys not yet visited,
+    /// exactly those for a query of one required member and no filter.
     ///
     /// Computes in **O(1)** time.
     ///
     /// ```
-    /// use sparse_set_core::{query, SparseMap};
+    /// use sparse_set_core::{query, SparseMap, SparseSet};
     ///
     /// let mut a: SparseMap<u32, i32> = [(1, 5), (2, 6)].into_iter().collect();
-    /// let mut query = query((&mut a,));
-    /// assert_eq!(query.iter().size_hint(), (0, Some(2)));
+    /// let b: SparseSet<u32> = [1].into_iter().collect();
+    /// assert_eq!(query((&mut a,)).iter().size_hint(), (2, Some(2)));
+    /// assert_eq!(query((&mut a, &b)).iter().size_hint(), (0, Some(1)));
     /// ```
     #[must_use]
     pub fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.driver.map_or(0, |driver| self.fetches.driver_len(driver) - self.next);
-        (0, Some(left))
+        hint::<M, W>(self.end - self.next)
     }
 }
 
@@ -302,13 +415,26 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> fmt::Debug for QueryIter<'q, M, W>
     }
 }
 
+/// The size hint of a walk with `left` driver keys to look at: exact for one required member
+/// and no filter, else at most `left`.
+#[inline]
+fn hint<M: Members, W: Exclude<M::Key>>(left: usize) -> (usize, Option<usize>) {
+    let exact = M::REQUIRED.len() == 1 && M::REQUIRED[0] && W::NONE;
+    (if exact { left } else { 0 }, Some(left))
+}
+
 /// The std iterator of a query whose members are all shared: `for (key, views) in query(..)`.
-/// The driver is chosen once, when the iterator is made.
+/// The driver is chosen once, when the iterator is made. It walks the driver from both ends
+/// ([`DoubleEndedIterator`]), and knows its length ([`ExactSizeIterator`]) for one required
+/// member and no filter.
 pub struct SharedIter<M: Members, W: Exclude<M::Key>> {
     fetches: M::Fetches,
     without: W::Fetch,
     driver: Option<usize>,
+    /// The next driver position to look at from the front.
     next: usize,
+    /// One past the next driver position to look at from the back.
+    end: usize,
 }
 
 impl<M: Members, W: Exclude<M::Key>> IntoIterator for Query<M, W>
@@ -330,13 +456,10 @@ where
     /// assert_eq!(sums, [7]);
     /// ```
     fn into_iter(self) -> Self::IntoIter {
-        let driver = self.members.driver();
-        SharedIter {
-            fetches: self.members.into_fetches(),
-            without: self.without.into_fetch(),
-            driver,
-            next: 0,
-        }
+        let driver = self.driver();
+        let fetches = self.members.into_fetches();
+        let end = driver.map_or(0, |driver| fetches.driver_len(driver));
+        SharedIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
     }
 }
 
@@ -349,33 +472,88 @@ where
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, slots) = self.fetches.advance(self.driver?, &mut self.next, &self.without)?;
+        let (key, slots) =
+            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
         Some((key, self.fetches.items(slots)))
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.driver.map_or(0, |driver| self.fetches.driver_len(driver) - self.next);
-        (0, Some(left))
+        hint::<M, W>(self.end - self.next)
     }
 
     /// The rest of the walk in the loop specialised for the driver, which makes no call for
     /// keys in the sparse prefixes: what `for_each`, `sum`, `collect` and the other consuming
     /// adapters run.
     #[inline]
-    fn fold<B, G>(self, init: B, g: G) -> B
+    fn fold<B, G>(mut self, init: B, mut g: G) -> B
     where
         G: FnMut(B, Self::Item) -> B,
     {
         let Some(driver) = self.driver else { return init };
+        if self.end < self.fetches.driver_len(driver) {
+            // Walked from the back too: step by step up to where that walk stopped.
+            let mut acc = init;
+            for item in self.by_ref() {
+                acc = g(acc, item);
+            }
+            return acc;
+        }
         self.fetches.fold_items(driver, self.next, self.without, init, g)
     }
 }
+
+impl<M: Members, W: Exclude<M::Key>> DoubleEndedIterator for SharedIter<M, W>
+where
+    M::Fetches: FetchesItem,
+{
+    /// The last match not yet visited from either end, in the driver's dense order.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 5), (2, 6), (3, 7)].into_iter().collect();
+    /// let keys: Vec<u32> = query((&a,)).into_iter().rev().map(|(key, _)| key).collect();
+    /// assert_eq!(keys, [3, 2, 1]);
+    /// ```
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let (key, slots) =
+            self.fetches.advance_back(self.driver?, self.next, &mut self.end, &self.without)?;
+        Some((key, self.fetches.items(slots)))
+    }
+}
+
+/// A query of one required member and no filter visits every key of its member: its length is
+/// known.
+///
+/// ```
+/// use sparse_set_core::{query, SparseMap};
+///
+/// let a: SparseMap<u32, i32> = [(1, 5), (2, 6)].into_iter().collect();
+/// assert_eq!(query((&a,)).into_iter().len(), 2);
+/// ```
+impl<A: Member + ExactMember> ExactSizeIterator for SharedIter<(A,), ()> where
+    <(A,) as Members>::Fetches: FetchesItem
+{
+}
+
+/// A query member that visits every key it holds when it drives alone: a storage or a group
+/// borrowed shared or mutably (not an [`optional`] one). What makes a one-member query an
+/// [`ExactSizeIterator`].
+pub trait ExactMember {}
+
+impl<S: crate::storage::Columnar> ExactMember for &S {}
+impl<S: crate::storage::Columnar> ExactMember for &mut S {}
+impl<M, X> ExactMember for &crate::group::Group<M, X> {}
+impl<M, X> ExactMember for &mut crate::group::Group<M, X> {}
 
 impl<M: Members, W: Exclude<M::Key>> fmt::Debug for SharedIter<M, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SharedIter")
             .field("driver", &self.driver)
             .field("next", &self.next)
+            .field("end", &self.end)
             .finish_non_exhaustive()
     }
 }

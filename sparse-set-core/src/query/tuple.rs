@@ -29,6 +29,9 @@ pub trait Members: Sized {
     where
         Self: 'q;
 
+    /// Whether each member is required (not optional), in order.
+    const REQUIRED: &'static [bool];
+
     /// The index of the member that drives: the smallest required one.
     fn driver(&self) -> Option<usize>;
 
@@ -85,13 +88,24 @@ pub trait Fetches {
         without: &W,
     ) -> Quick<(Self::Key, Self::Slots)>;
 
-    /// The first match at or past driver position `*next`, with member `driver` driving;
-    /// `*next` moves past it. The driver is picked once per call, and the loop is the one
-    /// specialised for it.
+    /// The first match at or past driver position `*next` and before `end`, with member
+    /// `driver` driving; `*next` moves past it. The driver is picked once per call, and the
+    /// loop is the one specialised for it.
     fn advance<W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         driver: usize,
         next: &mut usize,
+        end: usize,
+        without: &W,
+    ) -> Option<(Self::Key, Self::Slots)>;
+
+    /// The last match before driver position `*end` and at or past `next`, with member
+    /// `driver` driving; `*end` moves down to it.
+    fn advance_back<W: ExcludeFetch<Self::Key> + Copy>(
+        &self,
+        driver: usize,
+        next: usize,
+        end: &mut usize,
         without: &W,
     ) -> Option<(Self::Key, Self::Slots)>;
 }
@@ -192,6 +206,8 @@ macro_rules! members_tuple {
             type Key = K;
             type Fetches = ($($member::Fetch,)+);
             type Reborrow<'q> = ($($member::Reborrow<'q>,)+) where Self: 'q;
+
+            const REQUIRED: &'static [bool] = &[$($member::REQUIRED),+];
 
             #[inline]
             fn driver(&self) -> Option<usize> {
@@ -338,11 +354,12 @@ macro_rules! members_tuple {
                 &self,
                 driver: usize,
                 next: &mut usize,
+                end: usize,
                 without: &W,
             ) -> Option<(K, Self::Slots)> {
                 match driver {
                     $($i => {
-                        let len = self.$i.keys().len();
+                        let len = self.$i.keys().len().min(end);
                         while *next < len {
                             let index = *next;
                             *next += 1;
@@ -361,6 +378,29 @@ macro_rules! members_tuple {
                                         return Some((key, slots));
                                     }
                                 }
+                            }
+                        }
+                        None
+                    })+
+                    _ => None,
+                }
+            }
+
+            #[inline]
+            fn advance_back<W: ExcludeFetch<K> + Copy>(
+                &self,
+                driver: usize,
+                next: usize,
+                end: &mut usize,
+                without: &W,
+            ) -> Option<(K, Self::Slots)> {
+                match driver {
+                    $($i => {
+                        *end = (*end).min(self.$i.keys().len());
+                        while *end > next {
+                            *end -= 1;
+                            if let Some(found) = self.locate_driven::<$i, W>(*end, without) {
+                                return Some(found);
                             }
                         }
                         None
