@@ -45,6 +45,15 @@
 //!   can be alive at once). Queries whose members are all shared are also [`IntoIterator`]: a
 //!   plain `for` loop, and every adapter of [`Iterator`].
 //!
+//! # Lookups, filters, the driver
+//!
+//! [`Query::get`], [`Query::get_mut`], [`Query::contains`], [`Query::get_many`],
+//! [`Query::get_many_mut`], [`Query::iter_many`] and [`Query::for_each_many`] answer for given
+//! keys, one lookup per member each, with the same filters as iteration: [`Query::without`]
+//! (skip keys a storage holds), [`Query::with`] (keep keys every storage holds, without
+//! fetching them) and [`Query::any_of`] (keep keys one of them holds); filters add up.
+//! [`Query::drive_by`] makes a chosen member drive, in its dense order.
+//!
 //! A member that is driven by another storage is looked up by key, so the cost per element is
 //! one lookup per member: see the crate's costs table. Storages that are always used together
 //! iterate fastest when they hold their keys in the same order (insert them together).
