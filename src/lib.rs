@@ -89,8 +89,9 @@ pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
         At, Excluded, FieldValue, Keyed, Member, One, RowWorld, Tag, Whole, WorldStorage, despawn,
-        fail_bounded, fail_insert, insert, put_one, reserve_one, retain_keys, shrink, spawn,
-        try_insert, try_reserve, try_reserve_exact, try_spawn, world_storage,
+        disjoint_positions, disjoint_rows_mut, fail_bounded, fail_insert, insert, put_one,
+        reserve_one, retain_keys, shrink, spawn, try_insert, try_reserve, try_reserve_exact,
+        try_spawn, vec_bytes, world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{

@@ -11,7 +11,9 @@
 //!    at the last generation is either listed (bumped to `u32::MAX`, still to be issued) or
 //!    **retired** (despawned at `u32::MAX`, never issued again), and only the list tells;
 //! 4. `len` counts the alive slots;
-//! 5. the free list has room for every slot, so `despawn` never allocates.
+//! 5. the free list has room for every slot, so `despawn` never allocates;
+//! 6. a bounded allocator ([`Entities::bounded`]) has at most `capacity` slots, and room for
+//!    all of them from the start, so it never allocates after it is made.
 //!
 //! [`Entities::from_parts`] is where these rules are written: loading checks untrusted parts with
 //! it, and [`Entities::assert_invariants`] checks a live allocator with it.
@@ -243,7 +245,32 @@ pub struct Entities {
     /// Dead slots to reuse; `spawn` pops the last one.
     pub(crate) free: Vec<u32>,
     pub(crate) len: usize,
+    /// The fixed number of slots of a bounded allocator (rule 6).
+    pub(crate) bound: Option<usize>,
 }
+
+/// Two allocators are equal when they hand out the same entities from now on: the same slots
+/// (alive or not, at the same generations) and the same free list, in the same order. Capacity
+/// and bounds are not compared, as `Vec`'s equality ignores its capacity.
+///
+/// ```
+/// # use sparse_set_core::Entities;
+/// let mut a = Entities::new();
+/// let mut b = Entities::with_capacity(100);
+/// let (x, y) = (a.spawn(), b.spawn());
+/// assert_eq!(a, b);
+/// a.despawn(x);
+/// assert_ne!(a, b); // b's slot 0 is alive
+/// b.despawn(y);
+/// assert_eq!(a, b);
+/// ```
+impl PartialEq for Entities {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.slots == other.slots && self.free == other.free
+    }
+}
+
+impl Eq for Entities {}
 
 impl Clone for Entities {
     /// A copy of the allocator, with room on its free list for every slot (so that its
@@ -269,7 +296,7 @@ impl Entities {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { slots: Vec::new(), free: Vec::new(), len: 0 }
+        Self { slots: Vec::new(), free: Vec::new(), len: 0, bound: None }
     }
 
     /// An empty allocator with room for `capacity` slots before it reallocates: the first
@@ -315,6 +342,127 @@ impl Entities {
         Ok(entities)
     }
 
+    /// An allocator of fixed size that never allocates after this call: it holds at most
+    /// `capacity` slots, so every entity index is below `capacity` (storages bounded with a
+    /// `key_limit` of `capacity` take every entity it spawns). Despawned slots are reused as
+    /// usual; past `capacity` live and retired slots, [`try_spawn`](Self::try_spawn) returns
+    /// [`Error::Full`] and [`spawn`](Self::spawn) panics, leaving the allocator unchanged.
+    /// [`try_reserve`](Self::try_reserve) does nothing.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is more than the `2^32` slots an entity index addresses, or the memory
+    /// cannot be had, with a message naming the capacity and the [`Error`] that
+    /// [`try_bounded`](Self::try_bounded) would return.
+    ///
+    /// ```
+    /// use sparse_set_core::{Entities, Error};
+    ///
+    /// let mut entities = Entities::bounded(2);
+    /// let a = entities.spawn();
+    /// let _b = entities.spawn();
+    /// assert_eq!(entities.try_spawn(), Err(Error::Full { capacity: 2 }));
+    /// entities.despawn(a);
+    /// assert_eq!(entities.spawn().index(), a.index()); // a freed slot is reused
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn bounded(capacity: usize) -> Self {
+        Self::try_bounded(capacity).unwrap_or_else(|error| {
+            panic!("cannot bound an `Entities` to {capacity} slots: {error}")
+        })
+    }
+
+    /// The fallible twin of [`bounded`](Self::bounded).
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EntitiesExhausted`] if `capacity` is more than the `2^32` slots an entity
+    /// index addresses; [`Error::CapacityOverflow`] if the slots need more than `isize::MAX`
+    /// bytes (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had.
+    ///
+    /// ```
+    /// use sparse_set_core::{Entities, Error};
+    ///
+    /// assert_eq!(Entities::try_bounded(1000).unwrap().capacity(), 1000);
+    /// # #[cfg(target_pointer_width = "64")]
+    /// assert_eq!(Entities::try_bounded(1 << 33).unwrap_err(), Error::EntitiesExhausted);
+    /// ```
+    pub fn try_bounded(capacity: usize) -> Result<Self, Error> {
+        if capacity as u64 > 1 << 32 {
+            return Err(Error::EntitiesExhausted);
+        }
+        let mut entities = Self::try_with_capacity(capacity)?;
+        entities.bound = Some(capacity);
+        Ok(entities)
+    }
+
+    /// How many slots the allocator holds before it reallocates; for a bounded allocator, its
+    /// fixed capacity. Live, free and retired slots all count.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// assert_eq!(Entities::bounded(8).capacity(), 8);
+    /// assert!(Entities::with_capacity(8).capacity() >= 8);
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.bound.unwrap_or_else(|| self.slots.capacity().min(1 << 32))
+    }
+
+    /// How many more entities [`spawn`](Self::spawn) issues without reallocating (for a
+    /// bounded allocator, at all): the free slots plus the room for new ones.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::bounded(8);
+    /// let e = entities.spawn();
+    /// assert_eq!(entities.remaining_capacity(), 7);
+    /// entities.despawn(e);
+    /// assert_eq!(entities.remaining_capacity(), 8);
+    /// ```
+    #[must_use]
+    pub fn remaining_capacity(&self) -> usize {
+        self.capacity().saturating_sub(self.slots.len()) + self.free.len()
+    }
+
+    /// The exclusive bound on the indices a bounded allocator issues (its capacity); `None`
+    /// for a growable one.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// assert_eq!(Entities::bounded(8).key_limit(), Some(8));
+    /// assert_eq!(Entities::new().key_limit(), None);
+    /// ```
+    #[must_use]
+    pub fn key_limit(&self) -> Option<usize> {
+        self.bound
+    }
+
+    /// Bytes of heap memory the allocator holds: its slots and its free list.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// assert_eq!(Entities::new().allocated_bytes(), 0);
+    /// assert!(Entities::bounded(100).allocated_bytes() >= 100 * 8);
+    /// ```
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot>() + self.free.capacity() * size_of::<u32>()
+    }
+
     /// Makes room for `additional` more spawns without reallocating: the free slots are used
     /// first, and new slots reserved for the rest.
     ///
@@ -332,6 +480,9 @@ impl Entities {
     /// assert!(entities.is_alive(e));
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        if self.bound.is_some() {
+            return Ok(());
+        }
         let new_slots = additional.saturating_sub(self.free.len());
         try_reserve(&mut self.slots, new_slots)?;
         // `despawn` pushes to the free list without allocating: room for every slot.
@@ -358,7 +509,7 @@ impl Entities {
     /// ```
     #[track_caller]
     pub fn spawn(&mut self) -> Entity {
-        self.try_spawn().unwrap_or_else(|error| fail(error))
+        self.try_spawn().unwrap_or_else(|error| panic!("cannot spawn an entity: {error}"))
     }
 
     /// The fallible twin of [`spawn`](Self::spawn).
@@ -368,7 +519,8 @@ impl Entities {
     /// # Errors
     ///
     /// Leaving the allocator unchanged: [`Error::EntitiesExhausted`] if all `2^32` slots are
-    /// alive or retired; [`Error::AllocFailed`] if a new slot is needed and its memory cannot
+    /// alive or retired; [`Error::Full`] if a bounded allocator's `capacity` slots are;
+    /// [`Error::AllocFailed`] if a new slot is needed and its memory cannot
     /// be had.
     ///
     /// ```
@@ -385,6 +537,11 @@ impl Entities {
             self.len += 1;
             return Ok(Entity { index, generation: slot.generation });
         }
+        if let Some(capacity) = self.bound
+            && self.slots.len() >= capacity
+        {
+            return Err(Error::Full { capacity });
+        }
         let index = u32::try_from(self.slots.len()).map_err(|_| Error::EntitiesExhausted)?;
         // Room for the slot, and on the (empty) free list for every slot, before anything
         // changes.
@@ -395,7 +552,8 @@ impl Entities {
         Ok(Entity { index, generation: NonZeroU32::MIN })
     }
 
-    /// The fallible twin of `clone`.
+    /// The fallible twin of `clone`: a copy of the allocator, bounded alike (with its full
+    /// capacity) if it is bounded.
     ///
     /// Computes in **O(slots)** time.
     ///
@@ -411,13 +569,15 @@ impl Entities {
     /// assert!(copy.despawn(e) && entities.is_alive(e));
     /// ```
     pub fn try_clone(&self) -> Result<Self, Error> {
+        // A bounded copy gets its full room too (rule 6).
+        let room = self.bound.unwrap_or(self.slots.len());
         let mut slots = Vec::new();
-        try_reserve_exact(&mut slots, self.slots.len())?;
+        try_reserve_exact(&mut slots, room)?;
         slots.extend_from_slice(&self.slots);
         let mut free = Vec::new();
-        try_reserve_exact(&mut free, self.slots.len())?;
+        try_reserve_exact(&mut free, room)?;
         free.extend_from_slice(&self.free);
-        Ok(Self { slots, free, len: self.len })
+        Ok(Self { slots, free, len: self.len, bound: self.bound })
     }
 
     /// Despawns `entity`: returns `true` if it was alive. Its slot's generation is bumped, so the
@@ -592,7 +752,7 @@ impl Entities {
         let len = Self::check_parts(&slots, &free)?;
         let missing = slots.len() - free.len();
         try_reserve_exact(&mut free, missing).map_err(PartsError::Alloc)?;
-        Ok(Entities { slots, free, len })
+        Ok(Entities { slots, free, len, bound: None })
     }
 
     /// Checks rules 1 to 3 of the module's invariant over `slots` and `free`; returns the number
@@ -643,6 +803,17 @@ impl Entities {
             self.free.capacity(),
             self.slots.len()
         );
+        if let Some(capacity) = self.bound {
+            assert!(
+                self.slots.len() <= capacity
+                    && self.slots.capacity() >= capacity
+                    && self.free.capacity() >= capacity,
+                "a bounded allocator of {capacity} slots holds {} (room for {} slots, {} free)",
+                self.slots.len(),
+                self.slots.capacity(),
+                self.free.capacity()
+            );
+        }
     }
 
     #[cfg(test)]

@@ -76,10 +76,12 @@ impl fmt::Display for Error {
             Error::KeyOutOfRange { index, limit } => {
                 write!(f, "key {index} is outside the bounded key range 0..{limit}")
             }
-            Error::Full { capacity } => write!(f, "set is full: capacity {capacity}"),
+            Error::Full { capacity } => {
+                write!(f, "storage is full: its bounded capacity is {capacity} elements")
+            }
             Error::DenseIndexOverflow { width, max_len } => write!(
                 f,
-                "set is full: dense index type `{width}` addresses at most {max_len} elements"
+                "storage is full: its dense index type `{width}` addresses at most {max_len} elements"
             ),
             Error::AllocFailed => f.write_str("memory allocation failed"),
             Error::CapacityOverflow => {
@@ -164,6 +166,12 @@ pub fn shrink<T>(vec: &mut Vec<T>) {
     }
 }
 
+/// Bytes of heap memory `vec` holds: its capacity, not its length.
+#[must_use]
+pub fn vec_bytes<T>(vec: &Vec<T>) -> usize {
+    vec.capacity() * size_of::<T>()
+}
+
 /// Panics with `error`'s message: the plain twin of a `try_` call whose error names everything
 /// the message needs.
 ///
@@ -177,8 +185,8 @@ pub(crate) fn fail(error: Error) -> ! {
     panic!("{error}")
 }
 
-/// Panics for a bounded storage that `error` refused to make, with a message naming the bounds
-/// asked for and the error (which names the limit it met).
+/// Panics for a bounded `S` that `error` refused to make, with a message naming the storage,
+/// the bounds asked for and the error (which names the limit it met).
 ///
 /// # Panics
 ///
@@ -186,13 +194,13 @@ pub(crate) fn fail(error: Error) -> ! {
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub fn fail_bounded(capacity: usize, key_limit: usize, error: Error) -> ! {
-    panic!("cannot bound a storage to {capacity} elements with keys below {key_limit}: {error}")
+pub fn fail_bounded<S: ?Sized>(capacity: usize, key_limit: usize, error: Error) -> ! {
+    let storage = ShortName(core::any::type_name::<S>());
+    panic!("cannot bound a `{storage}` to {capacity} elements with keys below {key_limit}: {error}")
 }
 
-/// Panics for an insert of `key` that `error` refused, with a message that names the key (the
-/// errors whose own message does not are prefixed with it) and the limit (every error that has
-/// one names it).
+/// Panics for an insert of `key` into an `S` that `error` refused, with a message that names
+/// the storage, the key and the limit (every error that has one names it).
 ///
 /// # Panics
 ///
@@ -200,9 +208,58 @@ pub fn fail_bounded(capacity: usize, key_limit: usize, error: Error) -> ! {
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub fn fail_insert<K: fmt::Debug>(key: K, error: Error) -> ! {
+pub fn fail_insert<S: ?Sized, K: fmt::Debug>(key: K, error: Error) -> ! {
+    let storage = ShortName(core::any::type_name::<S>());
     match error {
-        Error::KeyOutOfRange { .. } | Error::StaleKey { .. } => panic!("{error}"),
-        _ => panic!("cannot insert key {key:?}: {error}"),
+        // These name the key themselves.
+        Error::KeyOutOfRange { .. } | Error::StaleKey { .. } => {
+            panic!("cannot insert into a `{storage}`: {error}")
+        }
+        _ => panic!("cannot insert key {key:?} into a `{storage}`: {error}"),
+    }
+}
+
+/// A type's name without its module paths: `SparseMap<u32, char>` for
+/// `sparse_set_core::map::SparseMap<u32, char>`, which is what a user wrote.
+pub(crate) struct ShortName(pub(crate) &'static str);
+
+impl fmt::Display for ShortName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Each run of path characters keeps what follows its last `::`; the punctuation
+        // between runs (`<`, `, `, `&`, ...) is written as it is.
+        let mut rest = self.0;
+        while !rest.is_empty() {
+            let run = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            let (path, tail) = rest.split_at(run);
+            f.write_str(path.rsplit("::").next().unwrap_or(path))?;
+            let punctuation = tail
+                .find(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+                .unwrap_or(tail.len());
+            f.write_str(&tail[..punctuation])?;
+            rest = &tail[punctuation..];
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+
+    use super::ShortName;
+
+    #[test]
+    fn short_names_drop_module_paths_only() {
+        let cases = [
+            ("sparse_set_core::set::SparseSet<u32>", "SparseSet<u32>"),
+            ("a::B<c::D, [e::F; 3], &g::H>", "B<D, [F; 3], &H>"),
+            ("u8", "u8"),
+            ("", ""),
+        ];
+        for (name, short) in cases {
+            assert_eq!(ShortName(name).to_string(), short);
+        }
     }
 }

@@ -103,6 +103,7 @@ extern crate std;
 mod macros;
 
 mod dense;
+mod disjoint;
 mod entity;
 mod error;
 pub mod group;
@@ -143,7 +144,10 @@ pub use world::{Bundle, Component, SpawnBatch};
 /// public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::error::{fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact};
+    pub use crate::disjoint::{positions as disjoint_positions, rows_mut as disjoint_rows_mut};
+    pub use crate::error::{
+        fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact, vec_bytes,
+    };
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::world::{

@@ -110,7 +110,7 @@ pub trait Storage {
     fn insert(&mut self, key: Self::Key, value: Self::Value) -> Option<Self::Value> {
         match self.try_insert(key, value) {
             Ok(replaced) => replaced,
-            Err(error) => fail_insert(key, error),
+            Err(error) => fail_insert::<Self, _>(key, error),
         }
     }
 

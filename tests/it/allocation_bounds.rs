@@ -303,7 +303,7 @@ struct Scene {
 #[test]
 fn a_bounded_world_spawns_and_despawns_rows_without_allocating() {
     let mut scene = Scene {
-        entities: Entities::with_capacity(CAPACITY),
+        entities: Entities::bounded(CAPACITY),
         lit: Group::with_excluded(
             (SpotSoa::bounded(CAPACITY, CAPACITY), SparseMap::bounded(CAPACITY, CAPACITY)),
             (LitSoa::bounded(CAPACITY, CAPACITY),),

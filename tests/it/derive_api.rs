@@ -347,7 +347,7 @@ fn a_stale_entity_is_refused_and_changes_nothing() {
     .unwrap_err();
     assert_eq!(
         panic.downcast_ref::<String>().map(String::as_str),
-        Some(error.to_string().as_str())
+        Some(format!("cannot insert into a `Healths`: {error}").as_str())
     );
     assert_eq!(healths.keys(), &[live]);
     assert_eq!(healths.hp(), &[10]);
@@ -386,7 +386,7 @@ fn bounded_storage_refuses_past_its_limits() {
 }
 
 #[test]
-#[should_panic(expected = "set is full: capacity 1")]
+#[should_panic(expected = "storage is full: its bounded capacity is 1 elements")]
 fn bounded_insert_panics_with_the_error_message() {
     let mut storage = PositionSoa::bounded(1, 16);
     storage.insert(1, pos(1.0));
@@ -402,12 +402,12 @@ fn plain_calls_panic_naming_the_key_and_the_limit() {
             storage.insert(1, pos(1.0));
             storage.insert(2, pos(2.0));
         }),
-        "cannot insert key 2: set is full: capacity 1"
+        "cannot insert key 2 into a `PositionSoa`: storage is full: its bounded capacity is 1 elements"
     );
     assert_eq!(
         message(|| drop(SmallSoa::bounded(300, 1000))),
-        "cannot bound a storage to 300 elements with keys below 1000: set is full: dense index \
-         type `u8` addresses at most 255 elements"
+        "cannot bound a `SmallSoa` to 300 elements with keys below 1000: storage is full: its \
+         dense index type `u8` addresses at most 255 elements"
     );
     assert_eq!(
         message(|| PositionSoa::from_iter([(1, pos(1.0))]).swap_indices(0, 1)),

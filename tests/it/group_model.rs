@@ -351,6 +351,9 @@ fn run_entities(ops: &[EntityOp]) {
     let mut bodies: BTreeMap<Entity, u32> = BTreeMap::new();
     let mut speeds: BTreeMap<Entity, i64> = BTreeMap::new();
     let mut asleep: BTreeSet<Entity> = BTreeSet::new();
+    // Per storage (bodies, speeds, asleep), the newest generation each slot has held: a
+    // storage refuses an older one even after the newer one left (see `Error::StaleKey`).
+    let mut newest: [BTreeMap<u32, u32>; 3] = Default::default();
     for op in ops {
         let pick = |i: usize| (!handles.is_empty()).then(|| handles[i % handles.len()]);
         match *op {
@@ -369,12 +372,18 @@ fn run_entities(ops: &[EntityOp]) {
                     }
                     _ => world.bodies.excluded_mut::<0>().try_insert(entity, ()).map(drop),
                 };
-                let newer_held =
-                    bodies.keys().chain(speeds.keys()).chain(asleep.iter()).any(|held| {
-                        held.index() == entity.index() && held.generation() > entity.generation()
-                    });
+                let storage = match op {
+                    EntityOp::InsertBody(_) => 0,
+                    EntityOp::InsertSpeed(_) => 1,
+                    _ => 2,
+                };
+                let newer_held = newest[storage]
+                    .get(&entity.index())
+                    .is_some_and(|&held| held > entity.generation().get());
                 match result {
                     Ok(()) => {
+                        let held = newest[storage].entry(entity.index()).or_default();
+                        *held = (*held).max(entity.generation().get());
                         let (map, set) = (&mut bodies, &mut speeds);
                         // A newer version replaces an older one of the same slot, per storage.
                         match op {

@@ -28,6 +28,7 @@ mod derive_zig_seed;
 mod group_model;
 #[cfg(feature = "rayon")]
 mod parallel;
+mod parity;
 mod query_lookup;
 mod query_model;
 #[cfg(feature = "serde")]

@@ -395,7 +395,7 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
         let key = self.key;
         match self.try_insert(value) {
             Ok(value) => value,
-            Err(error) => fail_insert(key, error),
+            Err(error) => fail_insert::<SparseMap<K, V, D>, _>(key, error),
         }
     }
 

@@ -23,6 +23,7 @@ mod traits;
 use alloc::vec::Vec;
 
 use crate::dense::DenseIndex;
+use crate::disjoint;
 use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
 use crate::key::Key;
 #[cfg(doc)]
@@ -168,7 +169,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
         Self::try_bounded(capacity, key_limit)
-            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
+            .unwrap_or_else(|error| fail_bounded::<Self>(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -245,6 +246,52 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.set.capacity().min(self.values.capacity())
     }
 
+    /// `capacity() - len()`: how many more elements fit without reallocating (for a bounded
+    /// map, at all).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map = SparseMap::<u32, char>::bounded(8, 64);
+    /// map.insert(3, 'a');
+    /// assert_eq!(map.remaining_capacity(), 7);
+    /// ```
+    #[must_use]
+    pub fn remaining_capacity(&self) -> usize {
+        self.capacity() - self.len()
+    }
+
+    /// The exclusive bound on sparse indices of a bounded map; `None` for a growable map.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// assert_eq!(SparseMap::<u32, char>::bounded(8, 64).key_limit(), Some(64));
+    /// assert_eq!(SparseMap::<u32, char>::new().key_limit(), None);
+    /// ```
+    #[must_use]
+    pub fn key_limit(&self) -> Option<usize> {
+        self.set.key_limit()
+    }
+
+    /// Bytes of heap memory the map holds: its key index (dense keys, sparse pages and page
+    /// directory) plus its values' capacity. Memory the values own themselves (a `String`'s
+    /// text) is not counted.
+    ///
+    /// Computes in **O(directory size)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let map: SparseMap<u32, u64> = (0..1000).map(|key| (key, 0)).collect();
+    /// assert!(map.allocated_bytes() >= 1000 * (size_of::<u32>() + size_of::<u64>()));
+    /// ```
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        self.set.allocated_bytes() + self.values.capacity() * size_of::<V>()
+    }
+
     /// Stores `value` under `key`; returns the value it replaced.
     ///
     /// A new key is appended at the end of the dense order; an existing key keeps its position
@@ -308,7 +355,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     pub fn insert_full(&mut self, key: K, value: V) -> (usize, Option<V>) {
         match self.try_insert_full(key, value) {
             Ok(result) => result,
-            Err(error) => fail_insert(key, error),
+            Err(error) => fail_insert::<Self, _>(key, error),
         }
     }
 
@@ -617,30 +664,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[track_caller]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> [Option<&mut V>; N] {
-        for (i, key) in keys.iter().enumerate() {
-            assert!(!keys[..i].contains(key), "duplicate key {key:?} passed to get_disjoint_mut");
-        }
-        // (dense position, place in the result) of each key present, in dense order. Distinct
-        // keys have distinct positions, so the slice can be split between them.
-        let mut found = keys.map(|key| self.set.get_index_of(key));
-        let mut order: [usize; N] = core::array::from_fn(|place| place);
-        order.sort_unstable_by_key(|&place| found[place]);
-        let mut result: [Option<&mut V>; N] = core::array::from_fn(|_| None);
-        let mut rest: &mut [V] = &mut self.values;
-        let mut start = 0;
-        for place in order {
-            let Some(index) = found[place].take() else { continue };
-            if index < start {
-                // A second key found at the same position: only a `Key` implemented wrongly
-                // (see the `Key` docs) does that. It gets `None` rather than an alias.
-                continue;
-            }
-            let (head, tail) = core::mem::take(&mut rest).split_at_mut(index - start + 1);
-            result[place] = head.last_mut();
-            rest = tail;
-            start = index + 1;
-        }
-        result
+        let positions = disjoint::positions(&self.set, keys);
+        disjoint::rows_mut(&mut self.values, positions)
     }
 
     /// The keys in dense order, as a slice. Keys are never mutable from outside.

@@ -241,7 +241,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
         Self::try_bounded(capacity, key_limit)
-            .unwrap_or_else(|error| fail_bounded(capacity, key_limit, error))
+            .unwrap_or_else(|error| fail_bounded::<Self>(capacity, key_limit, error))
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -563,7 +563,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn insert_full(&mut self, key: K) -> (usize, bool) {
         match self.try_insert(key) {
             Ok(result) => result,
-            Err(error) => fail_insert(key, error),
+            Err(error) => fail_insert::<Self, _>(key, error),
         }
     }
 

@@ -12,6 +12,7 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 
 mod adversarial_keys;
 mod alloc_failure;
+mod entities;
 mod map;
 mod map_model;
 mod memory;

@@ -143,7 +143,8 @@ fn bounded_map_refuses_the_element_past_its_capacity_and_stays_unchanged() {
     let message = catch_unwind(AssertUnwindSafe(|| map.insert(40, 'd'))).unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot insert key 40: set is full: capacity 3"
+        "cannot insert key 40 into a `SparseMap<u32, char>`: storage is full: its bounded capacity \
+         is 3 elements"
     );
     map.assert_invariants();
     assert_eq!(map.len(), 3);
@@ -167,7 +168,7 @@ fn bounded_map_refuses_an_out_of_range_key_and_stays_unchanged() {
     .unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "key 500 is outside the bounded key range 0..100"
+        "cannot insert into a `SparseMap<u32, char>`: key 500 is outside the bounded key range 0..100"
     );
     map.assert_invariants();
     assert_eq!(map.keys(), &[99]);
@@ -228,7 +229,8 @@ fn u8_dense_width_refuses_the_256th_element() {
     let message = catch_unwind(AssertUnwindSafe(|| map.insert(1, 0))).unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot insert key 1: set is full: dense index type `u8` addresses at most 255 elements"
+        "cannot insert key 1 into a `SparseMap<u32, u32, u8>`: storage is full: its dense index \
+         type `u8` addresses at most 255 elements"
     );
     map.assert_invariants();
     assert_eq!(map.remove(0), Some(0));
@@ -458,7 +460,7 @@ fn entity_keys_with_a_stale_generation_are_not_found() {
     .unwrap_err();
     assert_eq!(
         panic.downcast_ref::<String>().map(String::as_str),
-        Some(stale.to_string().as_str())
+        Some(format!("cannot insert into a `SparseMap<Entity, u32>`: {stale}").as_str())
     );
     assert!(catch_unwind(AssertUnwindSafe(|| map.insert(new, 0))).is_err());
     assert_eq!(map.keys(), &[entity(1, 1), newest]);

@@ -163,7 +163,10 @@ fn plain_calls_panic_with_the_error_message_naming_the_key() {
         set.insert(500);
     });
     let message = *result.unwrap_err().downcast::<String>().unwrap();
-    assert_eq!(message, "key 500 is outside the bounded key range 0..128");
+    assert_eq!(
+        message,
+        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128"
+    );
 
     let result = catch_unwind(|| {
         let mut set = SparseSet::<u32>::bounded(8, 128);
@@ -172,7 +175,10 @@ fn plain_calls_panic_with_the_error_message_naming_the_key() {
         }
     });
     let message = *result.unwrap_err().downcast::<String>().unwrap();
-    assert_eq!(message, "cannot insert key 8: set is full: capacity 8");
+    assert_eq!(
+        message,
+        "cannot insert key 8 into a `SparseSet`: storage is full: its bounded capacity is 8 elements"
+    );
 }
 
 #[test]
@@ -185,7 +191,7 @@ fn a_u8_dense_width_refuses_the_256th_element() {
     assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
     assert_eq!(
         err.to_string(),
-        "set is full: dense index type `u8` addresses at most 255 elements"
+        "storage is full: its dense index type `u8` addresses at most 255 elements"
     );
     assert_eq!(set.len(), 255);
     assert!(!set.contains(9999));
@@ -472,7 +478,7 @@ fn inserting_a_stale_handle_over_a_newer_entity_is_refused_and_changes_nothing()
     let panic = catch_unwind(AssertUnwindSafe(|| set.insert(stale))).unwrap_err();
     assert_eq!(
         panic.downcast_ref::<String>().map(String::as_str),
-        Some(error.to_string().as_str())
+        Some(format!("cannot insert into a `SparseSet<Entity>`: {error}").as_str())
     );
     assert_eq!(set.as_slice(), &[live]);
     set.assert_invariants();
@@ -513,13 +519,13 @@ fn panics_name_what_was_asked_and_the_limit_met() {
     let message = |f: fn()| *catch_unwind(f).unwrap_err().downcast::<String>().unwrap();
     assert_eq!(
         message(|| drop(SparseSet::<u32, u8>::bounded(300, 1000))),
-        "cannot bound a storage to 300 elements with keys below 1000: set is full: dense index \
-         type `u8` addresses at most 255 elements"
+        "cannot bound a `SparseSet<u32, u8>` to 300 elements with keys below 1000: storage is \
+         full: its dense index type `u8` addresses at most 255 elements"
     );
     assert_eq!(
         message(|| drop(SparseSet::<u32>::bounded(8, usize::MAX))),
         format!(
-            "cannot bound a storage to 8 elements with keys below {}: capacity overflow: the \
+            "cannot bound a `SparseSet` to 8 elements with keys below {}: capacity overflow: the \
              memory needed exceeds the address space",
             usize::MAX
         )

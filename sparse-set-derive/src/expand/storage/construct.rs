@@ -73,7 +73,7 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         pub fn bounded(capacity: #usize, key_limit: #usize) -> Self {
             match Self::try_bounded(capacity, key_limit) {
                 #result::Ok(__storage) => __storage,
-                #result::Err(__error) => #p::fail_bounded(capacity, key_limit, __error),
+                #result::Err(__error) => #p::fail_bounded::<Self>(capacity, key_limit, __error),
             }
         }
 
@@ -98,7 +98,8 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `len`, `is_empty`, `capacity`, `reserve`, `try_reserve`, `shrink_to_fit`.
+/// `len`, `is_empty`, the capacity reports (`capacity`, `remaining_capacity`, `key_limit`,
+/// `allocated_bytes`), `reserve`, `try_reserve`, `shrink_to_fit`.
 pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
     let Parts { p, keys, columns, usize, bool, result, d, .. } = &Parts::new(input);
     // A narrow dense width never reserves room it cannot use.
@@ -133,6 +134,34 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
             let __capacity = self.#keys.capacity();
             #(let __capacity = ::core::cmp::min(__capacity, self.#columns.capacity());)*
             __capacity
+        }
+
+        /// `capacity() - len()`: how many more elements fit without reallocating (for a
+        /// bounded storage, at all).
+        ///
+        /// Computes in **O(1)** time.
+        #[must_use]
+        pub fn remaining_capacity(&self) -> #usize {
+            self.capacity() - self.len()
+        }
+
+        /// The exclusive bound on sparse indices of a bounded storage; `None` for a growable
+        /// one.
+        ///
+        /// Computes in **O(1)** time.
+        #[must_use]
+        pub fn key_limit(&self) -> ::core::option::Option<#usize> {
+            self.#keys.key_limit()
+        }
+
+        /// Bytes of heap memory the storage holds: its key index (dense keys, sparse pages and
+        /// page directory) plus every column's capacity. Memory the fields own themselves (a
+        /// `String`'s text) is not counted.
+        ///
+        /// Computes in **O(directory size)** time.
+        #[must_use]
+        pub fn allocated_bytes(&self) -> #usize {
+            self.#keys.allocated_bytes() #(+ #p::vec_bytes(&self.#columns))*
         }
 
         /// Reserves room for `additional` more elements in the key index and every column,

@@ -46,7 +46,7 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         pub fn insert_full(&mut self, key: #k, value: #value) -> (#usize, #option<#value>) {
             match self.try_insert_full(key, value) {
                 #result::Ok(__inserted) => __inserted,
-                #result::Err(__error) => #p::fail_insert(key, __error),
+                #result::Err(__error) => #p::fail_insert::<Self, _>(key, __error),
             }
         }
 

@@ -7,10 +7,24 @@ use quote::quote;
 use crate::ast::Input;
 use crate::expand::storage::parts::Parts;
 
-/// `get`, `get_mut`, `get_key_value`, `get_full`, `get_index`, `get_index_mut`: the views.
+/// `get`, `get_mut`, `get_disjoint_mut`, `get_key_value`, `get_full`, `get_index`,
+/// `get_index_mut`: the views.
 pub(super) fn views(input: &Input<'_>) -> TokenStream {
-    let Parts { k, keys, refs, muts, ref_ty, mut_ty, columns, members, option, usize, .. } =
-        &Parts::new(input);
+    let Parts {
+        p,
+        k,
+        keys,
+        refs,
+        muts,
+        ref_ty,
+        mut_ty,
+        columns,
+        members,
+        bindings,
+        option,
+        usize,
+        ..
+    } = &Parts::new(input);
     quote! {
         /// The element stored under `key`.
         ///
@@ -34,6 +48,27 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
             let __index = self.#keys.get_index_of(key)?;
             #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
+        }
+
+        /// The elements stored under several keys at once, mutably; `None` for a key not
+        /// stored.
+        ///
+        /// Computes in **O(N²)** time for `N` keys (they are compared pairwise).
+        ///
+        /// # Panics
+        ///
+        /// If two of `keys` are equal, whether or not they are stored.
+        #[track_caller]
+        pub fn get_disjoint_mut<const __N: #usize>(
+            &mut self,
+            keys: [#k; __N],
+        ) -> [#option<#mut_ty>; __N] {
+            let __positions = #p::disjoint_positions(&self.#keys, keys);
+            #(let mut #bindings = #p::disjoint_rows_mut(&mut self.#columns, __positions);)*
+            ::core::array::from_fn(|__place| {
+                __positions[__place]?;
+                #option::Some(#muts { #(#members: #bindings[__place].take()?,)* })
+            })
         }
 
         /// The key and element stored under `key`.
