@@ -1,6 +1,9 @@
 //! `Entities` with `Entity`-keyed storages (a `SparseMap` and a derived storage), stale handles
 //! included, against a model of slots: a storage holds at most one generation per index, a
-//! newer one replaces an older one in place, an older one is refused as stale.
+//! newer one replaces an older one in place, an older one is refused as stale. A slot of a
+//! storage's sparse prefix also remembers the newest generation it held after that one left,
+//! and may refuse an older one then too: the model allows that refusal exactly when a newer
+//! generation was stored in that slot before, and names it as `held`.
 
 #![no_main]
 
@@ -45,6 +48,36 @@ fn insert<V: Clone>(slots: &mut Slots<V>, entity: Entity, value: V) -> Result<Op
     }
 }
 
+/// Checks the storage's answer `got` to inserting `entity` against the model, and updates the
+/// model: `seen` is the newest generation stored in each slot, held or not.
+fn check_insert<V: Clone + PartialEq + std::fmt::Debug>(
+    got: Result<Option<V>, Error>,
+    slots: &mut Slots<V>,
+    seen: &mut BTreeMap<u32, u32>,
+    entity: Entity,
+    value: V,
+) {
+    let newer_held =
+        slots.get(&entity.index()).is_some_and(|(held, _)| held.generation() > entity.generation());
+    if let Err(Error::StaleKey { index, version, held }) = got {
+        if !newer_held {
+            // Remembered by the slot, not held: a newer generation was stored there before.
+            let newest = seen.get(&entity.index()).copied().unwrap_or(0);
+            assert_eq!((index, version), (u64::from(entity.index()), entity.generation().get()));
+            assert!(
+                held > version && held <= newest,
+                "{entity}: refused for {held}, newest stored {newest}"
+            );
+            return;
+        }
+    }
+    assert_eq!(got, insert(slots, entity, value));
+    if got.is_ok() {
+        let newest = seen.entry(entity.index()).or_default();
+        *newest = (*newest).max(entity.generation().get());
+    }
+}
+
 fn get<V>(slots: &Slots<V>, entity: Entity) -> Option<&V> {
     slots.get(&entity.index()).filter(|(held, _)| *held == entity).map(|(_, value)| value)
 }
@@ -62,12 +95,19 @@ fuzz_target!(|ops: Vec<Op>| {
     let mut map_model: Slots<u32> = BTreeMap::new();
     let mut bodies = BodySoa::new();
     let mut body_model: Slots<Body> = BTreeMap::new();
-    let pick = |handles: &[Entity], i: u16| (!handles.is_empty()).then(|| handles[usize::from(i) % handles.len()]);
+    let mut map_seen: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut body_seen: BTreeMap<u32, u32> = BTreeMap::new();
+    let pick = |handles: &[Entity], i: u16| {
+        (!handles.is_empty()).then(|| handles[usize::from(i) % handles.len()])
+    };
     for op in ops {
         match op {
             Op::Spawn => {
                 let entity = entities.spawn();
-                assert!(alive.iter().all(|live| live.index() != entity.index()), "a live slot was reissued");
+                assert!(
+                    alive.iter().all(|live| live.index() != entity.index()),
+                    "a live slot was reissued"
+                );
                 assert!(handles.iter().all(|&old| old != entity), "a handle was issued twice");
                 alive.insert(entity);
                 handles.push(entity);
@@ -78,12 +118,24 @@ fuzz_target!(|ops: Vec<Op>| {
             }
             Op::InsertMap(i, value) => {
                 let Some(entity) = pick(&handles, i) else { continue };
-                assert_eq!(map.try_insert(entity, value), insert(&mut map_model, entity, value));
+                check_insert(
+                    map.try_insert(entity, value),
+                    &mut map_model,
+                    &mut map_seen,
+                    entity,
+                    value,
+                );
             }
             Op::InsertBody(i, mass) => {
                 let Some(entity) = pick(&handles, i) else { continue };
                 let body = Body { mass, tag: mass as u8 };
-                assert_eq!(bodies.try_insert(entity, body.clone()), insert(&mut body_model, entity, body));
+                check_insert(
+                    bodies.try_insert(entity, body.clone()),
+                    &mut body_model,
+                    &mut body_seen,
+                    entity,
+                    body,
+                );
             }
             Op::RemoveMap(i) => {
                 let Some(entity) = pick(&handles, i) else { continue };
@@ -97,7 +149,10 @@ fuzz_target!(|ops: Vec<Op>| {
                 let Some(entity) = pick(&handles, i) else { continue };
                 assert_eq!(entities.is_alive(entity), alive.contains(&entity));
                 assert_eq!(map.get(entity), get(&map_model, entity));
-                assert_eq!(bodies.get(entity).map(|body| *body.mass), get(&body_model, entity).map(|body| body.mass));
+                assert_eq!(
+                    bodies.get(entity).map(|body| *body.mass),
+                    get(&body_model, entity).map(|body| body.mass)
+                );
                 assert_eq!(map.contains_key(entity), get(&map_model, entity).is_some());
             }
             Op::RetainAlive => {

@@ -102,6 +102,7 @@ extern crate std;
 #[macro_use]
 mod macros;
 
+mod alive;
 mod dense;
 mod disjoint;
 mod entity;
@@ -127,6 +128,7 @@ pub mod set;
 mod storage;
 mod world;
 
+pub use alive::{CheckAlive, NotAlive, check_alive};
 pub use dense::DenseIndex;
 pub use entity::{Entities, Entity};
 pub use error::Error;
@@ -144,6 +146,7 @@ pub use world::{Bundle, Component, SpawnBatch};
 /// public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::alive::check_world_alive;
     pub use crate::disjoint::{positions as disjoint_positions, rows_mut as disjoint_rows_mut};
     pub use crate::error::{
         fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact, vec_bytes,

@@ -181,6 +181,15 @@ pub(crate) fn column_field(index: usize) -> Ident {
     format_ident!("__column_{index}")
 }
 
+/// A world field's name as the user wrote it (`positions`, `r#type` as `type`, `0`), for
+/// messages.
+pub(crate) fn field_name(member: &syn::Member) -> String {
+    match member {
+        syn::Member::Named(ident) => ident.unraw().to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
 /// Prints a type for messages and docs.
 pub(crate) fn type_text(ty: &impl ToTokens) -> String {
     ty.to_token_stream()

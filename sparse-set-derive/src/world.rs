@@ -13,6 +13,7 @@ use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
 use crate::attr::{self, WorldContainer, WorldField};
 use crate::errors::Errors;
+use crate::names;
 
 /// A struct `#[derive(World)]` accepted the shape of.
 pub(crate) struct World<'a> {
@@ -165,7 +166,7 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
     let count = world.storages.len();
     let borrows = world.storages.iter().map(|storage| {
         let member = &storage.member;
-        quote_spanned!(storage.span=> #p::world_storage::<#key, _>(&mut self.#member))
+        quote_spanned!(storage.span=> #p::world_storage::<#key, _, _>(&mut self.#member))
     });
     let storages = quote! {
         let mut __storages: [&mut dyn #p::WorldStorage<#key>; #count] = [#(#borrows),*];
@@ -233,8 +234,11 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
         )
     };
     let rows = rows(world);
+    let check_alive = check_alive(world);
     quote! {
         #rows
+
+        #check_alive
 
         #[automatically_derived]
         impl #impl_generics #ident #ty_generics #where_clause {
@@ -249,6 +253,38 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
                 mut keep: impl ::core::ops::FnMut(#key) -> ::core::primitive::bool,
             ) {
                 #retain
+            }
+        }
+    }
+}
+
+/// For a world with an allocator: `CheckAlive` over every storage field (named in the error).
+/// A trait method only, so that a `check_alive` of the user's own keeps compiling.
+fn check_alive(world: &World<'_>) -> TokenStream {
+    let World { ident, generics, private: p, .. } = world;
+    let Some(entities) = world.entities.first() else { return TokenStream::new() };
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let entity = quote!(#p::Entity);
+    let predicates = generic_predicates(world, &entity);
+    let where_clause = if predicates.is_empty() {
+        where_clause.to_token_stream()
+    } else {
+        let existing = where_clause.map(|clause| clause.predicates.iter().collect::<Vec<_>>());
+        let existing = existing.unwrap_or_default();
+        quote!(where #(#existing,)* #(#predicates,)*)
+    };
+    let allocator = &entities.member;
+    let storages = world.storages.iter().map(|storage| {
+        let member = &storage.member;
+        let name = names::field_name(member);
+        quote_spanned!(storage.span=> (#name, #p::world_storage::<#entity, _, _>(&self.#member)))
+    });
+    let result = quote!(::core::result::Result<(), #p::NotAlive>);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::CheckAlive for #ident #ty_generics #where_clause {
+            fn check_alive(&self) -> #result {
+                #p::check_world_alive(&self.#allocator, &[#(#storages),*])
             }
         }
     }

@@ -33,5 +33,7 @@ mod query_lookup;
 mod query_model;
 #[cfg(feature = "serde")]
 mod serde;
+#[cfg(feature = "serde")]
+mod serde_group;
 mod world;
 mod world_rows;

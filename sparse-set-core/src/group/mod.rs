@@ -92,6 +92,7 @@
 //! once; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
 //! group is made of; `query.rs` a group as a member of a query.
 
+mod check;
 mod handles;
 mod query;
 mod repair;
@@ -584,29 +585,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     pub fn assert_invariants(&self) {
         self.members.assert_invariants();
         self.excluded.assert_invariants();
-        self.members.assert_aligned(self.len);
-        for &key in self.keys() {
-            assert!(
-                !self.excluded.holds(key),
-                "aligned key {key:?} is held by an excluded storage"
-            );
+        if let Err(misaligned) = self.check_aligned() {
+            panic!("{misaligned}");
         }
-        // Every key that qualifies is in the prefix: count them in the smallest member.
-        let smallest = self.members.smallest();
-        let mut qualifying = 0;
-        let mut index = 0;
-        while let Some(key) = self.members.key_at(smallest, index) {
-            if self.members.positions(key).is_some() && !self.excluded.holds(key) {
-                qualifying += 1;
-                let position = self.members.first_position(key);
-                assert!(
-                    position.is_some_and(|position| position < self.len),
-                    "key {key:?} is held by every member and no excluded storage, but is not aligned"
-                );
-            }
-            index += 1;
-        }
-        assert_eq!(qualifying, self.len, "the aligned prefix holds keys that do not qualify");
     }
 }
 

@@ -154,8 +154,6 @@ pub trait GroupMembers {
     fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_>;
     /// Checks every member's own invariants.
     fn assert_invariants(&self);
-    /// Checks that positions `0..len` hold the same keys in every member.
-    fn assert_aligned(&self, len: usize);
 }
 
 /// The excluded storages of a [`Group`]: `()` or a tuple of 1 to 8 [`Storage`]s keyed by `K`.
@@ -379,24 +377,6 @@ macro_rules! group_tuple {
             fn assert_invariants(&self) {
                 Storage::assert_invariants(&self.0);
                 $(Storage::assert_invariants(&self.$i);)*
-            }
-
-            fn assert_aligned(&self, len: usize) {
-                let first = Storage::keys(&self.0);
-                assert!(len <= first.len(), "the aligned prefix ({len}) is longer than member 0");
-                $(
-                    let keys = Storage::keys(&self.$i);
-                    assert!(
-                        len <= keys.len(),
-                        "the aligned prefix ({len}) is longer than member {}",
-                        $i
-                    );
-                    assert!(
-                        keys[..len] == first[..len],
-                        "member {} is not aligned with member 0 over the prefix",
-                        $i
-                    );
-                )*
             }
         }
 

@@ -5,9 +5,9 @@ use core::fmt;
 
 use ::serde::de::{self, DeserializeSeed, Deserializer};
 
+use crate::alive::{NotAlive, check_alive};
 use crate::entity::{Entities, Entity};
 use crate::serialization::MAX_BOUNDED_BYTES;
-use crate::serialization::alive::{NotAlive, check_alive};
 use crate::serialization::restore::Restore;
 use crate::storage::Storage;
 

@@ -18,6 +18,7 @@
 //! | [`Entities`] | a struct `Entities`: `slots`, each slot's generation and whether it is alive, in slot order; `free`, the free list in order | `{"slots":[[2,false],[1,true]],"free":[0]}` |
 //! | [`SparseSet<K, D>`] | a struct `SparseSet`: `bounds`, and `keys` in dense order | `{"bounds":null,"keys":[7,3]}` |
 //! | [`SparseMap<K, V, D>`], a derived storage | a struct `SparseMap`: `bounds`, and `rows`, each a key and its value, in dense order | `{"bounds":null,"rows":[[7,"seven"],[3,"three"]]}` |
+//! | [`Group<M, X>`] | a struct `Group`: `members`, a tuple of the members, and `excluded`, a tuple of the excluded storages (unit for none) | `{"members":[{..},{..}],"excluded":[{..}]}` |
 //!
 //! `bounds` is `null` (`None`) for a growable storage and `{"capacity":8,"key_limit":128}` for
 //! a [`bounded`](SparseSet::bounded) one, which is bounded alike when loaded. A derived storage
@@ -66,6 +67,11 @@
 //!   named twice, a dead slot missing from the free list (only a slot despawned at the last
 //!   generation, `u32::MAX`, is retired and left off it), more slots than an index addresses;
 //! - an [`Entity`] whose generation half is zero;
+//! - in a [`Group`]: storages that are not aligned as a group leaves them (members holding
+//!   different keys at a position of the prefix, a key of the prefix held by an excluded
+//!   storage, a key every member holds and no excluded storage holds left past the prefix):
+//!   "not a group: key 7 is held by every member and no excluded storage, but is not aligned
+//!   (position 3 of member 1)". A group is never realigned on load: its order is kept as saved;
 //! - malformed input: a row that is not a key and a value, a missing, duplicate or unknown
 //!   field, a value of the wrong type.
 //!
@@ -76,9 +82,11 @@
 //! # Storages keyed by `Entity`
 //!
 //! A storage and the allocator that issued its keys are saved separately, so nothing in a
-//! storage's own data says whether its entities are alive. After loading both, check:
+//! storage's own data says whether its entities are alive. A whole world (`#[derive(World)]`,
+//! in `sparse-soa`) loads as one value through [`Alive`], which checks every storage's keys
+//! against the world's allocator as part of the load. For storages loaded one by one, check:
 //! [`check_alive`] over a storage's keys, or, while deserializing, [`Load`] with
-//! [`alive_in`](Load::alive_in). Either refuses a key the allocator does not say is alive,
+//! [`alive_in`](Load::alive_in). Each refuses a key the allocator does not say is alive,
 //! naming it and what its slot holds.
 //!
 //! ```
@@ -105,30 +113,34 @@
 //!
 //! `format.rs` holds what saving and loading share (bounds, rows, field names, cautious
 //! growth), so that `storage.rs` (saving) and `restore.rs` (loading) never import each other;
-//! `entities.rs` is the allocator's format; `load.rs` loading with options; `alive.rs` the
+//! `entities.rs` is the allocator's format; `group.rs` a group's; `world.rs` a checked world; `load.rs` loading with options; `alive.rs` the
 //! liveness check; `derive.rs` what derived storages call.
 
-mod alive;
 pub(crate) mod derive;
 mod entities;
 mod format;
+mod group;
 mod load;
 pub(crate) mod restore;
 mod storage;
 #[cfg(test)]
 mod tests;
+mod world;
 
+pub use crate::alive::{NotAlive, check_alive};
 #[cfg(doc)]
 use crate::dense::DenseIndex;
 #[cfg(doc)]
 use crate::entity::{Entities, Entity};
 #[cfg(doc)]
+use crate::group::Group;
+#[cfg(doc)]
 use crate::map::SparseMap;
 #[cfg(doc)]
 use crate::set::SparseSet;
-pub use alive::{NotAlive, check_alive};
 pub use load::Load;
 pub use restore::Restore;
+pub use world::Alive;
 
 /// The most bytes a bounded storage read by `Deserialize` may allocate up front for its bounds:
 /// 16 MiB.

@@ -128,12 +128,48 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Keyed for Group<M, X> {
     type Key = M::Key;
 }
 
-/// `storage` as a world's trait object. The generated code passes every storage field through
-/// it, so a field that is not a storage of the world's key is reported on that field, with
-/// [`WorldStorage`]'s note on what to do.
+/// `storage` (`&S` or `&mut S`) as a world's trait object, shared or mutable alike. The
+/// generated code passes every storage field through it, so a field that is not a storage of
+/// the world's key is reported on that field once (one function, one bound, however many
+/// methods use the field), with [`WorldStorage`]'s note on what to do.
 #[inline]
-pub fn world_storage<K, S: WorldStorage<K>>(storage: &mut S) -> &mut dyn WorldStorage<K> {
-    storage
+pub fn world_storage<'a, K: 'a, S: WorldStorage<K> + 'a, R: Lend<'a, S>>(storage: R) -> R::Dyn<K> {
+    storage.lend()
+}
+
+/// A shared or mutable reference to a storage, which [`world_storage`] turns into a trait
+/// object of the same kind.
+pub trait Lend<'a, S: 'a> {
+    /// `&dyn WorldStorage<K>` or `&mut dyn WorldStorage<K>`.
+    type Dyn<K: 'a>;
+    /// The storage as that trait object.
+    fn lend<K: 'a>(self) -> Self::Dyn<K>
+    where
+        S: WorldStorage<K>;
+}
+
+impl<'a, S: 'a> Lend<'a, S> for &'a S {
+    type Dyn<K: 'a> = &'a dyn WorldStorage<K>;
+
+    #[inline]
+    fn lend<K: 'a>(self) -> &'a dyn WorldStorage<K>
+    where
+        S: WorldStorage<K>,
+    {
+        self
+    }
+}
+
+impl<'a, S: 'a> Lend<'a, S> for &'a mut S {
+    type Dyn<K: 'a> = &'a mut dyn WorldStorage<K>;
+
+    #[inline]
+    fn lend<K: 'a>(self) -> &'a mut dyn WorldStorage<K>
+    where
+        S: WorldStorage<K>,
+    {
+        self
+    }
 }
 
 /// Removes `key` from every storage (dropping its values); whether any held it.

@@ -1,10 +1,13 @@
-//! Checking that a storage's `Entity` keys are alive in an allocator: [`check_alive`] and
-//! [`NotAlive`].
+//! Checking that stored `Entity` keys are alive in an allocator: [`check_alive`] over a slice
+//! of keys, [`CheckAlive`] over a whole world (`#[derive(World)]` implements it), and the error
+//! both return, [`NotAlive`]. Meant for data loaded from outside, where a storage and its
+//! allocator were saved separately.
 
 use core::fmt;
 use core::num::NonZeroU32;
 
 use crate::entity::{Entities, Entity};
+use crate::world::WorldStorage;
 
 /// Checks that every entity of `keys` is alive in `entities`: the first that is not is the
 /// error, with its position in `keys`.
@@ -36,15 +39,20 @@ use crate::entity::{Entities, Entity};
 pub fn check_alive(entities: &Entities, keys: &[Entity]) -> Result<(), NotAlive> {
     for (position, &entity) in keys.iter().enumerate() {
         if !entities.is_alive(entity) {
-            let slot = match entities.slots.get(entity.index() as usize) {
-                None => SlotState::Missing { slots: entities.slots.len() },
-                Some(slot) if slot.alive => SlotState::Holds(slot.generation),
-                Some(_) => SlotState::Dead,
-            };
-            return Err(NotAlive { position, entity, slot });
+            return Err(not_alive(entities, position, entity));
         }
     }
     Ok(())
+}
+
+/// The error for `entity`, at `position`, which `entities` does not hold alive.
+fn not_alive(entities: &Entities, position: usize, entity: Entity) -> NotAlive {
+    let slot = match entities.slots.get(entity.index() as usize) {
+        None => SlotState::Missing { slots: entities.slots.len() },
+        Some(slot) if slot.alive => SlotState::Holds(slot.generation),
+        Some(_) => SlotState::Dead,
+    };
+    NotAlive { position, entity, slot, storage: None }
 }
 
 /// An entity that its allocator does not say is alive: what [`check_alive`] and
@@ -66,6 +74,9 @@ pub struct NotAlive {
     position: usize,
     entity: Entity,
     slot: SlotState,
+    /// The world's field holding the key, and for a group the storage of the group (counting
+    /// its members, then its excluded storages): set by [`check_world_alive`].
+    storage: Option<(&'static str, Option<usize>)>,
 }
 
 /// What the slot of an entity that is not alive holds.
@@ -114,11 +125,70 @@ impl NotAlive {
     pub fn position(&self) -> usize {
         self.position
     }
+
+    /// The world's field that holds the entity, when a whole world was checked
+    /// ([`CheckAlive`]); `None` for [`check_alive`] over a slice.
+    ///
+    /// Computes in **O(1)** time.
+    #[must_use]
+    pub fn storage(&self) -> Option<&'static str> {
+        self.storage.map(|(field, _)| field)
+    }
+}
+
+/// A world whose stored `Entity` keys can be checked against its allocator: implemented by
+/// `#[derive(World)]` (in `sparse-soa`) for a world with an `Entities` field, checking every
+/// storage field, and every member and excluded storage of a group field.
+///
+/// With the `serde` feature, `serialization::Alive` loads a world and runs this check as part
+/// of the load.
+pub trait CheckAlive {
+    /// Checks that every key of every storage is alive in the world's allocator.
+    ///
+    /// Computes in **O(n)** time for n stored keys.
+    ///
+    /// # Errors
+    ///
+    /// [`NotAlive`] for the first key that is not, naming its field
+    /// ([`NotAlive::storage`]).
+    fn check_alive(&self) -> Result<(), NotAlive>;
+}
+
+/// What a world's `CheckAlive` runs: every key of every part of every `(field, storage)` of
+/// `storages` checked alive in `entities`.
+///
+/// # Errors
+///
+/// The first key that is not alive, naming the field and, for a group, the part.
+pub fn check_world_alive(
+    entities: &Entities,
+    storages: &[(&'static str, &dyn WorldStorage<Entity>)],
+) -> Result<(), NotAlive> {
+    for &(field, storage) in storages {
+        let parts = storage.parts();
+        for part in 0..parts {
+            let mut position = 0;
+            while let Some(key) = storage.key_at(part, position) {
+                if !entities.is_alive(key) {
+                    let mut error = not_alive(entities, position, key);
+                    error.storage = Some((field, (parts > 1).then_some(part)));
+                    return Err(error);
+                }
+                position += 1;
+            }
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Display for NotAlive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Self { position, entity, slot } = *self;
+        let Self { position, entity, slot, storage } = *self;
+        match storage {
+            Some((field, None)) => write!(f, "`{field}`: ")?,
+            Some((field, Some(part))) => write!(f, "`{field}` (storage {part} of the group): ")?,
+            None => {}
+        }
         write!(f, "entity {entity} (position {position}) is not alive: ")?;
         let index = entity.index();
         match slot {

@@ -1,0 +1,101 @@
+//! The group's invariant, checked rather than assumed: [`Group::assert_invariants`] panics with
+//! the first [`Misaligned`], and loading a group (feature `serde`) refuses its storages with it.
+
+use core::fmt;
+
+use crate::group::{Group, GroupExcluded, GroupMembers};
+
+/// How storages break a group's invariant (the [module docs](super)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Misaligned<K> {
+    /// The prefix is longer than a member.
+    TooLong { len: usize, member: usize, member_len: usize },
+    /// The members hold different keys at a position of the prefix.
+    Differ { position: usize },
+    /// A key of the prefix is held by an excluded storage.
+    Excluded { key: K, position: usize },
+    /// A key every member holds and no excluded storage holds is past the prefix in member
+    /// `member`.
+    Outside { key: K, member: usize, position: usize },
+}
+
+impl<K: fmt::Debug> fmt::Display for Misaligned<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Misaligned::TooLong { len, member, member_len } => write!(
+                f,
+                "the aligned prefix ({len} keys) is longer than member {member} ({member_len} keys)"
+            ),
+            Misaligned::Differ { position } => {
+                write!(f, "the members hold different keys at aligned position {position}")
+            }
+            Misaligned::Excluded { key, position } => write!(
+                f,
+                "aligned key {key:?} (position {position}) is held by an excluded storage"
+            ),
+            Misaligned::Outside { key, member, position } => write!(
+                f,
+                "key {key:?} is held by every member and no excluded storage, but is not aligned \
+                 (position {position} of member {member})"
+            ),
+        }
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// The group's invariant over its keys (the storages' own are theirs): the first way it
+    /// is broken.
+    ///
+    /// Computes in **O(total len)** time.
+    pub(crate) fn check_aligned(&self) -> Result<(), Misaligned<M::Key>> {
+        let len = self.len;
+        for member in 0..self.members.count() {
+            let member_len = self.members.member_keys(member).len();
+            if member_len < len {
+                return Err(Misaligned::TooLong { len, member, member_len });
+            }
+        }
+        for (position, &key) in self.members.first_keys()[..len].iter().enumerate() {
+            if !self.members.same_key_at(position) {
+                return Err(Misaligned::Differ { position });
+            }
+            if self.excluded.holds(key) {
+                return Err(Misaligned::Excluded { key, position });
+            }
+        }
+        // Every key that qualifies is in the prefix: look past it in the smallest member.
+        let member = self.members.smallest();
+        for (position, &key) in self.members.member_keys(member).iter().enumerate().skip(len) {
+            if self.members.positions(key).is_some() && !self.excluded.holds(key) {
+                return Err(Misaligned::Outside { key, member, position });
+            }
+        }
+        Ok(())
+    }
+
+    /// A group of storages that are aligned already (as a group left them), without moving a
+    /// key: its prefix is every leading position where the members hold the same key and no
+    /// excluded storage holds it.
+    ///
+    /// Computes in **O(total len)** time.
+    ///
+    /// # Errors
+    ///
+    /// The first way the storages are not a group's, as [`Misaligned`].
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
+    pub(crate) fn from_aligned_parts(members: M, excluded: X) -> Result<Self, Misaligned<M::Key>> {
+        let shortest =
+            (0..members.count()).map(|member| members.member_keys(member).len()).min().unwrap_or(0);
+        let len = members.first_keys()[..shortest]
+            .iter()
+            .enumerate()
+            .take_while(|&(position, &key)| members.same_key_at(position) && !excluded.holds(key))
+            .count();
+        let group = Group { members, excluded, len };
+        group.check_aligned()?;
+        Ok(group)
+    }
+}

@@ -1,0 +1,233 @@
+//! Serde (feature `serde`) for groups and whole worlds: a group round-trips in its order and
+//! loads only aligned (misaligned input is refused, naming the key or position, never
+//! realigned); a `#[derive(World)]` loads as one value through `serialization::Alive`, every
+//! storage's keys (a group's members and excluded storages too) checked alive on load.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use sparse_soa::serialization::Alive;
+use sparse_soa::{CheckAlive, Entities, Entity, Group, SparseMap, SparseSet, SparseSoa, World};
+use sparse_soa_test_support::model;
+
+#[derive(SparseSoa, Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(serde)]
+struct Spot {
+    x: i32,
+}
+
+type Spots = Group<(SpotSoa, SparseMap<u32, u8>), (SparseSet<u32>,)>;
+
+fn spots(keys: &[u32], speeds: &[u32], frozen: &[u32]) -> Spots {
+    Group::with_excluded(
+        (
+            keys.iter().map(|&key| (key, Spot { x: i32::try_from(key).unwrap() })).collect(),
+            speeds.iter().map(|&key| (key, (key % 200) as u8)).collect(),
+        ),
+        (frozen.iter().copied().collect(),),
+    )
+}
+
+fn assert_same(loaded: &Spots, group: &Spots) {
+    loaded.assert_invariants();
+    assert_eq!(loaded.keys(), group.keys());
+    let ((spots, speeds), (frozen,)) = (loaded.members(), loaded.excluded());
+    let ((spots_0, speeds_0), (frozen_0,)) = (group.members(), group.excluded());
+    assert_eq!(
+        (spots.keys(), speeds.keys(), frozen.as_slice()),
+        (spots_0.keys(), speeds_0.keys(), frozen_0.as_slice())
+    );
+    assert_eq!((spots.x(), speeds.values()), (spots_0.x(), speeds_0.values()));
+}
+
+#[test]
+fn a_group_round_trips_in_its_order() {
+    let mut group = spots(&[1, 2, 3, 4, 5, 6], &[6, 5, 4, 2, 9], &[4]);
+    group.member_mut::<0>().remove(5);
+    assert_eq!(group.len(), 2);
+    let text = serde_json::to_string(&group).unwrap();
+    assert!(text.starts_with(r#"{"members":[{"bounds":null,"rows":"#), "{text}");
+    let loaded: Spots = serde_json::from_str(&text).unwrap();
+    assert_same(&loaded, &group);
+    let loaded: Spots = postcard::from_bytes(&postcard::to_allocvec(&group).unwrap()).unwrap();
+    assert_same(&loaded, &group);
+    // A group without excluded storages saves them as unit.
+    let plain = Group::new((SparseSet::<u32>::from_iter([3, 1]), SparseSet::<u32>::from_iter([1])));
+    let text = serde_json::to_string(&plain).unwrap();
+    assert_eq!(
+        text,
+        r#"{"members":[{"bounds":null,"keys":[1,3]},{"bounds":null,"keys":[1]}],"excluded":null}"#
+    );
+    let loaded: Group<(SparseSet<u32>, SparseSet<u32>)> = serde_json::from_str(&text).unwrap();
+    assert_eq!(loaded.keys(), &[1]);
+}
+
+/// The message JSON input is refused with; panics if it is accepted.
+fn refused(text: &str) -> String {
+    match serde_json::from_str::<Group<(SparseSet<u32>, SparseSet<u32>), (SparseSet<u32>,)>>(text) {
+        Ok(group) => panic!("{text} was accepted as {:?}", group.keys()),
+        Err(error) => error.to_string(),
+    }
+}
+
+fn group_text(a: &str, b: &str, excluded: &str) -> String {
+    format!(
+        r#"{{"members":[{{"bounds":null,"keys":[{a}]}},{{"bounds":null,"keys":[{b}]}}],"excluded":[{{"bounds":null,"keys":[{excluded}]}}]}}"#
+    )
+}
+
+#[test]
+fn a_misaligned_group_is_refused_naming_what_is_wrong() {
+    // Aligned: 1 and 2 first in both, 3 held by one member only, 4 excluded.
+    assert!(
+        serde_json::from_str::<Group<(SparseSet<u32>, SparseSet<u32>), (SparseSet<u32>,)>>(
+            &group_text("1,2,3,4", "1,2,4", "4")
+        )
+        .is_ok()
+    );
+    let message = refused(&group_text("1,2,3", "2,1,3", ""));
+    assert!(
+        message.starts_with(
+            "not a group: key 1 is held by every member and no excluded storage, but is not aligned"
+        ),
+        "{message}"
+    );
+    let message = refused(&group_text("1,2,5", "1,5,2", "9"));
+    assert!(
+        message.starts_with(
+            "not a group: key 2 is held by every member and no excluded storage, but is not \
+             aligned (position 1 of member 0)"
+        ),
+        "{message}"
+    );
+    // Keys that would qualify only past a key held by one member: not aligned either.
+    let message = refused(&group_text("7,8", "8,7", "7"));
+    assert!(message.contains("key 8 is held by every member"), "{message}");
+    // Each storage is still validated on its own first.
+    let message = refused(&group_text("1,1", "1", ""));
+    assert!(message.contains("duplicate key 1"), "{message}");
+    // Malformed structure.
+    let message = refused(r#"{"members":[{"bounds":null,"keys":[]},{"bounds":null,"keys":[]}]}"#);
+    assert!(message.contains("missing field `excluded`"), "{message}");
+}
+
+proptest! {
+    #![proptest_config(model::config())]
+
+    /// Any group a program can make round-trips with the same order in every storage.
+    #[test]
+    fn every_group_round_trips(
+        keys in prop::collection::vec(0_u32..40, 0..40),
+        speeds in prop::collection::vec(0_u32..40, 0..40),
+        frozen in prop::collection::vec(0_u32..40, 0..10),
+        removals in prop::collection::vec(0_u32..40, 0..10),
+    ) {
+        let dedup = |keys: Vec<u32>| keys.into_iter().collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
+        let mut group = spots(&dedup(keys), &dedup(speeds), &dedup(frozen));
+        for key in removals {
+            if key % 2 == 0 {
+                group.member_mut::<1>().remove(key);
+            } else {
+                group.excluded_mut::<0>().insert(key, ());
+            }
+        }
+        let loaded: Spots = serde_json::from_str(&serde_json::to_string(&group).unwrap()).unwrap();
+        assert_same(&loaded, &group);
+    }
+}
+
+#[derive(SparseSoa, Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = Entity, serde)]
+struct Pos {
+    x: f32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity, serde)]
+struct Asleep;
+
+#[derive(Default, World, Serialize, Deserialize)]
+struct Scene {
+    entities: Entities,
+    names: SparseMap<Entity, String>,
+    #[sparse_soa(tag = Asleep)]
+    moving: Group<(PosSoa, SparseMap<Entity, f32>), (AsleepSoa,)>,
+}
+
+fn make_scene() -> (Scene, Vec<Entity>) {
+    let mut scene = Scene::default();
+    let mut handles = Vec::new();
+    for i in 0..20_u16 {
+        let e = match i % 4 {
+            0 => scene.spawn((Pos { x: f32::from(i) }, 1.5_f32)),
+            1 => scene.spawn((Pos { x: f32::from(i) }, 2.5_f32, Asleep)),
+            2 => scene.spawn(format!("n{i}")),
+            _ => scene.spawn((Pos { x: f32::from(i) }, format!("n{i}"))),
+        };
+        handles.push(e);
+    }
+    for &e in handles.iter().step_by(3) {
+        scene.despawn(e);
+    }
+    (scene, handles)
+}
+
+#[test]
+fn a_world_loads_as_one_value_checked_alive() {
+    let (scene, handles) = make_scene();
+    let text = serde_json::to_string(&Alive(&scene)).unwrap();
+    assert_eq!(text, serde_json::to_string(&scene).unwrap());
+    let Alive(loaded) = serde_json::from_str::<Alive<Scene>>(&text).unwrap();
+    assert_eq!(loaded.check_alive(), Ok(()));
+    assert_eq!(loaded.entities, scene.entities);
+    assert_eq!(loaded.moving.keys(), scene.moving.keys());
+    assert_eq!(loaded.names.keys(), scene.names.keys());
+    for &e in &handles {
+        assert_eq!(loaded.entities.is_alive(e), scene.entities.is_alive(e));
+    }
+    let bytes = postcard::to_allocvec(&scene).unwrap();
+    let Alive(loaded) = postcard::from_bytes::<Alive<Scene>>(&bytes).unwrap();
+    assert_eq!(loaded.moving.keys(), scene.moving.keys());
+}
+
+#[test]
+fn rows_of_entities_the_allocator_does_not_hold_are_refused_naming_the_storage() {
+    // Despawned from the allocator alone: every storage still holds the entity.
+    let (mut scene, _) = make_scene();
+    let asleep = scene.moving.excluded().0.as_slice()[0];
+    scene.entities.despawn(asleep);
+    let error = scene.check_alive().unwrap_err();
+    assert_eq!((error.entity(), error.storage()), (asleep, Some("moving")));
+    // Found first in the first storage of the group that holds it: its positions.
+    let position = scene.moving.members().0.get_index_of(asleep).unwrap();
+    let expected = format!(
+        "`moving` (storage 0 of the group): entity {asleep} (position {position}) is not alive: \
+         slot {} is dead",
+        asleep.index()
+    );
+    assert_eq!(error.to_string(), expected);
+    let text = serde_json::to_string(&scene).unwrap();
+    let message = serde_json::from_str::<Alive<Scene>>(&text).err().unwrap().to_string();
+    assert!(message.starts_with(&expected), "{message}");
+    // An entity in the excluded storage alone is found there.
+    let (mut scene, _) = make_scene();
+    let lone = scene.spawn(Asleep);
+    scene.entities.despawn(lone);
+    let error = scene.check_alive().unwrap_err();
+    assert!(
+        error.to_string().starts_with(&format!("`moving` (storage 2 of the group): entity {lone}")),
+        "{error}"
+    );
+    // Without the check, the same text loads: the check is what `Alive` adds.
+    assert!(serde_json::from_str::<Scene>(&text).is_ok());
+
+    // A row of an entity never spawned, in a plain storage.
+    let (mut scene, _) = make_scene();
+    let stranger = Entity::from_bits((1 << 32) + 500).unwrap();
+    scene.names.insert(stranger, "ghost".into());
+    let text = serde_json::to_string(&scene).unwrap();
+    let message = serde_json::from_str::<Alive<Scene>>(&text).err().unwrap().to_string();
+    assert!(message.starts_with(&format!("`names`: entity {stranger} (position")), "{message}");
+    assert!(message.contains("the allocator has 20 slots"), "{message}");
+}
