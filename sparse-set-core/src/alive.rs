@@ -23,7 +23,7 @@ use crate::world::WorldStorage;
 /// [`NotAlive`] for the first entity `entities` does not say is alive.
 ///
 /// ```
-/// use sparse_set_core::serialization::check_alive;
+/// use sparse_set_core::check_alive;
 /// use sparse_set_core::Entities;
 ///
 /// let mut entities = Entities::new();
@@ -62,7 +62,7 @@ fn not_alive(entities: &Entities, position: usize, entity: Entity) -> NotAlive {
 /// 0) is not alive: slot 3 holds 3v2", "... slot 3 is dead", "... the allocator has 2 slots".
 ///
 /// ```
-/// use sparse_set_core::serialization::check_alive;
+/// use sparse_set_core::check_alive;
 /// use sparse_set_core::{Entities, Entity};
 ///
 /// let stranger = Entity::from_bits((1 << 32) | 5).unwrap();
@@ -96,7 +96,7 @@ impl NotAlive {
     /// Computes in **O(1)** time.
     ///
     /// ```
-    /// use sparse_set_core::serialization::check_alive;
+    /// use sparse_set_core::check_alive;
     /// use sparse_set_core::{Entities, Entity};
     ///
     /// let stranger = Entity::from_bits((1 << 32) | 5).unwrap();
@@ -113,7 +113,7 @@ impl NotAlive {
     /// Computes in **O(1)** time.
     ///
     /// ```
-    /// use sparse_set_core::serialization::check_alive;
+    /// use sparse_set_core::check_alive;
     /// use sparse_set_core::Entities;
     ///
     /// let mut entities = Entities::new();

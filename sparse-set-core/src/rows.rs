@@ -124,6 +124,16 @@ impl<T> Aligned<T> {
     pub fn into_parts(self) -> T {
         self.0
     }
+
+    /// Each part's rows, borrowed.
+    pub(crate) fn parts(&self) -> &T {
+        &self.0
+    }
+
+    /// Each part's rows, borrowed mutably.
+    pub(crate) fn parts_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
 }
 
 /// The iterator of [`Aligned`] rows: every part's iterator advanced together.

@@ -143,3 +143,125 @@ fn maps_and_sets_in_parallel() {
     let sum: u64 = pool().install(|| set.par_iter().map(u64::from).sum());
     assert_eq!(sum, 1_999_000);
 }
+
+/// Every way a parallel query can run: split over its first member (a storage or a group, shared
+/// or mutable), or sequentially when another member is smaller, with filters, an optional
+/// member and a shared group probed. Each gives the sequential query's result.
+mod drivers {
+    use std::sync::Mutex;
+
+    use proptest::prelude::*;
+    use sparse_soa::query::optional;
+    use sparse_soa::{Group, SparseMap, SparseSet, query};
+    use sparse_soa_test_support::model;
+
+    use super::pool;
+
+    type Pair = Group<(SparseMap<u32, i64>, SparseMap<u32, i64>), (SparseSet<u32>,)>;
+
+    fn map(keys: impl Iterator<Item = u32>, seed: i64) -> SparseMap<u32, i64> {
+        keys.map(|key| (key, i64::from(key) * seed)).collect()
+    }
+
+    /// The keys `f` saw, sorted: a parallel walk visits them in no set order.
+    fn seen(keys: Mutex<Vec<u32>>) -> Vec<u32> {
+        let mut keys = keys.into_inner().unwrap();
+        keys.sort_unstable();
+        keys
+    }
+
+    #[test]
+    fn the_first_member_splits_when_it_drives() {
+        // 6,000 positions, all with a velocity: the first member is the smallest and drives.
+        let mut positions = map(0..6000, 1);
+        let velocities = map((0..9000).rev(), 2);
+        let frozen: SparseSet<u32> = (0..6000).step_by(7).collect();
+        let tags: SparseSet<u32> = (0..6000).step_by(3).collect();
+        let mut expected = positions.clone();
+        query((&mut expected, &velocities, optional(&tags)))
+            .without(&frozen)
+            .for_each(|_, (p, v, tag)| *p += v + i64::from(tag.is_some()));
+        let keys = Mutex::new(Vec::new());
+        pool().install(|| {
+            query((&mut positions, &velocities, optional(&tags))).without(&frozen).par_for_each(
+                |key, (p, v, tag)| {
+                    *p += v + i64::from(tag.is_some());
+                    keys.lock().unwrap().push(key);
+                },
+            );
+        });
+        assert_eq!(positions, expected);
+        let expected_keys: Vec<u32> = (0..6000).filter(|key| key % 7 != 0).collect();
+        assert_eq!(seen(keys), expected_keys);
+    }
+
+    #[test]
+    fn a_smaller_member_drives_sequentially_with_the_same_result() {
+        let mut positions = map(0..8000, 1);
+        let velocities = map((0..8000).step_by(2), 3);
+        let mut expected = positions.clone();
+        query((&mut expected, &velocities)).for_each(|_, (p, v)| *p -= v);
+        pool().install(|| query((&mut positions, &velocities)).par_for_each(|_, (p, v)| *p -= v));
+        assert_eq!(positions, expected);
+        // `drive_by` picks the first member back: split in parallel, the same result again.
+        let mut again = map(0..8000, 1);
+        pool().install(|| {
+            query((&mut again, &velocities)).drive_by::<0>().par_for_each(|_, (p, v)| *p -= v);
+        });
+        assert_eq!(again, expected);
+    }
+
+    #[test]
+    fn a_group_drives_and_is_probed() {
+        let pair = || -> Pair {
+            Group::with_excluded(
+                (map(0..5000, 1), map((0..5000).filter(|key| key % 3 != 0), 5)),
+                ((0..5000).step_by(11).collect(),),
+            )
+        };
+        let lifetimes = map((0..5000).filter(|key| key % 2 == 0), 7);
+        // A mutable group first: each thread walks its part of the prefix.
+        let (mut grouped, mut expected) = (pair(), pair());
+        query((&mut expected, &lifetimes)).drive_by::<0>().for_each(|_, ((a, b), life)| {
+            *a += *b + life;
+        });
+        pool().install(|| {
+            query((&mut grouped, &lifetimes)).drive_by::<0>().par_for_each(|_, ((a, b), life)| {
+                *a += *b + life;
+            });
+        });
+        assert_eq!(grouped.members().0, expected.members().0);
+        grouped.assert_invariants();
+        // A shared group probed by a mutable storage that drives.
+        let mut small = map((0..5000).step_by(5), 1);
+        let mut small_expected = small.clone();
+        query((&mut small_expected, &grouped)).for_each(|_, (s, (a, _))| *s += a);
+        pool().install(|| query((&mut small, &grouped)).par_for_each(|_, (s, (a, _))| *s += a));
+        assert_eq!(small, small_expected);
+    }
+
+    proptest! {
+        #![proptest_config(model::config())]
+
+        /// Any sizes and overlaps: the parallel query equals the sequential one, whichever
+        /// member drives and however many threads the pool has.
+        #[test]
+        fn parallel_equals_sequential(
+            first in prop::collection::btree_set(0_u32..6000, 0..3000),
+            second in prop::collection::btree_set(0_u32..6000, 0..3000),
+            frozen in prop::collection::btree_set(0_u32..6000, 0..300),
+            threads in 1_usize..5,
+        ) {
+            let mut a = map(first.iter().copied(), 1);
+            let b = map(second.iter().copied(), 2);
+            let frozen: SparseSet<u32> = frozen.into_iter().collect();
+            let mut expected = a.clone();
+            query((&mut expected, &b)).without(&frozen).for_each(|key, (x, y)| *x += y * i64::from(key));
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                query((&mut a, &b)).without(&frozen).par_for_each(|key, (x, y)| *x += y * i64::from(key));
+            });
+            prop_assert_eq!(a, expected);
+        }
+    }
+}

@@ -32,4 +32,6 @@ fn ui() {
     // The parallel forms name the `rayon` feature when it is off.
     #[cfg(not(feature = "rayon"))]
     cases.compile_fail("tests/ui/rayon/off/*.rs");
+    #[cfg(feature = "rayon")]
+    cases.compile_fail("tests/ui/rayon/on/*.rs");
 }

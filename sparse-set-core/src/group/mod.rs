@@ -108,7 +108,7 @@ use crate::rows::Rows;
 use crate::storage::{Columnar, Storage};
 
 pub use handles::{ExcludedMut, MemberMut};
-pub use query::GroupFetch;
+pub use query::{GroupFetch, GroupFetchMut};
 pub use tuples::{GroupExcluded, GroupMembers, KeySet, Nth};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at

@@ -3,20 +3,32 @@
 //! without lookups, the query's other members probed.
 
 use crate::group::{Group, GroupExcluded, GroupMembers};
+#[cfg(feature = "rayon")]
+use crate::query::SplitFetch;
 use crate::query::member::past_rows;
 use crate::query::{
     Exclude, ExcludeFetch, Fetch, FetchItem, FetchView, Member, MemberLookup, MemberView, rows_at,
 };
-use crate::set::Quick;
+use crate::rows::Rows;
+use crate::set::{Quick, SparseSet};
 
-/// The [`Fetch`] of a group borrowed shared or mutably: the group itself (its prefix is its
-/// keys, its first member its index).
-#[derive(Debug)]
-pub struct GroupFetch<G>(G);
+/// The [`Fetch`] of a group borrowed shared: its first member's key index (which answers the
+/// group's lookups, within the prefix) and every member's columns over the aligned prefix.
+pub struct GroupFetch<'a, M: GroupMembers + 'a> {
+    index: &'a SparseSet<M::Key, M::FirstDense>,
+    rows: M::Rows<'a>,
+}
+
+/// The [`Fetch`] of a group borrowed mutably: its first member's key index and every member's
+/// columns over the aligned prefix, mutable.
+pub struct GroupFetchMut<'a, M: GroupMembers + 'a> {
+    index: &'a SparseSet<M::Key, M::FirstDense>,
+    rows: M::RowsMut<'a>,
+}
 
 impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
     type Key = M::Key;
-    type Fetch = GroupFetch<&'a Group<M, X>>;
+    type Fetch = GroupFetch<'a, M>;
     type Reborrow<'q>
         = &'a Group<M, X>
     where
@@ -30,8 +42,9 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
     }
 
     #[inline]
-    fn into_fetch(self) -> Self::Fetch {
-        GroupFetch(self)
+    fn into_fetch(self) -> GroupFetch<'a, M> {
+        let (index, rows) = self.members.index_and_rows(self.len);
+        GroupFetch { index, rows }
     }
 
     #[inline]
@@ -42,7 +55,7 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
 
 impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, X> {
     type Key = M::Key;
-    type Fetch = GroupFetch<&'a mut Group<M, X>>;
+    type Fetch = GroupFetchMut<'a, M>;
     type Reborrow<'q>
         = &'q mut Group<M, X>
     where
@@ -56,8 +69,9 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, 
     }
 
     #[inline]
-    fn into_fetch(self) -> Self::Fetch {
-        GroupFetch(self)
+    fn into_fetch(self) -> GroupFetchMut<'a, M> {
+        let (index, rows) = self.members.index_and_rows_mut(self.len);
+        GroupFetchMut { index, rows }
     }
 
     #[inline]
@@ -67,8 +81,8 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, 
 }
 
 macro_rules! group_fetch {
-    ($($mutability:ident)?) => {
-        impl<M: GroupMembers, X: GroupExcluded<M::Key>> Fetch for GroupFetch<&$($mutability)? Group<M, X>> {
+    ($fetch:ident) => {
+        impl<'a, M: GroupMembers> Fetch for $fetch<'a, M> {
             type Key = M::Key;
             type Slot = usize;
             // A group answers every lookup itself (one lookup in its first member).
@@ -76,7 +90,7 @@ macro_rules! group_fetch {
 
             #[inline]
             fn keys(&self) -> &[M::Key] {
-                self.0.keys()
+                self.rows.keys()
             }
 
             #[inline]
@@ -89,7 +103,8 @@ macro_rules! group_fetch {
 
             #[inline]
             fn locate_quick(&self, key: M::Key) -> Quick<usize> {
-                Quick::from(self.0.index_of(key))
+                let len = self.rows.len();
+                Quick::from(self.index.get_index_of(key).filter(|&position| position < len))
             }
 
             #[inline]
@@ -97,38 +112,59 @@ macro_rules! group_fetch {
                 None
             }
         }
+
+        /// Split for a parallel query's driver: each half walks its part of the prefix.
+        #[cfg(feature = "rayon")]
+        impl<'a, M: GroupMembers> SplitFetch for $fetch<'a, M> {
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let (front, back) = self.rows.split_at(mid);
+                (
+                    $fetch { index: self.index, rows: front },
+                    $fetch { index: self.index, rows: back },
+                )
+            }
+        }
     };
 }
 
-group_fetch!();
-group_fetch!(mut);
+group_fetch!(GroupFetch);
+group_fetch!(GroupFetchMut);
 
-impl<'v, 'a, M: GroupMembers, X: GroupExcluded<M::Key>> FetchView<'v>
-    for GroupFetch<&'a Group<M, X>>
+/// A shared group's fetch is shared borrows: each thread of a parallel query gets its own copy.
+impl<'a, M: GroupMembers> Clone for GroupFetch<'a, M>
+where
+    M::Rows<'a>: Clone,
 {
+    fn clone(&self) -> Self {
+        GroupFetch { index: self.index, rows: self.rows.clone() }
+    }
+}
+
+impl<'v, 'a, M: GroupMembers> FetchView<'v> for GroupFetch<'a, M> {
     type View = M::Refs<'a>;
 
     #[inline]
     fn view(&'v mut self, slot: usize) -> M::Refs<'a> {
-        self.0.members.views(slot).unwrap_or_else(|| past_rows(slot))
+        M::row_of(&self.rows, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> FetchItem for GroupFetch<&'a Group<M, X>> {
+impl<'a, M: GroupMembers> FetchItem for GroupFetch<'a, M> {
     type Item = M::Refs<'a>;
 
     #[inline]
     fn item(&self, slot: usize) -> M::Refs<'a> {
-        self.0.members.views(slot).unwrap_or_else(|| past_rows(slot))
+        M::row_of(&self.rows, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
-impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>> FetchView<'v> for GroupFetch<&mut Group<M, X>> {
+impl<'v, M: GroupMembers> FetchView<'v> for GroupFetchMut<'_, M> {
     type View = M::Muts<'v>;
 
     #[inline]
     fn view(&'v mut self, slot: usize) -> M::Muts<'v> {
-        self.0.members.views_mut(slot).unwrap_or_else(|| past_rows(slot))
+        M::row_of_mut(&mut self.rows, slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 

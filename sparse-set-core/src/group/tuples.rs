@@ -3,10 +3,12 @@
 //! ([`Nth`]), and [`KeySet`], one storage's keys whatever its type. One macro writes them for
 //! every tuple length.
 
+use crate::dense::DenseIndex;
 #[cfg(doc)]
 use crate::group::Group;
 use crate::key::Key;
 use crate::rows::{Aligned, Rows};
+use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
 
 /// The keys of one storage of a group, whatever the storage's type: what the group's plumbing
@@ -95,6 +97,9 @@ pub trait GroupMembers {
     where
         Self: 'a;
 
+    /// The dense index type of the first member, whose key index answers the group's lookups.
+    type FirstDense: DenseIndex;
+
     /// The number of members.
     fn count(&self) -> usize;
     /// Member `member`'s keys, as a [`KeySet`]; `None` past the last member.
@@ -152,6 +157,29 @@ pub trait GroupMembers {
     fn rows(&self, len: usize) -> Self::Rows<'_>;
     /// Every member's mutable columns, cut to `len`, as rows.
     fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_>;
+    /// The first member's key index and every member's columns over the prefix, borrowed at
+    /// once: what a query's fetch of the group holds.
+    fn index_and_rows(
+        &self,
+        len: usize,
+    ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::Rows<'_>);
+    /// The first member's key index and every member's mutable columns over the prefix,
+    /// borrowed at once.
+    fn index_and_rows_mut(
+        &mut self,
+        len: usize,
+    ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::RowsMut<'_>);
+    /// Every member's view of row `index` of `rows`.
+    fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
+    where
+        Self: 'a;
+    /// Every member's mutable view of row `index` of `rows`.
+    fn row_of_mut<'v, 'a: 'v>(
+        rows: &'v mut Self::RowsMut<'a>,
+        index: usize,
+    ) -> Option<Self::Muts<'v>>
+    where
+        Self: 'a;
     /// Checks every member's own invariants.
     fn assert_invariants(&self);
 }
@@ -220,6 +248,7 @@ macro_rules! group_tuple {
             type ColumnsMut<'a> = ($first::ColumnsMut<'a>, $($member::ColumnsMut<'a>,)*) where Self: 'a;
             type Rows<'a> = Aligned<Self::Columns<'a>> where Self: 'a;
             type RowsMut<'a> = Aligned<Self::ColumnsMut<'a>> where Self: 'a;
+            type FirstDense = $first::Dense;
 
             #[inline]
             fn count(&self) -> usize {
@@ -372,6 +401,41 @@ macro_rules! group_tuple {
             #[inline]
             fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_> {
                 Aligned::new(self.columns_mut(len))
+            }
+
+            #[inline]
+            fn index_and_rows(&self, len: usize) -> (&SparseSet<K, $first::Dense>, Self::Rows<'_>) {
+                (Storage::as_sparse_set(&self.0), self.rows(len))
+            }
+
+            #[inline]
+            fn index_and_rows_mut(
+                &mut self,
+                len: usize,
+            ) -> (&SparseSet<K, $first::Dense>, Self::RowsMut<'_>) {
+                let (index, first) = Columnar::index_and_columns_mut(&mut self.0);
+                let columns = (first.split_at(len).0, $(Columnar::columns_mut(&mut self.$i).split_at(len).0,)*);
+                (index, Aligned::new(columns))
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
+            where
+                Self: 'a,
+            {
+                let parts = rows.parts();
+                Some(($first::row(&parts.0, index)?, $($member::row(&parts.$i, index)?,)*))
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of_mut<'v, 'a: 'v>(rows: &'v mut Self::RowsMut<'a>, index: usize) -> Option<Self::Muts<'v>>
+            where
+                Self: 'a,
+            {
+                let parts = rows.parts_mut();
+                Some(($first::row_mut(&mut parts.0, index)?, $($member::row_mut(&mut parts.$i, index)?,)*))
             }
 
             fn assert_invariants(&self) {

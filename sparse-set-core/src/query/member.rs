@@ -375,6 +375,63 @@ impl<F: FetchItem> FetchItem for OptionalFetch<F> {
     }
 }
 
+/// A fetch whose rows split at a position, so that a parallel query's driver walks its chunks
+/// on several threads (feature `rayon`). A half only ever drives: it answers its keys and its
+/// views by its own positions, while its lookups still answer positions of the whole
+/// storage, so a half is never probed.
+#[cfg(feature = "rayon")]
+pub trait SplitFetch: Fetch + Sized {
+    /// The rows before `mid` and the rows from `mid` on.
+    ///
+    /// # Panics
+    ///
+    /// If `mid` is past the rows, as `slice::split_at`.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Columnar> SplitFetch for RefFetch<'_, S> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        use crate::rows::Rows;
+        let (front, back) = self.columns.split_at(mid);
+        (
+            RefFetch { probe: self.probe, columns: front },
+            RefFetch { probe: self.probe, columns: back },
+        )
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Columnar> SplitFetch for MutFetch<'_, S> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        use crate::rows::Rows;
+        let (front, back) = self.columns.split_at(mid);
+        (
+            MutFetch { probe: self.probe, columns: front },
+            MutFetch { probe: self.probe, columns: back },
+        )
+    }
+}
+
+/// A shared member's fetch is a pair of shared borrows: each thread of a parallel query gets
+/// its own copy.
+impl<'a, S: Columnar> Clone for RefFetch<'a, S>
+where
+    S::Columns<'a>: Clone,
+{
+    fn clone(&self) -> Self {
+        RefFetch { probe: self.probe, columns: self.columns.clone() }
+    }
+}
+
+impl<F: Clone> Clone for OptionalFetch<F> {
+    fn clone(&self) -> Self {
+        OptionalFetch(self.0.clone())
+    }
+}
+
 /// Panics for a view past a storage's rows: a lookup returned it, which only a `Key`
 /// implemented wrongly can make happen.
 #[cold]

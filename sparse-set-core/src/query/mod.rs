@@ -70,6 +70,8 @@ use crate::storage::{Columnar, Storage};
 pub use exclude::{AnyOf, AnyOfFetch, Exclude, ExcludeFetch, With, WithFetch};
 pub(crate) use lookup::rows_at;
 pub use lookup::{IterMany, LookupError, MemberLookup, MemberView, MembersLookup, MembersView};
+#[cfg(feature = "rayon")]
+pub use member::SplitFetch;
 pub use member::{
     Fetch, FetchItem, FetchView, Member, MutFetch, Optional, OptionalFetch, RefFetch, SameKey,
 };
@@ -262,7 +264,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// The member that drives: the one [`drive_by`](Self::drive_by) chose, else the smallest
     /// required one.
     #[inline]
-    fn driver(&self) -> Option<usize> {
+    pub(crate) fn driver(&self) -> Option<usize> {
         self.driver.or_else(|| self.members.driver())
     }
 

@@ -44,7 +44,26 @@ fn rows(input: &Input<'_>, mutable: bool) -> TokenStream {
             .map(|accessor| quote!(::core::iter::IntoIterator::into_iter(self.#accessor))),
     );
     let usize = quote!(::core::primitive::usize);
+    // Shared columns are shared slices: copied freely (one per thread of a parallel query).
+    let copy = if mutable {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics ::core::clone::Clone for #self_ty #where_clause {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::core::marker::Copy for #self_ty #where_clause {}
+        }
+    };
     quote! {
+        #copy
+
         #[automatically_derived]
         impl #impl_generics #p::Rows for #self_ty #where_clause {
             type Key = #k;
