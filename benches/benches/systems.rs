@@ -733,6 +733,49 @@ fn move_columns([px, py, pz]: [&mut [f32]; 3], [vx, vy, vz]: [&[f32]; 3]) {
 /// The thread count of every parallel row: the machine's two cores.
 const THREADS: usize = 2;
 
+/// The move system as a user writes it, positions first, in parallel and not, against bevy's
+/// sparse-set query in parallel and not: the velocities (half the entities) are smaller, so
+/// the parallel form runs sequentially, driven by them.
+fn parallel_move_query(g: &mut BenchmarkGroup<'_, WallTime>, layout: &[Has]) {
+    let mut w = sparse_soa_world(layout);
+    g.bench_function("sparse-soa-move-query", |b| {
+        b.iter(|| {
+            query((&mut w.positions, &w.velocities)).without(&w.frozen).for_each(|_, (p, v)| {
+                *p.x += *v.x * DT;
+                *p.y += *v.y * DT;
+                *p.z += *v.z * DT;
+            });
+        });
+    });
+    black_box(w.positions.x());
+    let mut w = sparse_soa_world(layout);
+    g.bench_function("sparse-soa-move-query-par", |b| {
+        b.iter(|| {
+            query((&mut w.positions, &w.velocities)).without(&w.frozen).par_for_each(
+                |_, (p, v)| {
+                    *p.x += *v.x * DT;
+                    *p.y += *v.y * DT;
+                    *p.z += *v.z * DT;
+                },
+            );
+        });
+    });
+    black_box(w.positions.x());
+
+    let mut world = bevy_world(layout, (SparsePos, SparseVel, SparseAcc, || SparseFrozen));
+    let mut state = world.query_filtered::<(&mut SparsePos, &SparseVel), Without<SparseFrozen>>();
+    g.bench_function("bevy-sparse-par", |b| {
+        b.iter(|| {
+            state.par_iter_mut(&mut world).for_each(|(mut p, v)| step(&mut p.0, &v.0));
+        });
+    });
+    g.bench_function("bevy-sparse", |b| {
+        b.iter(|| {
+            state.iter_mut(&mut world).for_each(|(mut p, v)| step(&mut p.0, &v.0));
+        });
+    });
+}
+
 fn parallel_move(c: &mut Criterion) {
     // rayon's global pool (ours and shipyard's) and bevy's compute pool, both of 2 threads.
     rayon::ThreadPoolBuilder::new().num_threads(THREADS).build_global().ok();
@@ -796,6 +839,9 @@ fn parallel_move(c: &mut Criterion) {
         });
         black_box(&f.p);
 
+        parallel_move_query(&mut g, &layout);
+
+        // The driver (the velocities) first: split over two threads.
         let mut w = sparse_soa_world(&layout);
         g.bench_function("sparse-soa-query-par", |b| {
             b.iter(|| {
@@ -828,6 +874,85 @@ fn parallel_move(c: &mut Criterion) {
             });
         });
         drop((positions, velocities, frozen));
+        g.finish();
+    }
+}
+
+/// Lookups of one entity through a query: "the components of the entity this bullet hit".
+/// 10,000 entities drawn at random from the world (half of them with a velocity, a tenth
+/// frozen), each looked up in a query of positions and velocities without the frozen ones,
+/// against bevy's `QueryState::get` over the same components as sparse sets and in tables.
+fn query_get(c: &mut Criterion) {
+    const LOOKUPS: u32 = 10_000;
+    for size in sizes() {
+        let layout = layout(size);
+        let mut g = group(c, "query_get", size, LOOKUPS);
+        let mut rng = Rng::new(SEED ^ 0x6765_7421);
+        let picks: Vec<usize> = (0..LOOKUPS).map(|_| rng.below(size) as usize).collect();
+
+        let w = sparse_soa_world(&layout);
+        let all = w.positions.keys();
+        let entities: Vec<Entity> = picks.iter().map(|&i| all[i]).collect();
+        g.bench_function("sparse-soa", |b| {
+            b.iter(|| {
+                let q = query((&w.positions, &w.velocities)).without(&w.frozen);
+                let mut sum = 0.0;
+                for &entity in &entities {
+                    if let Some((p, v)) = q.get(entity) {
+                        sum += *p.x * *v.x;
+                    }
+                }
+                black_box(sum)
+            });
+        });
+
+        for (name, mut world, tables) in [
+            (
+                "bevy-sparse",
+                bevy_world(&layout, (SparsePos, SparseVel, SparseAcc, || SparseFrozen)),
+                false,
+            ),
+            (
+                "bevy-table",
+                bevy_world(&layout, (TablePos, TableVel, TableAcc, || TableFrozen)),
+                true,
+            ),
+        ] {
+            let all: Vec<bevy_ecs::entity::Entity> =
+                world.query::<bevy_ecs::entity::Entity>().iter(&world).collect();
+            let entities: Vec<_> = picks.iter().map(|&i| all[i]).collect();
+            if tables {
+                let mut state =
+                    world.query_filtered::<(&TablePos, &TableVel), Without<TableFrozen>>();
+                state.update_archetypes(&world);
+                g.bench_function(name, |b| {
+                    b.iter(|| {
+                        let mut sum = 0.0;
+                        for &entity in &entities {
+                            if let Ok((p, v)) = state.get(&world, entity) {
+                                sum += p.0[0] * v.0[0];
+                            }
+                        }
+                        black_box(sum)
+                    });
+                });
+            } else {
+                let mut state =
+                    world.query_filtered::<(&SparsePos, &SparseVel), Without<SparseFrozen>>();
+                state.update_archetypes(&world);
+                g.bench_function(name, |b| {
+                    b.iter(|| {
+                        let mut sum = 0.0;
+                        for &entity in &entities {
+                            if let Ok((p, v)) = state.get(&world, entity) {
+                                sum += p.0[0] * v.0[0];
+                            }
+                        }
+                        black_box(sum)
+                    });
+                });
+            }
+        }
         g.finish();
     }
 }
@@ -984,6 +1109,7 @@ criterion::criterion_group!(
     grouped_move,
     parallel_move,
     parallel_compute,
+    query_get,
     grouped_churn
 );
 criterion::criterion_main!(benches);
