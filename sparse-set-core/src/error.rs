@@ -221,6 +221,7 @@ pub fn fail_insert<S: ?Sized, K: fmt::Debug>(key: K, error: Error) -> ! {
 
 /// A type's name without its module paths: `SparseMap<u32, char>` for
 /// `sparse_set_core::map::SparseMap<u32, char>`, which is what a user wrote.
+#[derive(Clone, Copy)]
 pub(crate) struct ShortName(pub(crate) &'static str);
 
 impl fmt::Display for ShortName {

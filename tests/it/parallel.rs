@@ -206,7 +206,9 @@ mod drivers {
         // `drive_by` picks the first member back: split in parallel, the same result again.
         let mut again = map(0..8000, 1);
         pool().install(|| {
-            query((&mut again, &velocities)).drive_by::<0>().par_for_each(|_, (p, v)| *p -= v);
+            query((&mut again, &velocities))
+                .drive_by_member::<0>()
+                .par_for_each(|_, (p, v)| *p -= v);
         });
         assert_eq!(again, expected);
     }
@@ -222,13 +224,15 @@ mod drivers {
         let lifetimes = map((0..5000).filter(|key| key % 2 == 0), 7);
         // A mutable group first: each thread walks its part of the prefix.
         let (mut grouped, mut expected) = (pair(), pair());
-        query((&mut expected, &lifetimes)).drive_by::<0>().for_each(|_, ((a, b), life)| {
+        query((&mut expected, &lifetimes)).drive_by_member::<0>().for_each(|_, ((a, b), life)| {
             *a += *b + life;
         });
         pool().install(|| {
-            query((&mut grouped, &lifetimes)).drive_by::<0>().par_for_each(|_, ((a, b), life)| {
-                *a += *b + life;
-            });
+            query((&mut grouped, &lifetimes)).drive_by_member::<0>().par_for_each(
+                |_, ((a, b), life)| {
+                    *a += *b + life;
+                },
+            );
         });
         assert_eq!(grouped.members().0, expected.members().0);
         grouped.assert_invariants();

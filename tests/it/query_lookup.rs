@@ -213,13 +213,18 @@ fn run(case: &Case) {
 
     // `drive_by`: the chosen member's dense order, filtered.
     let by_b: Vec<u32> = with_query!(case, &a, &b, [t0, t1, t2], |q| {
-        let keys: Vec<u32> = q.drive_by::<1>().into_iter().map(|(key, _)| key).collect();
+        let keys: Vec<u32> = q.drive_by(&b).into_iter().map(|(key, _)| key).collect();
         keys
     });
+    let by_b_member: Vec<u32> = with_query!(case, &a, &b, [t0, t1, t2], |q| {
+        let keys: Vec<u32> = q.drive_by_member::<1>().into_iter().map(|(key, _)| key).collect();
+        keys
+    });
+    assert_eq!(by_b, by_b_member);
     let b_order: Vec<u32> = b.keys().iter().copied().filter(|&key| case.visits(key)).collect();
     assert_eq!(by_b, b_order);
     let by_a: Vec<u32> = with_query!(case, &a, &b, [t0, t1, t2], |q| {
-        let keys: Vec<u32> = q.drive_by::<0>().into_iter().map(|(key, _)| key).collect();
+        let keys: Vec<u32> = q.drive_by_member::<0>().into_iter().map(|(key, _)| key).collect();
         keys
     });
     let a_order: Vec<u32> = a.keys().iter().copied().filter(|&key| case.visits(key)).collect();
@@ -298,5 +303,28 @@ fn get_many_mut_in_any_order_of_rows() {
         for (key, (value, vel)) in keys.iter().zip(views) {
             assert_eq!((*value, *vel.dx), (*key, 100 + key), "key {key}");
         }
+    }
+}
+
+/// `drive_by` names a storage the query borrows; any other is refused before iteration.
+#[test]
+fn drive_by_a_storage_not_in_the_query_panics_naming_it() {
+    let a: SparseMap<u32, i32> = [(1, 1), (2, 2)].into_iter().collect();
+    let b: SparseMap<u32, i32> = [(2, 2), (1, 1)].into_iter().collect();
+    let other: SparseMap<u32, i32> = SparseMap::new();
+    let keys: Vec<u32> = query((&a, &b)).drive_by(&b).into_iter().map(|(key, _)| key).collect();
+    assert_eq!(keys, [2, 1]);
+    for refused in [
+        std::panic::catch_unwind(|| drop(query((&a, &b)).drive_by(&other))),
+        std::panic::catch_unwind(|| drop(query((&a, optional(&b))).drive_by(&b))),
+    ] {
+        let message = refused.unwrap_err();
+        let message = message.downcast_ref::<String>().unwrap();
+        assert!(
+            message.starts_with(
+                "drive_by: this `SparseMap<u32, i32>` is not a required member of the query"
+            ),
+            "{message}"
+        );
     }
 }

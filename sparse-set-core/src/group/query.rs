@@ -51,6 +51,11 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
     fn reborrow(&mut self) -> &'a Group<M, X> {
         self
     }
+
+    #[inline]
+    fn address(&self) -> *const () {
+        core::ptr::from_ref::<Group<M, X>>(*self).cast()
+    }
 }
 
 impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, X> {
@@ -77,6 +82,11 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, 
     #[inline]
     fn reborrow(&mut self) -> &mut Group<M, X> {
         self
+    }
+
+    #[inline]
+    fn address(&self) -> *const () {
+        core::ptr::from_ref::<Group<M, X>>(&**self).cast()
     }
 }
 

@@ -42,6 +42,10 @@ pub trait Member: Sized {
 
     /// The member borrowed again for a shorter walk.
     fn reborrow(&mut self) -> Self::Reborrow<'_>;
+
+    /// The address of the storage (or group) the member borrows: how
+    /// [`Query::drive_by`](crate::query::Query::drive_by) finds the member of a storage.
+    fn address(&self) -> *const ();
 }
 
 /// What a walk holds of one member: its lookup state and its columns, out of the storage once.
@@ -188,6 +192,11 @@ impl<'a, S: Columnar> Member for &'a S {
     fn reborrow(&mut self) -> &'a S {
         self
     }
+
+    #[inline]
+    fn address(&self) -> *const () {
+        core::ptr::from_ref::<S>(*self).cast()
+    }
 }
 
 impl<'a, S: Columnar> Member for &'a mut S {
@@ -215,6 +224,11 @@ impl<'a, S: Columnar> Member for &'a mut S {
     fn reborrow(&mut self) -> &mut S {
         self
     }
+
+    #[inline]
+    fn address(&self) -> *const () {
+        core::ptr::from_ref::<S>(&**self).cast()
+    }
 }
 
 impl<M: Member> Member for Optional<M> {
@@ -240,6 +254,11 @@ impl<M: Member> Member for Optional<M> {
     #[inline]
     fn reborrow(&mut self) -> Optional<M::Reborrow<'_>> {
         Optional(self.0.reborrow())
+    }
+
+    #[inline]
+    fn address(&self) -> *const () {
+        self.0.address()
     }
 }
 

@@ -77,6 +77,16 @@ pub use member::{
 };
 pub use tuple::{Fetches, FetchesItem, FetchesView, ForEach, Members};
 
+/// Panics for a `drive_by` of a storage that no required member of the query borrows.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_a_driver(storage: crate::error::ShortName) -> ! {
+    panic!(
+        "drive_by: this `{storage}` is not a required member of the query (a query is driven by one of its required members; an optional member cannot drive)"
+    )
+}
+
 /// A query over `members`, a tuple of 1 to 8 storages borrowed shared, mutably or
 /// [`optional`]ly, all with the same key type. See the [module docs](self).
 ///
@@ -218,10 +228,47 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         }
     }
 
-    /// Makes member `I` (its position in the members tuple) drive: the query walks its keys,
-    /// in its dense order, and looks them up in the others (`EnTT`'s `view.use<T>()`). By
-    /// default the smallest required member drives; choosing one is for a member known to be
-    /// small, or for the order of a member sorted beforehand.
+    /// Makes the member that borrows `storage` drive: the query walks that storage's keys, in
+    /// its dense order, and looks them up in the others (`EnTT`'s `view.use<T>()`). By default
+    /// the smallest required member drives; choosing one is for a storage known to be small, or
+    /// for iterating in the order of one storage (sort it first: "sort by depth, then draw").
+    ///
+    /// The member is found by address, so pass the storage the query borrows (a shared member
+    /// can be named while the query holds it; for a mutable member, use
+    /// [`drive_by_member`](Self::drive_by_member)).
+    ///
+    /// Computes in **O(members)** time; iterating then costs **O(n)** lookups per other member,
+    /// for that storage's n keys.
+    ///
+    /// # Panics
+    ///
+    /// Here, before any iteration, if no required member borrows `storage` (it is not in the
+    /// query, or only as an [`optional`] member, which cannot drive).
+    ///
+    /// ```
+    /// use sparse_set_core::{query, SparseMap};
+    ///
+    /// let mut depth: SparseMap<u32, i32> = [(1, 5), (2, 1), (3, 9)].into_iter().collect();
+    /// let sprites: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b'), (4, 'd')].into_iter().collect();
+    /// depth.sort_by(|_, a, _, b| a.cmp(b)); // back to front
+    /// let drawn: String =
+    ///     query((&depth, &sprites)).drive_by(&depth).into_iter().map(|(_, (_, sprite))| *sprite).collect();
+    /// assert_eq!(drawn, "bac");
+    /// ```
+    #[must_use = "a query does nothing until it is iterated"]
+    #[track_caller]
+    pub fn drive_by<S: ?Sized>(mut self, storage: &S) -> Self {
+        let address = core::ptr::from_ref(storage).cast::<()>();
+        match self.members.required_at(address) {
+            Some(member) => self.driver = Some(member),
+            None => not_a_driver(crate::error::ShortName(core::any::type_name::<S>())),
+        }
+        self
+    }
+
+    /// Makes member `I` (its position in the members tuple) drive, as
+    /// [`drive_by`](Self::drive_by) does for a storage: for a member borrowed mutably, which
+    /// cannot be named again while the query holds it.
     ///
     /// Member `I` must exist and be required (not [`optional`]): anything else is refused when
     /// the program is built ("a query is driven by one of its required members").
@@ -233,11 +280,14 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// use sparse_set_core::{query, SparseMap};
     ///
     /// let mut depth: SparseMap<u32, i32> = [(1, 5), (2, 1), (3, 9)].into_iter().collect();
-    /// let sprites: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b'), (4, 'd')].into_iter().collect();
-    /// depth.sort_by(|_, a, _, b| a.cmp(b)); // back to front
-    /// let drawn: String =
-    ///     query((&depth, &sprites)).drive_by::<0>().into_iter().map(|(_, (_, sprite))| *sprite).collect();
-    /// assert_eq!(drawn, "bac");
+    /// let sprites: SparseMap<u32, char> = [(3, 'c'), (1, 'a'), (2, 'b')].into_iter().collect();
+    /// depth.sort_by(|_, a, _, b| a.cmp(b));
+    /// let mut order = Vec::new();
+    /// query((&mut depth, &sprites)).drive_by_member::<0>().for_each(|_, (z, sprite)| {
+    ///     *z += 1;
+    ///     order.push(*sprite);
+    /// });
+    /// assert_eq!(order, ['b', 'a', 'c']);
     /// ```
     ///
     /// An optional member cannot drive:
@@ -247,14 +297,14 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     ///
     /// let a: SparseMap<u32, i32> = SparseMap::new();
     /// let b: SparseMap<u32, i32> = SparseMap::new();
-    /// query((&a, optional(&b))).drive_by::<1>().for_each(|_, _| {}); // error: member 1 is optional
+    /// query((&a, optional(&b))).drive_by_member::<1>().for_each(|_, _| {}); // error: member 1 is optional
     /// ```
     #[must_use = "a query does nothing until it is iterated"]
-    pub fn drive_by<const I: usize>(mut self) -> Self {
+    pub fn drive_by_member<const I: usize>(mut self) -> Self {
         const {
             assert!(
                 I < M::REQUIRED.len() && M::REQUIRED[I],
-                "a query is driven by one of its required members: `drive_by::<I>` names member I, which must exist and not be optional"
+                "a query is driven by one of its required members: `drive_by_member::<I>` names member I, which must exist and not be optional"
             );
         }
         self.driver = Some(I);

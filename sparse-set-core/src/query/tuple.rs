@@ -35,6 +35,9 @@ pub trait Members: Sized {
     /// The index of the member that drives: the smallest required one.
     fn driver(&self) -> Option<usize>;
 
+    /// The first required member that borrows the storage at `address`.
+    fn required_at(&self, address: *const ()) -> Option<usize>;
+
     /// Every member taken apart for a walk.
     fn into_fetches(self) -> Self::Fetches;
 
@@ -227,6 +230,16 @@ macro_rules! members_tuple {
                     }
                 )+
                 best.map(|(driver, _)| driver)
+            }
+
+            #[inline]
+            fn required_at(&self, address: *const ()) -> Option<usize> {
+                $(
+                    if $member::REQUIRED && core::ptr::eq(self.$i.address(), address) {
+                        return Some($i);
+                    }
+                )+
+                None
             }
 
             #[inline]
