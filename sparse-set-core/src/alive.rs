@@ -55,8 +55,8 @@ fn not_alive(entities: &Entities, position: usize, entity: Entity) -> NotAlive {
     NotAlive { position, entity, slot, storage: None }
 }
 
-/// An entity that its allocator does not say is alive: what [`check_alive`] and
-/// [`Load::alive_in`](crate::serialization::Load::alive_in) refuse.
+/// An entity that its allocator does not say is alive: what [`check_alive`], [`CheckAlive`]
+/// and (feature `serde`) `serialization::Load::alive_in` and `serialization::Alive` refuse.
 ///
 /// Its message names the entity, its position and what its slot holds: "entity 3v1 (position
 /// 0) is not alive: slot 3 holds 3v2", "... slot 3 is dead", "... the allocator has 2 slots".
