@@ -413,7 +413,9 @@ impl Entities {
     /// ```
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.bound.unwrap_or_else(|| self.slots.capacity().min(1 << 32))
+        // The slots an entity index addresses, 2^32, where `usize` holds that many.
+        let addressable = usize::try_from(1_u64 << 32).unwrap_or(usize::MAX);
+        self.bound.unwrap_or_else(|| self.slots.capacity().min(addressable))
     }
 
     /// How many more entities [`spawn`](Self::spawn) issues without reallocating (for a
