@@ -10,7 +10,7 @@
 //!    prints its message (`EntitiesExhausted` needs 2^32 spawns; its message is printed without
 //!    provoking it);
 //! 2. runs a frame loop over a bounded `SparseSet`, `SparseMap` and derived storage (with a `u8`
-//!    dense width) and an `Entities` made with room for every entity, counting allocations: zero,
+//!    dense width) and a bounded `Entities`, counting allocations: zero,
 //!    where the same loop over growable storages allocates;
 //! 3. counts the sorts: the unstable ones allocate nothing, the stable ones allocate their
 //!    permutation.
@@ -106,7 +106,10 @@ fn errors() {
     panic::set_hook(hook);
     let message = payload.downcast_ref::<String>().map_or("", String::as_str);
     println!("  the plain insert(500) panics: \"{message}\"");
-    assert_eq!(message, "key 500 is outside the bounded key range 0..128");
+    assert_eq!(
+        message,
+        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128"
+    );
 }
 
 /// The storages of the frame loop, bounded or growable.
@@ -120,8 +123,8 @@ struct World {
 impl World {
     fn bounded() -> Self {
         Self {
-            // No bounded mode for the allocator: room for every slot the key range allows.
-            entities: Entities::with_capacity(KEY_LIMIT),
+            // The allocator bounded too: every index it issues is below the storages' key limit.
+            entities: Entities::bounded(KEY_LIMIT),
             particles: ParticleSoa::bounded(CAPACITY, KEY_LIMIT),
             names: SparseMap::bounded(CAPACITY, KEY_LIMIT),
             burning: SparseSet::bounded(CAPACITY, KEY_LIMIT),
