@@ -1,5 +1,5 @@
 //! Parallel iteration with [rayon](https://docs.rs/rayon) (feature `rayon`): over a storage's
-//! columns, a [`Group`]'s aligned prefix, and a query split over its first member.
+//! columns, a [`Group`]'s aligned prefix, and a query split over its driver.
 //!
 //! ```
 //! use rayon::prelude::*;
@@ -27,11 +27,11 @@
 //! | a derived storage | `storage.par_iter()`, `storage.par_iter_mut()`, and its `columns()` / `columns_mut()` with `into_par_iter()` | `(K, {Name}Ref)`, `(K, {Name}Mut)` |
 //! | a [`SparseSet`] | `set.par_iter()` | `K` |
 //! | a [`Group`] | [`Group::par_iter`], [`Group::par_iter_mut`] | `(K, (views...))` |
-//! | a [`query`](crate::query()) | [`Query::par_for_each`]: split over the first member (a storage or a group, which may be mutable) when it drives, the others shared and probed; sequential when another member drives | `(K, (views...))` |
+//! | a [`query`](crate::query()) | [`Query::par_for_each`]: split over its driver (a storage or a group), the others probed; only the first member may be mutable, and when it is and another member drives, sequential | `(K, (views...))` |
 //!
-//! A query's chunks are its first member's rows cut with [`SplitFetch`] (a storage's columns,
-//! a group's prefix), each walked by the sequential loop, the other members' fetches copied to
-//! every thread ([`SharedFetch`]).
+//! A query's chunks are its driver's rows cut with [`SplitFetch`] (a storage's columns, a
+//! group's prefix), each walked by the sequential loop, the other members' fetches copied to
+//! every thread ([`SharedFetch`], [`FirstFetch`]).
 //!
 //! A query with several mutable members has no parallel form. Its driver's rows can be split
 //! safely, but a probed member is reached by key, one element per driving element: handing
@@ -53,15 +53,15 @@ use rayon::iter::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsu
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 use crate::dense::DenseIndex;
-use crate::group::GroupFetch;
 use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{GroupFetch, GroupFetchMut};
 use crate::key::Key;
 #[cfg(doc)]
 use crate::map;
 use crate::map::SparseMap;
 use crate::query::{
-    Exclude, ExcludeFetch, Fetches, FetchesView, ForEach, Members, OptionalFetch, Query, RefFetch,
-    SplitFetch,
+    Exclude, ExcludeFetch, Fetches, FetchesView, ForEach, Members, MutFetch, OptionalFetch, Query,
+    RefFetch, SplitFetch,
 };
 use crate::rows::Rows;
 use crate::set::SparseSet;
@@ -341,51 +341,111 @@ impl<'a, K: Key + Send + Sync, D: DenseIndex> IntoParallelIterator for &'a Spars
     }
 }
 
-/// A query's fetches whose first member's rows split (a [`SplitFetch`]) while every other
-/// member's fetch is copied: one set per thread of a parallel query. Implemented for tuples of
-/// 1 to 8 fetches whose first is a storage's (shared or mutable) and whose others are shared
-/// (`&S`, `optional(&S)`, `&Group`); a second mutable member has no copy, so such a query has
-/// no parallel form (the [module docs](self) say why).
-pub trait SplitFirst: Sized {
-    /// The fetches with the first member's rows before `mid`, and those with its rows from
-    /// `mid` on.
-    fn split_first(self, mid: usize) -> (Self, Self);
+/// A query's fetches cut at their driver for a parallel walk: the driver's rows split (a
+/// [`SplitFetch`]), every other member's fetch is copied, one set per thread. Implemented for
+/// tuples of 1 to 8 fetches whose members after the first are shared (`&S`, `optional(&S)`,
+/// `&Group`: [`SharedFetch`]); the first may be mutable, and then only it can drive a split (it
+/// has no copy). A second mutable member does not compile (the [module docs](self) say why).
+pub trait SplitDriver: Sized {
+    /// The fetches with member `driver`'s rows before `mid`, and those with its rows from
+    /// `mid` on, every other member copied into both; the fetches back, unchanged, if the
+    /// first member is mutable and does not drive.
+    ///
+    /// # Errors
+    ///
+    /// The fetches themselves, when they cannot be cut at `driver`.
+    fn split_driver(self, driver: usize, mid: usize) -> Result<(Self, Self), Self>;
+
+    /// Whether [`split_driver`](Self::split_driver) cuts at `driver`.
+    fn splits_at(&self, driver: usize) -> bool;
 }
 
-/// The fetch of a member a parallel query copies to each thread: a shared one (`&S`,
-/// `optional(&S)`, `&Group`). A mutable member has no copy, so only the first member, which is
-/// split instead, may be mutable.
+/// The fetch of a member a parallel query copies to each thread, or splits when it drives: a
+/// shared one (`&S`, `optional(&S)`, `&Group`). A mutable member has no copy, so only the first
+/// member may be mutable (and then drives the split).
 #[diagnostic::on_unimplemented(
     message = "a parallel query copies every member but the first to each thread, so only its first member may be mutable",
     label = "`par_for_each` needs this member shared",
     note = "`{Self}` is the fetch of a mutable member after the first: borrow it shared (`&s`), or run `for_each`; storages changed together can share a `Group`, whose prefix splits like one storage"
 )]
-pub trait SharedFetch: Clone {}
+pub trait SharedFetch: SplitFetch + Clone {}
 
 impl<'a, S: Columnar> SharedFetch for RefFetch<'a, S> where S::Columns<'a>: Clone {}
 impl<F: SharedFetch> SharedFetch for OptionalFetch<F> {}
 impl<'a, M: GroupMembers> SharedFetch for GroupFetch<'a, M> where M::Rows<'a>: Clone {}
 
-macro_rules! split_first {
+/// The fetch of a parallel query's first member: split when it drives, copied when another
+/// member does, which only a shared one can be.
+pub trait FirstFetch: SplitFetch {
+    /// A copy for another thread; `None` for a mutable member.
+    fn copied(&self) -> Option<Self>;
+}
+
+impl<T: SharedFetch> FirstFetch for T {
+    #[inline]
+    fn copied(&self) -> Option<Self> {
+        Some(self.clone())
+    }
+}
+
+impl<S: Columnar> FirstFetch for MutFetch<'_, S> {
+    #[inline]
+    fn copied(&self) -> Option<Self> {
+        None
+    }
+}
+
+impl<M: GroupMembers> FirstFetch for GroupFetchMut<'_, M> {
+    #[inline]
+    fn copied(&self) -> Option<Self> {
+        None
+    }
+}
+
+macro_rules! split_driver {
     ($($member:ident $i:tt)*) => {
-        impl<First: SplitFetch, $($member: SharedFetch),*> SplitFirst for (First, $($member,)*) {
+        #[allow(non_snake_case, reason = "the bindings are named after the tuple's type parameters")]
+        impl<First: FirstFetch, $($member: SharedFetch),*> SplitDriver for (First, $($member,)*) {
             #[inline]
-            fn split_first(self, mid: usize) -> (Self, Self) {
-                let (front, back) = self.0.split_at(mid);
-                ((front, $(self.$i.clone(),)*), (back, $(self.$i,)*))
+            fn split_driver(self, driver: usize, mid: usize) -> Result<(Self, Self), Self> {
+                let first_copy = if driver == 0 {
+                    None
+                } else {
+                    match self.0.copied() {
+                        Some(copy) => Some(copy),
+                        None => return Err(self),
+                    }
+                };
+                let first = match first_copy {
+                    Some(copy) => (copy, self.0),
+                    None => self.0.split_at(mid),
+                };
+                $(
+                    let $member = if driver == $i {
+                        self.$i.split_at(mid)
+                    } else {
+                        (self.$i.clone(), self.$i)
+                    };
+                )*
+                Ok(((first.0, $($member.0,)*), (first.1, $($member.1,)*)))
+            }
+
+            #[inline]
+            fn splits_at(&self, driver: usize) -> bool {
+                driver == 0 || self.0.copied().is_some()
             }
         }
     };
 }
 
-split_first!();
-split_first!(B 1);
-split_first!(B 1 C 2);
-split_first!(B 1 C 2 E 3);
-split_first!(B 1 C 2 E 3 G 4);
-split_first!(B 1 C 2 E 3 G 4 H 5);
-split_first!(B 1 C 2 E 3 G 4 H 5 I 6);
-split_first!(B 1 C 2 E 3 G 4 H 5 I 6 J 7);
+split_driver!();
+split_driver!(B 1);
+split_driver!(B 1 C 2);
+split_driver!(B 1 C 2 E 3);
+split_driver!(B 1 C 2 E 3 G 4);
+split_driver!(B 1 C 2 E 3 G 4 H 5);
+split_driver!(B 1 C 2 E 3 G 4 H 5 I 6);
+split_driver!(B 1 C 2 E 3 G 4 H 5 I 6 J 7);
 
 /// Fewer driver rows than this are walked by one thread: below it the split costs more than it
 /// saves.
@@ -393,23 +453,22 @@ const MIN_ROWS_PER_THREAD: usize = 1024;
 
 impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// Calls `f` with every key held by all required members and by none of the filters'
-    /// storages, and each member's view, **in parallel** on rayon's threads when the query's
-    /// driver is its first member.
+    /// storages, and each member's view, **in parallel** on rayon's threads.
     ///
     /// The driver is chosen as for [`for_each`](Self::for_each): the smallest required member
-    /// (or the one [`drive_by`](Self::drive_by) names). When that is the first member, its rows
-    /// are cut into one chunk per thread of the current pool, each walked by the sequential
-    /// loop on its own thread, the other members probed by key. When it is another member, the
-    /// query **runs sequentially**, as `for_each`: walking the first member's rows in parallel
-    /// would make every thread probe more keys than the sequential walk visits (measured on
-    /// the development machine, 2 threads, the move system over 1,000,000 positions of which
-    /// half have a velocity: 1.45x the sequential time), and splitting the smaller member's
-    /// rows instead would hand each thread mutable views of the first member reached by key,
-    /// which needs `unsafe` (the [module docs](self)). Put the member to split first.
+    /// (or the one [`drive_by`](Self::drive_by) names). Its rows are cut into one chunk per
+    /// thread of the current pool, each walked by the sequential loop on its own thread, the
+    /// other members probed by key.
     ///
-    /// The first member may be borrowed mutably (`&mut S`); the others are shared (`&S`,
-    /// `optional(&S)`, a `&Group`), every member `Sync` and every view `Send`: a second
-    /// mutable member does not compile. With the `rayon` feature.
+    /// The first member may be borrowed mutably (`&mut S`, or a `&mut Group`); the others are
+    /// shared (`&S`, `optional(&S)`, a `&Group`), every member `Sync` and every view `Send`: a
+    /// second mutable member does not compile. A mutable first member has no copy for each
+    /// thread, so when another member drives, the query **runs sequentially**, as `for_each`:
+    /// walking the bigger first member on every thread instead would probe more keys than the
+    /// sequential walk visits (measured on the development machine, 2 threads, the move system
+    /// over 1,000,000 positions of which half have a velocity: 1.45x the sequential time), and
+    /// splitting the smaller member would hand each thread mutable views of the first reached
+    /// by key, which needs `unsafe` (the [module docs](self)). With the `rayon` feature.
     ///
     /// Computes in **O(n / threads)** lookups per probed member, for the driver's n keys.
     ///
@@ -426,7 +485,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// ```
     pub fn par_for_each<F>(self, f: F)
     where
-        M::Fetches: ForEach + SplitFirst + Send,
+        M::Fetches: ForEach + SplitDriver + Send,
         W::Fetch: Send + Sync,
         F: for<'v> Fn(M::Key, <M::Fetches as FetchesView<'v>>::Views) + Sync + Send,
     {
@@ -434,35 +493,53 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         let (members, without) = self.into_parts();
         let fetches = members.into_fetches();
         let without = without.into_fetch();
-        if driver != 0 {
-            fetches.for_each_key(driver, without, &f);
-            return;
-        }
-        let len = fetches.driver_len(0);
-        let chunks = rayon::current_num_threads().min(len / MIN_ROWS_PER_THREAD).max(1);
-        walk_chunks(fetches, len, chunks, without, &f);
+        let len = fetches.driver_len(driver);
+        let chunks = if fetches.splits_at(driver) {
+            rayon::current_num_threads().min(len / MIN_ROWS_PER_THREAD).max(1)
+        } else {
+            1
+        };
+        walk_chunks(fetches, Part { driver, len, chunks }, without, &f);
     }
 }
 
-/// Walks the first member's `len` rows of `fetches` in `chunks` chunks, half of them on each
-/// side of a `rayon::join`.
-fn walk_chunks<Fs, W, F>(fetches: Fs, len: usize, chunks: usize, without: W, f: &F)
+/// The part of a parallel query's driver one call of [`walk_chunks`] walks.
+#[derive(Clone, Copy)]
+struct Part {
+    driver: usize,
+    /// The driver's rows in this part.
+    len: usize,
+    /// Into how many chunks to cut them.
+    chunks: usize,
+}
+
+/// Walks `part` of the driver's rows in `fetches`, its chunks split between the two sides of
+/// a `rayon::join`.
+fn walk_chunks<Fs, W, F>(fetches: Fs, part: Part, without: W, f: &F)
 where
-    Fs: ForEach + SplitFirst + Send,
+    Fs: ForEach + SplitDriver + Send,
     W: ExcludeFetch<Fs::Key> + Copy + Send + Sync,
     F: for<'v> Fn(Fs::Key, <Fs as FetchesView<'v>>::Views) + Sync,
 {
+    let Part { driver, len, chunks } = part;
     if chunks <= 1 {
-        fetches.for_each_key(0, without, f);
+        fetches.for_each_key(driver, without, f);
         return;
     }
     let front_chunks = chunks / 2;
     let mid = len * front_chunks / chunks;
-    let (front, back) = fetches.split_first(mid);
-    rayon::join(
-        || walk_chunks(front, mid, front_chunks, without, f),
-        || walk_chunks(back, len - mid, chunks - front_chunks, without, f),
-    );
+    match fetches.split_driver(driver, mid) {
+        Ok((front, back)) => {
+            let front_part = Part { driver, len: mid, chunks: front_chunks };
+            let back_part = Part { driver, len: len - mid, chunks: chunks - front_chunks };
+            rayon::join(
+                || walk_chunks(front, front_part, without, f),
+                || walk_chunks(back, back_part, without, f),
+            );
+        }
+        // Not cut at this driver (checked before): walked whole, as the sequential loop.
+        Err(fetches) => fetches.for_each_key(driver, without, f),
+    }
 }
 
 #[cfg(test)]

@@ -144,9 +144,9 @@ fn maps_and_sets_in_parallel() {
     assert_eq!(sum, 1_999_000);
 }
 
-/// Every way a parallel query can run: split over its first member (a storage or a group, shared
-/// or mutable), or sequentially when another member is smaller, with filters, an optional
-/// member and a shared group probed. Each gives the sequential query's result.
+/// Every way a parallel query can run: split over its driver (a storage or a group, shared
+/// or mutable; any member when all are shared), or sequentially when a mutable first member
+/// is not the smallest, with filters, an optional member and a shared group probed. Each gives the sequential query's result.
 mod drivers {
     use std::sync::Mutex;
 
@@ -244,6 +244,49 @@ mod drivers {
         assert_eq!(small, small_expected);
     }
 
+    #[test]
+    fn a_shared_query_splits_whichever_member_drives() {
+        // All shared: the smaller second member drives and is split; the first is copied.
+        let big = map(0..9000, 1);
+        let small = map((0..9000).step_by(3), 2);
+        let tags: SparseSet<u32> = (0..9000).step_by(5).collect();
+        let mut expected = Vec::new();
+        query((&big, &small, optional(&tags))).for_each(|key, (b, s, tag)| {
+            expected.push((key, b + s, tag.is_some()));
+        });
+        expected.sort_unstable();
+        let seen = Mutex::new(Vec::new());
+        pool().install(|| {
+            query((&big, &small, optional(&tags))).par_for_each(|key, (b, s, tag)| {
+                seen.lock().unwrap().push((key, b + s, tag.is_some()));
+            });
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, expected);
+        // A shared group probed while a shared storage drives, and the other way round.
+        let pair: Pair = Group::with_excluded(
+            (map(0..6000, 1), map((0..6000).filter(|key| key % 4 != 0), 3)),
+            ((0..6000).step_by(13).collect(),),
+        );
+        for by_group in [false, true] {
+            let expected: i64 = {
+                let mut sum = 0;
+                let q = query((&small, &pair));
+                let q = if by_group { q.drive_by(&pair) } else { q.drive_by(&small) };
+                q.for_each(|_, (s, (a, b))| sum += s + a + b);
+                sum
+            };
+            let total = Mutex::new(0_i64);
+            pool().install(|| {
+                let q = query((&small, &pair));
+                let q = if by_group { q.drive_by(&pair) } else { q.drive_by(&small) };
+                q.par_for_each(|_, (s, (a, b))| *total.lock().unwrap() += s + a + b);
+            });
+            assert_eq!(total.into_inner().unwrap(), expected, "driven by the group: {by_group}");
+        }
+    }
+
     proptest! {
         #![proptest_config(model::config())]
 
@@ -265,7 +308,20 @@ mod drivers {
             pool.install(|| {
                 query((&mut a, &b)).without(&frozen).par_for_each(|key, (x, y)| *x += y * i64::from(key));
             });
-            prop_assert_eq!(a, expected);
+            prop_assert_eq!(&a, &expected);
+            // All shared: the smaller member drives, split, whichever it is.
+            let mut sequential = Vec::new();
+            query((&a, &b)).without(&frozen).for_each(|key, (x, y)| sequential.push((key, x + y)));
+            sequential.sort_unstable();
+            let parallel = Mutex::new(Vec::new());
+            pool.install(|| {
+                query((&a, &b)).without(&frozen).par_for_each(|key, (x, y)| {
+                    parallel.lock().unwrap().push((key, x + y));
+                });
+            });
+            let mut parallel = parallel.into_inner().unwrap();
+            parallel.sort_unstable();
+            prop_assert_eq!(parallel, sequential);
         }
     }
 }

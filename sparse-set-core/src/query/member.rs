@@ -434,6 +434,17 @@ impl<S: Columnar> SplitFetch for MutFetch<'_, S> {
     }
 }
 
+/// An optional member splits as its storage does (it never drives; a parallel query may still
+/// cut it when it copies members to each thread's set).
+#[cfg(feature = "rayon")]
+impl<F: SplitFetch> SplitFetch for OptionalFetch<F> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (front, back) = self.0.split_at(mid);
+        (OptionalFetch(front), OptionalFetch(back))
+    }
+}
+
 /// A shared member's fetch is a pair of shared borrows: each thread of a parallel query gets
 /// its own copy.
 impl<'a, S: Columnar> Clone for RefFetch<'a, S>
