@@ -906,55 +906,53 @@ fn query_get(c: &mut Criterion) {
             });
         });
 
-        for (name, mut world, tables) in [
-            (
-                "bevy-sparse",
-                bevy_world(&layout, (SparsePos, SparseVel, SparseAcc, || SparseFrozen)),
-                false,
-            ),
-            (
-                "bevy-table",
-                bevy_world(&layout, (TablePos, TableVel, TableAcc, || TableFrozen)),
-                true,
-            ),
-        ] {
-            let all: Vec<bevy_ecs::entity::Entity> =
-                world.query::<bevy_ecs::entity::Entity>().iter(&world).collect();
-            let entities: Vec<_> = picks.iter().map(|&i| all[i]).collect();
-            if tables {
-                let mut state =
-                    world.query_filtered::<(&TablePos, &TableVel), Without<TableFrozen>>();
-                state.update_archetypes(&world);
-                g.bench_function(name, |b| {
-                    b.iter(|| {
-                        let mut sum = 0.0;
-                        for &entity in &entities {
-                            if let Ok((p, v)) = state.get(&world, entity) {
-                                sum += p.0[0] * v.0[0];
-                            }
-                        }
-                        black_box(sum)
-                    });
-                });
-            } else {
-                let mut state =
-                    world.query_filtered::<(&SparsePos, &SparseVel), Without<SparseFrozen>>();
-                state.update_archetypes(&world);
-                g.bench_function(name, |b| {
-                    b.iter(|| {
-                        let mut sum = 0.0;
-                        for &entity in &entities {
-                            if let Ok((p, v)) = state.get(&world, entity) {
-                                sum += p.0[0] * v.0[0];
-                            }
-                        }
-                        black_box(sum)
-                    });
-                });
-            }
-        }
+        let sparse = bevy_world(&layout, (SparsePos, SparseVel, SparseAcc, || SparseFrozen));
+        bevy_query_get::<_, _, SparseFrozen>(
+            &mut g,
+            "bevy-sparse",
+            sparse,
+            &picks,
+            |p: &SparsePos, v: &SparseVel| p.0[0] * v.0[0],
+        );
+        let table = bevy_world(&layout, (TablePos, TableVel, TableAcc, || TableFrozen));
+        bevy_query_get::<_, _, TableFrozen>(
+            &mut g,
+            "bevy-table",
+            table,
+            &picks,
+            |p: &TablePos, v: &TableVel| p.0[0] * v.0[0],
+        );
         g.finish();
     }
+}
+
+/// bevy's row of `query_get`: `QueryState::get` of `(&P, &V)` without `F` for the entities at
+/// `picks` of `world`, each row read by `read` (the product of the first coordinates).
+// `read` is a type parameter, not a `fn` pointer: inlined into the loop, as the hand-written
+// row was.
+fn bevy_query_get<P: Component, V: Component, F: Component>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut world: World,
+    picks: &[usize],
+    read: impl Fn(&P, &V) -> f32,
+) {
+    let all: Vec<bevy_ecs::entity::Entity> =
+        world.query::<bevy_ecs::entity::Entity>().iter(&world).collect();
+    let entities: Vec<_> = picks.iter().map(|&i| all[i]).collect();
+    let mut state = world.query_filtered::<(&P, &V), Without<F>>();
+    state.update_archetypes(&world);
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for &entity in &entities {
+                if let Ok((p, v)) = state.get(&world, entity) {
+                    sum += read(p, v);
+                }
+            }
+            black_box(sum)
+        });
+    });
 }
 
 /// A system that computes per entity instead of only streaming memory: steer each velocity

@@ -377,11 +377,16 @@ impl<'a, M: GroupMembers> SharedFetch for GroupFetch<'a, M> where M::Rows<'a>: C
 /// The fetch of a parallel query's first member: split when it drives, copied when another
 /// member does, which only a shared one can be.
 pub trait FirstFetch: SplitFetch {
+    /// Whether the fetch is shared, so that [`copied`](Self::copied) gives a copy.
+    const SHARED: bool;
+
     /// A copy for another thread; `None` for a mutable member.
     fn copied(&self) -> Option<Self>;
 }
 
 impl<T: SharedFetch> FirstFetch for T {
+    const SHARED: bool = true;
+
     #[inline]
     fn copied(&self) -> Option<Self> {
         Some(self.clone())
@@ -389,6 +394,8 @@ impl<T: SharedFetch> FirstFetch for T {
 }
 
 impl<S: Columnar> FirstFetch for MutFetch<'_, S> {
+    const SHARED: bool = false;
+
     #[inline]
     fn copied(&self) -> Option<Self> {
         None
@@ -396,6 +403,8 @@ impl<S: Columnar> FirstFetch for MutFetch<'_, S> {
 }
 
 impl<M: GroupMembers> FirstFetch for GroupFetchMut<'_, M> {
+    const SHARED: bool = false;
+
     #[inline]
     fn copied(&self) -> Option<Self> {
         None
@@ -432,7 +441,7 @@ macro_rules! split_driver {
 
             #[inline]
             fn splits_at(&self, driver: usize) -> bool {
-                driver == 0 || self.0.copied().is_some()
+                driver == 0 || First::SHARED
             }
         }
     };

@@ -154,7 +154,7 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
 /// `despawn` and `retain_entities`.
 pub(crate) fn expand(world: &World<'_>) -> TokenStream {
     let World { ident, generics, private: p, .. } = world;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
     let key = match (world.entities.first(), world.storages.first()) {
         (Some(_), _) => quote!(#p::Entity),
         (None, Some(first)) => {
@@ -171,14 +171,7 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
     let storages = quote! {
         let mut __storages: [&mut dyn #p::WorldStorage<#key>; #count] = [#(#borrows),*];
     };
-    let predicates = generic_predicates(world, &key);
-    let where_clause = if predicates.is_empty() {
-        where_clause.to_token_stream()
-    } else {
-        let existing = where_clause.map(|clause| clause.predicates.iter().collect::<Vec<_>>());
-        let existing = existing.unwrap_or_default();
-        quote!(where #(#existing,)* #(#predicates,)*)
-    };
+    let where_clause = where_clause_with(world, &key);
     let (despawn, retain) = match world.entities.first() {
         Some(entities) => {
             let member = &entities.member;
@@ -263,16 +256,9 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
 fn check_alive(world: &World<'_>) -> TokenStream {
     let World { ident, generics, private: p, .. } = world;
     let Some(entities) = world.entities.first() else { return TokenStream::new() };
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
     let entity = quote!(#p::Entity);
-    let predicates = generic_predicates(world, &entity);
-    let where_clause = if predicates.is_empty() {
-        where_clause.to_token_stream()
-    } else {
-        let existing = where_clause.map(|clause| clause.predicates.iter().collect::<Vec<_>>());
-        let existing = existing.unwrap_or_default();
-        quote!(where #(#existing,)* #(#predicates,)*)
-    };
+    let where_clause = where_clause_with(world, &entity);
     let allocator = &entities.member;
     let storages = world.storages.iter().map(|storage| {
         let member = &storage.member;
@@ -288,6 +274,18 @@ fn check_alive(world: &World<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// The world's own where clause, with [`generic_predicates`] added for a generic world.
+fn where_clause_with(world: &World<'_>, key: &TokenStream) -> TokenStream {
+    let where_clause = world.generics.where_clause.as_ref();
+    let predicates = generic_predicates(world, key);
+    if predicates.is_empty() {
+        return where_clause.to_token_stream();
+    }
+    let existing = where_clause.map(|clause| clause.predicates.iter().collect::<Vec<_>>());
+    let existing = existing.unwrap_or_default();
+    quote!(where #(#existing,)* #(#predicates,)*)
 }
 
 /// For a generic world, what its field types must be: storages of the key. (A concrete type is

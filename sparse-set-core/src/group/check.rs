@@ -63,7 +63,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
                 return Err(Misaligned::Excluded { key, position });
             }
         }
-        // Every key that qualifies is in the prefix: look past it in the smallest member.
+        self.check_outside()
+    }
+
+    /// The last rule of the invariant: every key that qualifies is in the prefix. Looks past it
+    /// in the smallest member.
+    fn check_outside(&self) -> Result<(), Misaligned<M::Key>> {
+        let len = self.len;
         let member = self.members.smallest();
         for (position, &key) in self.members.member_keys(member).iter().enumerate().skip(len) {
             if self.members.positions(key).is_some() && !self.excluded.holds(key) {
@@ -94,8 +100,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             .enumerate()
             .take_while(|&(position, &key)| members.same_key_at(position) && !excluded.holds(key))
             .count();
+        // The prefix holds by construction (within every member, the same key at each
+        // position, none excluded): what is left to check is that no qualifying key is past it.
         let group = Group { members, excluded, len };
-        group.check_aligned()?;
+        group.check_outside()?;
         Ok(group)
     }
 }

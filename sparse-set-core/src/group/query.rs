@@ -7,7 +7,8 @@ use crate::group::{Group, GroupExcluded, GroupMembers};
 use crate::query::SplitFetch;
 use crate::query::member::past_rows;
 use crate::query::{
-    Exclude, ExcludeFetch, Fetch, FetchItem, FetchView, Member, MemberLookup, MemberView, rows_at,
+    ExactMember, Exclude, ExcludeFetch, Fetch, FetchItem, FetchView, Member, MemberLookup,
+    MemberView, rows_at,
 };
 use crate::rows::Rows;
 use crate::set::{Quick, SparseSet};
@@ -89,6 +90,10 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, 
         core::ptr::from_ref::<Group<M, X>>(&**self).cast()
     }
 }
+
+/// A group drives over its whole prefix: a one-member query of it knows its length.
+impl<M, X> ExactMember for &Group<M, X> {}
+impl<M, X> ExactMember for &mut Group<M, X> {}
 
 macro_rules! group_fetch {
     ($fetch:ident) => {

@@ -299,6 +299,18 @@ macro_rules! storage_fetch {
                 probe.get_index_of(key)
             }
         }
+
+        #[cfg(feature = "rayon")]
+        impl<S: Columnar> SplitFetch for $fetch<'_, S> {
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let (front, back) = crate::rows::Rows::split_at(self.columns, mid);
+                (
+                    $fetch { probe: self.probe, columns: front },
+                    $fetch { probe: self.probe, columns: back },
+                )
+            }
+        }
     };
 }
 
@@ -406,32 +418,6 @@ pub trait SplitFetch: Fetch + Sized {
     ///
     /// If `mid` is past the rows, as `slice::split_at`.
     fn split_at(self, mid: usize) -> (Self, Self);
-}
-
-#[cfg(feature = "rayon")]
-impl<S: Columnar> SplitFetch for RefFetch<'_, S> {
-    #[inline]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        use crate::rows::Rows;
-        let (front, back) = self.columns.split_at(mid);
-        (
-            RefFetch { probe: self.probe, columns: front },
-            RefFetch { probe: self.probe, columns: back },
-        )
-    }
-}
-
-#[cfg(feature = "rayon")]
-impl<S: Columnar> SplitFetch for MutFetch<'_, S> {
-    #[inline]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        use crate::rows::Rows;
-        let (front, back) = self.columns.split_at(mid);
-        (
-            MutFetch { probe: self.probe, columns: front },
-            MutFetch { probe: self.probe, columns: back },
-        )
-    }
 }
 
 /// An optional member splits as its storage does (it never drives; a parallel query may still

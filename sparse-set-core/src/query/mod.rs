@@ -600,14 +600,13 @@ impl<A: Member + ExactMember> ExactSizeIterator for SharedIter<(A,), ()> where
 }
 
 /// A query member that visits every key it holds when it drives alone: a storage or a group
-/// borrowed shared or mutably (not an [`optional`] one). What makes a one-member query an
+/// (implemented beside the group's other query traits) borrowed shared or mutably (not an
+/// [`optional`] one). What makes a one-member query an
 /// [`ExactSizeIterator`].
 pub trait ExactMember {}
 
 impl<S: crate::storage::Columnar> ExactMember for &S {}
 impl<S: crate::storage::Columnar> ExactMember for &mut S {}
-impl<M, X> ExactMember for &crate::group::Group<M, X> {}
-impl<M, X> ExactMember for &mut crate::group::Group<M, X> {}
 
 impl<M: Members, W: Exclude<M::Key>> fmt::Debug for SharedIter<M, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
