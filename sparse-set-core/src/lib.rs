@@ -154,9 +154,9 @@ pub mod __private {
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::world::{
-        At, Excluded, FieldValue, Keyed, Member, NoValue, One, Place, RowStorage, RowWorld, Tag,
-        Whole, WorldStorage, despawn, distinct, insert, put_one, reserve_one, retain_keys, spawn,
-        try_insert, try_spawn, world_storage,
+        At, Excluded, FieldValue, Keyed, Member, NestedExcluded, NestedMember, NoValue, One, Place,
+        RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
+        reserve_one, retain_keys, spawn, try_insert, try_spawn, world_storage,
     };
     #[cfg(feature = "rayon")]
     pub use rayon;

@@ -53,7 +53,7 @@ use rayon::iter::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsu
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 use crate::dense::DenseIndex;
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
 use crate::group::{GroupFetch, GroupFetchMut};
 use crate::key::Key;
 #[cfg(doc)]
@@ -221,7 +221,7 @@ where
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     /// A parallel iterator over the aligned keys with the views of every member: the prefix
     /// split into chunks, each walked as [`iter`](Group::iter) walks all of it.
     ///
@@ -240,7 +240,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     pub fn par_iter(&self) -> ParRows<M::Rows<'_>> {
         ParRows::new(self.rows())
     }
+}
 
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     /// A parallel iterator over the aligned keys with the mutable views of every member.
     ///
     /// Computes in **O(1)** time; the walk in **O(len / threads)**.
@@ -260,9 +262,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
-impl<'a, M, X> IntoParallelIterator for &'a Group<M, X>
+impl<'a, M, X, N> IntoParallelIterator for &'a Group<M, X, N>
 where
-    M: GroupMembers,
+    M: GroupRows,
     X: GroupExcluded<M::Key>,
     ParRows<M::Rows<'a>>: ParallelIterator,
 {
@@ -274,10 +276,11 @@ where
     }
 }
 
-impl<'a, M, X> IntoParallelIterator for &'a mut Group<M, X>
+impl<'a, M, X, N> IntoParallelIterator for &'a mut Group<M, X, N>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
+    N: Nest<M>,
     ParRows<M::RowsMut<'a>>: ParallelIterator,
 {
     type Iter = ParRows<M::RowsMut<'a>>;
@@ -372,7 +375,7 @@ pub trait SharedFetch: SplitFetch + Clone {}
 
 impl<'a, S: Columnar> SharedFetch for RefFetch<'a, S> where S::Columns<'a>: Clone {}
 impl<F: SharedFetch> SharedFetch for OptionalFetch<F> {}
-impl<'a, M: GroupMembers> SharedFetch for GroupFetch<'a, M> where M::Rows<'a>: Clone {}
+impl<'a, M: GroupRows> SharedFetch for GroupFetch<'a, M> where M::Rows<'a>: Clone {}
 
 /// The fetch of a parallel query's first member: split when it drives, copied when another
 /// member does, which only a shared one can be.
@@ -402,7 +405,7 @@ impl<S: Columnar> FirstFetch for MutFetch<'_, S> {
     }
 }
 
-impl<M: GroupMembers> FirstFetch for GroupFetchMut<'_, M> {
+impl<M: GroupRows> FirstFetch for GroupFetchMut<'_, M> {
     const SHARED: bool = false;
 
     #[inline]

@@ -2,7 +2,7 @@
 //! `Group::par_iter_mut`) are still named, so that calling one says which feature it needs
 //! instead of that no such method exists. They cannot be called: their bound is never met.
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
 use crate::query::Query;
 
 /// What the parallel methods need: the `rayon` feature. Implemented by nothing, so a call to
@@ -27,7 +27,7 @@ impl<M, W> Query<M, W> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     /// Needs the `rayon` feature: see `Group::par_iter` in the docs built with it.
     pub fn par_iter(&self)
     where
@@ -35,7 +35,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     {
         M::absent()
     }
+}
 
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     /// Needs the `rayon` feature: see `Group::par_iter_mut` in the docs built with it.
     pub fn par_iter_mut(&mut self)
     where

@@ -371,14 +371,11 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
         };
         let value = quote_spanned!(storage.span=> <#ty as #p::FieldValue>::Value);
         component(storage.span, value, quote!(#p::Whole));
-        if let Some((members, excluded)) = group_parts(ty) {
-            for (index, part) in members.into_iter().enumerate() {
-                let value = quote_spanned!(storage.span=> <#part as #p::Storage>::Value);
-                component(storage.span, value, quote!(#p::Member<#index>));
-            }
-            for (index, part) in excluded.into_iter().enumerate() {
-                let value = quote_spanned!(storage.span=> <#part as #p::Storage>::Value);
-                component(storage.span, value, quote!(#p::Excluded<#index>));
+        if let Some(parts) = group_parts(ty) {
+            for (part, index, part_ty) in parts.all() {
+                let part = Ident::new(part, storage.span);
+                let value = quote_spanned!(storage.span=> <#part_ty as #p::Storage>::Value);
+                component(storage.span, value, quote!(#p::#part<#index>));
             }
         }
         for (index, tag) in storage.tags.iter().enumerate() {
@@ -502,30 +499,77 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
     }
 }
 
-/// The member and excluded storage types of a field written `Group<(M, ..)>` or
-/// `Group<(M, ..), (X, ..)>` (the last path segment named `Group`, with tuples): what the
-/// derive can name components by. `None` for any other type, such as an alias of a group.
-fn group_parts(ty: &Type) -> Option<(Vec<&Type>, Vec<&Type>)> {
-    let Type::Path(path) = ty else { return None };
-    let segment = path.path.segments.last().filter(|segment| segment.ident == "Group")?;
-    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else { return None };
-    let mut types = arguments.args.iter().map(|argument| match argument {
+/// The storage types a group field is written with: what the derive can name components by.
+#[derive(Default)]
+struct GroupParts<'a> {
+    members: Vec<&'a Type>,
+    excluded: Vec<&'a Type>,
+    /// The members of the nested level, if written `Nested<(..), (..)>`.
+    nested_members: Vec<&'a Type>,
+    nested_excluded: Vec<&'a Type>,
+}
+
+impl<'a> GroupParts<'a> {
+    /// Every part with the index type the runtime names it by (`Member`, `Excluded`,
+    /// `NestedMember`, `NestedExcluded`), in that order.
+    fn all(&self) -> impl Iterator<Item = (&'static str, usize, &'a Type)> + '_ {
+        let lists = [
+            ("Member", &self.members),
+            ("Excluded", &self.excluded),
+            ("NestedMember", &self.nested_members),
+            ("NestedExcluded", &self.nested_excluded),
+        ];
+        lists.into_iter().flat_map(|(part, list)| {
+            list.iter().enumerate().map(move |(index, &ty)| (part, index, ty))
+        })
+    }
+}
+
+/// The element types of `argument`, if it is a tuple type.
+fn tuple_of(argument: &syn::GenericArgument) -> Option<Vec<&Type>> {
+    match argument {
         syn::GenericArgument::Type(Type::Tuple(tuple)) => Some(tuple.elems.iter().collect()),
         _ => None,
-    });
-    let members = types.next()??;
-    let excluded = match types.next() {
-        Some(excluded) => excluded?,
-        None => Vec::new(),
-    };
-    Some((members, excluded))
+    }
+}
+
+/// The angle-bracketed arguments of the last segment of `ty`, if it is named `name`.
+fn arguments_of<'a>(
+    ty: &'a Type,
+    name: &str,
+) -> Option<impl Iterator<Item = &'a syn::GenericArgument>> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last().filter(|segment| segment.ident == name)?;
+    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else { return None };
+    Some(arguments.args.iter())
+}
+
+/// The member and excluded storage types of a field written `Group<(M, ..)>`,
+/// `Group<(M, ..), (X, ..)>` or `Group<(M, ..), (X, ..), Nested<(M2, ..), (X2, ..)>>` (the
+/// last path segments named `Group` and `Nested`, with tuples): what the derive can name
+/// components by. `None` for any other type, such as an alias of a group.
+fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
+    let mut arguments = arguments_of(ty, "Group")?;
+    let mut parts = GroupParts { members: tuple_of(arguments.next()?)?, ..GroupParts::default() };
+    if let Some(excluded) = arguments.next() {
+        parts.excluded = tuple_of(excluded)?;
+    }
+    if let Some(nested) = arguments.next() {
+        let syn::GenericArgument::Type(nested) = nested else { return None };
+        let mut arguments = arguments_of(nested, "Nested")?;
+        parts.nested_members = tuple_of(arguments.next()?)?;
+        if let Some(excluded) = arguments.next() {
+            parts.nested_excluded = tuple_of(excluded)?;
+        }
+    }
+    Some(parts)
 }
 
 /// Where tag `index` of `storage` goes, as the part of `At`: the whole field, or for a group
 /// field the member or excluded storage written `{Tag}Soa`. `Err` says what is wrong.
 fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<TokenStream, String> {
     let tag = &storage.tags[index].value;
-    let Some((members, excluded)) = group_parts(storage.ty) else {
+    let Some(parts) = group_parts(storage.ty) else {
         return match index {
             0 => Ok(quote!(#p::Whole)),
             _ => Err("a storage field holds one tag: `tag` is given twice".to_owned()),
@@ -539,14 +583,16 @@ fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<Toke
         return Err("`tag` takes the unit struct's name, such as `tag = Frozen`".to_owned());
     };
     let storage_name = format!("{name}Soa");
-    let written = |part: &&Type| match part {
+    let written = |part: &Type| match part {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
         _ => false,
     };
-    let found = (members.iter().position(&written), excluded.iter().position(&written));
-    match found {
-        (Some(index), None) => Ok(quote!(#p::Member<#index>)),
-        (None, Some(index)) => Ok(quote!(#p::Excluded<#index>)),
+    let mut found = parts.all().filter(|&(_, _, part)| written(part));
+    match (found.next(), found.next()) {
+        (Some((part, index, _)), None) => {
+            let part = Ident::new(part, Span::call_site());
+            Ok(quote!(#p::#part<#index>))
+        }
         _ => Err(format!(
             "no member or excluded storage of this group is written `{storage_name}` (once): in a group field, `tag = {name}` names the tag of the part written `{storage_name}`"
         )),

@@ -26,6 +26,7 @@ mod derive_panic_sweep;
 mod derive_panics;
 mod derive_zig_seed;
 mod group_model;
+mod nested_model;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod parity;

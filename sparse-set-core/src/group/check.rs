@@ -3,11 +3,13 @@
 
 use core::fmt;
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
 
 /// How storages break a group's invariant (the [module docs](super)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Misaligned<K> {
+pub enum Misaligned<K> {
+    /// The nested level's prefix is longer than the group's.
+    NestedTooLong { len: usize, outer_len: usize },
     /// The prefix is longer than a member.
     TooLong { len: usize, member: usize, member_len: usize },
     /// The members hold different keys at a position of the prefix.
@@ -22,6 +24,11 @@ pub(crate) enum Misaligned<K> {
 impl<K: fmt::Debug> fmt::Display for Misaligned<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Misaligned::NestedTooLong { len, outer_len } => write!(
+                f,
+                "the nested level's aligned prefix ({len} keys) is longer than the group's \
+                 ({outer_len} keys)"
+            ),
             Misaligned::TooLong { len, member, member_len } => write!(
                 f,
                 "the aligned prefix ({len} keys) is longer than member {member} ({member_len} keys)"
@@ -42,9 +49,9 @@ impl<K: fmt::Debug> fmt::Display for Misaligned<K> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
-    /// The group's invariant over its keys (the storages' own are theirs): the first way it
-    /// is broken.
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+    /// The group's invariant over its keys (the storages' own are theirs), and the nested
+    /// level's: the first way it is broken.
     ///
     /// Computes in **O(total len)** time.
     pub(crate) fn check_aligned(&self) -> Result<(), Misaligned<M::Key>> {
@@ -63,7 +70,8 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
                 return Err(Misaligned::Excluded { key, position });
             }
         }
-        self.check_outside()
+        self.check_outside()?;
+        self.nested.check(&self.members, &self.excluded, len)
     }
 
     /// The last rule of the invariant: every key that qualifies is in the prefix. Looks past it
@@ -78,7 +86,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         }
         Ok(())
     }
+}
 
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// A group of storages that are aligned already (as a group left them), without moving a
     /// key: its prefix is every leading position where the members hold the same key and no
     /// excluded storage holds it.
@@ -102,7 +112,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             .count();
         // The prefix holds by construction (within every member, the same key at each
         // position, none excluded): what is left to check is that no qualifying key is past it.
-        let group = Group { members, excluded, len };
+        let group = Group { members, excluded, nested: (), len };
         group.check_outside()?;
         Ok(group)
     }

@@ -5,7 +5,7 @@
 use core::ops::Deref;
 
 use crate::error::{Error, fail_insert};
-use crate::group::{Group, GroupExcluded, GroupMembers, Nth};
+use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::storage::{Columnar, Storage};
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
@@ -29,13 +29,13 @@ use crate::storage::{Columnar, Storage};
 /// a.remove(2); // keys, through the group
 /// assert!(group.is_empty());
 /// ```
-pub struct MemberMut<'g, M, X, const I: usize> {
-    pub(super) group: &'g mut Group<M, X>,
+pub struct MemberMut<'g, M, X, const I: usize, N = ()> {
+    pub(super) group: &'g mut Group<M, X, N>,
 }
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M, X, const I: usize> Deref for MemberMut<'_, M, X, I>
+impl<M, X, const I: usize, N> Deref for MemberMut<'_, M, X, I, N>
 where
     M: GroupMembers + Nth<I>,
 {
@@ -47,10 +47,11 @@ where
     }
 }
 
-impl<M, X, const I: usize> MemberMut<'_, M, X, I>
+impl<M, X, const I: usize, N> MemberMut<'_, M, X, I, N>
 where
     M: GroupMembers + Nth<I, Storage: Columnar<Key = M::Key>>,
     X: GroupExcluded<M::Key>,
+    N: Nest<M>,
 {
     /// Stores `value` under `key` in this member; returns the value it replaced. If `key` is
     /// now held by every member and no excluded storage, it joins the aligned prefix.
@@ -217,11 +218,11 @@ where
 /// group.excluded_mut::<0>().remove(2);
 /// assert_eq!(group.len(), 2);
 /// ```
-pub struct ExcludedMut<'g, M, X, const I: usize> {
-    pub(super) group: &'g mut Group<M, X>,
+pub struct ExcludedMut<'g, M, X, const I: usize, N = ()> {
+    pub(super) group: &'g mut Group<M, X, N>,
 }
 
-impl<M, X, const I: usize> Deref for ExcludedMut<'_, M, X, I>
+impl<M, X, const I: usize, N> Deref for ExcludedMut<'_, M, X, I, N>
 where
     M: GroupMembers,
     X: Nth<I>,
@@ -234,10 +235,11 @@ where
     }
 }
 
-impl<M, X, const I: usize> ExcludedMut<'_, M, X, I>
+impl<M, X, const I: usize, N> ExcludedMut<'_, M, X, I, N>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key> + Nth<I, Storage: Storage<Key = M::Key>>,
+    N: Nest<M>,
 {
     /// Stores `value` under `key` in this excluded storage; returns the value it replaced. An
     /// aligned `key` leaves the prefix.

@@ -92,8 +92,10 @@
 //! once; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
 //! group is made of; `query.rs` a group as a member of a query.
 
+mod both;
 mod check;
 mod handles;
+mod nested;
 mod query;
 mod repair;
 mod rows;
@@ -107,9 +109,11 @@ use core::fmt;
 use crate::rows::Rows;
 use crate::storage::{Columnar, Storage};
 
+pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
+pub use nested::{Nest, Nested, NestedExcludedMut, NestedMemberMut, NestedView, NestedViewMut};
 pub use query::{GroupFetch, GroupFetchMut};
-pub use tuples::{GroupExcluded, GroupMembers, KeySet, Nth};
+pub use tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
 /// positions `0..len` of every member, in the same order. See the [module docs](self).
@@ -132,9 +136,10 @@ pub use tuples::{GroupExcluded, GroupMembers, KeySet, Nth};
 /// }
 /// ```
 #[derive(Clone)]
-pub struct Group<M, X = ()> {
+pub struct Group<M, X = (), N = ()> {
     members: M,
     excluded: X,
+    nested: N,
     len: usize,
 }
 
@@ -176,7 +181,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
-        let mut group = Group { members, excluded, len: 0 };
+        let mut group = Group { members, excluded, nested: (), len: 0 };
         // Walk the smallest member forwards. Entering swaps a key from `index` to `len`, and
         // the key at `len` (already visited) to `index`: each key is visited once.
         let smallest = group.members.smallest();
@@ -188,6 +193,25 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         group
     }
 
+    /// Gives the storages back: the members and the excluded storages.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
+    /// let b: SparseMap<u32, u8> = [(1, 8)].into_iter().collect();
+    /// let ((mut a, b), ()) = Group::new((a, b)).into_parts();
+    /// a.insert(2, 0); // no longer grouped: any change is allowed
+    /// assert_eq!((a.len(), b.len()), (2, 1));
+    /// ```
+    pub fn into_parts(self) -> (M, X) {
+        (self.members, self.excluded)
+    }
+}
+
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     /// The number of aligned keys: those every member holds and no excluded storage holds.
     ///
     /// Computes in **O(1)** time.
@@ -314,101 +338,6 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         &self.excluded
     }
 
-    /// Gives the storages back: the members and the excluded storages.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap};
-    ///
-    /// let a: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
-    /// let b: SparseMap<u32, u8> = [(1, 8)].into_iter().collect();
-    /// let ((mut a, b), ()) = Group::new((a, b)).into_parts();
-    /// a.insert(2, 0); // no longer grouped: any change is allowed
-    /// assert_eq!((a.len(), b.len()), (2, 1));
-    /// ```
-    pub fn into_parts(self) -> (M, X) {
-        (self.members, self.excluded)
-    }
-
-    /// A handle to member `I` (its position in the members tuple) that changes its values
-    /// freely and its keys only through the group. See [`MemberMut`].
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap};
-    ///
-    /// let a: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
-    /// let b: SparseMap<u32, u8> = SparseMap::new();
-    /// let mut group = Group::new((a, b));
-    /// group.member_mut::<1>().insert(1, 8);
-    /// assert_eq!(group.keys(), &[1]);
-    /// ```
-    #[inline]
-    pub fn member_mut<const I: usize>(&mut self) -> MemberMut<'_, M, X, I>
-    where
-        M: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        MemberMut { group: self }
-    }
-
-    /// A handle to excluded storage `I` (its position in the excluded tuple) whose `insert` and
-    /// `remove` keep the group aligned. See [`ExcludedMut`].
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseMap<u32, u8> = [(1, 7), (2, 8)].into_iter().collect();
-    /// let mut group = Group::with_excluded((a,), (SparseSet::<u32>::new(),));
-    /// group.excluded_mut::<0>().insert(1, ());
-    /// assert_eq!(group.keys(), &[2]);
-    /// ```
-    #[inline]
-    pub fn excluded_mut<const I: usize>(&mut self) -> ExcludedMut<'_, M, X, I>
-    where
-        X: Nth<I, Storage: Storage<Key = M::Key>>,
-    {
-        ExcludedMut { group: self }
-    }
-
-    /// Removes `key` from every member and every excluded storage of the group (dropping its
-    /// values): a despawn. Returns whether any of them held it.
-    ///
-    /// Computes in **O(1)** time per storage.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseMap<u32, u8> = [(1, 7), (2, 8)].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let mut group = Group::new((a, b));
-    /// assert!(group.remove(1));
-    /// assert!(!group.remove(1));
-    /// assert_eq!(group.keys(), &[2]);
-    /// ```
-    pub fn remove(&mut self, key: M::Key) -> bool {
-        let held = if let Some(position) = self.index_of(key) {
-            // Aligned: at `position` in every member. Out of the prefix first (to its end);
-            // then each member drops it from there.
-            let last = self.leave_at(position);
-            self.members.swap_remove_at(last);
-            true
-        } else {
-            let held = self.members.remove(key);
-            // A key that is not aligned is in no member's prefix, so the prefix keeps its
-            // length. Only a `Key` implemented wrongly (a slot that is not a function of the key)
-            // can take one from a prefix here: the prefix then shrinks with it, so that it never
-            // reaches past a member (see "Implementing `Key` wrongly").
-            let shortest = self.members.member_keys(self.members.smallest()).len();
-            self.len = self.len.min(shortest);
-            held
-        };
-        self.excluded.remove(key) || held
-    }
-
     /// The views of `key`'s element in every member, if `key` is aligned.
     ///
     /// Computes in **O(1)** time.
@@ -425,27 +354,6 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     #[must_use]
     pub fn get(&self, key: M::Key) -> Option<M::Refs<'_>> {
         self.members.views(self.index_of(key)?)
-    }
-
-    /// The mutable views of `key`'s element in every member, if `key` is aligned.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap};
-    ///
-    /// let a: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let b: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
-    /// let mut group = Group::new((a, b));
-    /// if let Some((_, b)) = group.get_mut(1) {
-    ///     *b += 1;
-    /// }
-    /// assert_eq!(group.members().1[1], 8);
-    /// ```
-    #[inline]
-    pub fn get_mut(&mut self, key: M::Key) -> Option<M::Muts<'_>> {
-        let index = self.index_of(key)?;
-        self.members.views_mut(index)
     }
 
     /// Every column of every member over the aligned prefix: a tuple with each member's
@@ -467,6 +375,150 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     #[must_use]
     pub fn columns(&self) -> M::Columns<'_> {
         self.members.columns(self.len)
+    }
+
+    /// The aligned prefix as [`Rows`]: every member's columns side by side, iterated as one,
+    /// and split into chunks that stay in lockstep (what parallel iteration is built on).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, Rows, SparseMap};
+    ///
+    /// let a: SparseMap<u32, u8> = [(1, 1), (2, 2)].into_iter().collect();
+    /// let b: SparseMap<u32, u8> = [(2, 20), (1, 10)].into_iter().collect();
+    /// let group = Group::new((a, b));
+    /// let (front, back) = group.rows().split_at(1);
+    /// assert_eq!((front.len(), back.len()), (1, 1));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn rows(&self) -> M::Rows<'_> {
+        self.members.rows(self.len)
+    }
+
+    /// Iterates over the aligned keys with the views of every member, in prefix order.
+    ///
+    /// Computes in **O(1)** time per step, with no lookups.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
+    /// let b: SparseMap<u32, u8> = [(2, 7)].into_iter().collect();
+    /// let group = Group::new((a, b));
+    /// let all: Vec<_> = group.iter().collect();
+    /// assert_eq!(all, [(2, (&'b', &7))]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> <M::Rows<'_> as Rows>::Iter {
+        self.rows().into_rows()
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+    /// A handle to member `I` (its position in the members tuple) that changes its values
+    /// freely and its keys only through the group. See [`MemberMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
+    /// let b: SparseMap<u32, u8> = SparseMap::new();
+    /// let mut group = Group::new((a, b));
+    /// group.member_mut::<1>().insert(1, 8);
+    /// assert_eq!(group.keys(), &[1]);
+    /// ```
+    #[inline]
+    pub fn member_mut<const I: usize>(&mut self) -> MemberMut<'_, M, X, I, N>
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        MemberMut { group: self }
+    }
+
+    /// A handle to excluded storage `I` (its position in the excluded tuple) whose `insert` and
+    /// `remove` keep the group aligned. See [`ExcludedMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseMap<u32, u8> = [(1, 7), (2, 8)].into_iter().collect();
+    /// let mut group = Group::with_excluded((a,), (SparseSet::<u32>::new(),));
+    /// group.excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(group.keys(), &[2]);
+    /// ```
+    #[inline]
+    pub fn excluded_mut<const I: usize>(&mut self) -> ExcludedMut<'_, M, X, I, N>
+    where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        ExcludedMut { group: self }
+    }
+
+    /// Removes `key` from every member and every excluded storage of the group (dropping its
+    /// values): a despawn. Returns whether any of them held it.
+    ///
+    /// Computes in **O(1)** time per storage.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseMap<u32, u8> = [(1, 7), (2, 8)].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let mut group = Group::new((a, b));
+    /// assert!(group.remove(1));
+    /// assert!(!group.remove(1));
+    /// assert_eq!(group.keys(), &[2]);
+    /// ```
+    pub fn remove(&mut self, key: M::Key) -> bool
+    where
+        X: GroupExcludedMut<M::Key>,
+    {
+        let held = if let Some(position) = self.index_of(key) {
+            // Aligned: at `position` in every member. Out of the prefix first (to its end);
+            // then each member drops it from there.
+            let last = self.leave_at(position);
+            self.members.swap_remove_at(last);
+            true
+        } else {
+            let held = self.members.remove(key);
+            // A key that is not aligned is in no member's prefix, so the prefix keeps its
+            // length. Only a `Key` implemented wrongly (a slot that is not a function of the key)
+            // can take one from a prefix here: the prefix then shrinks with it, so that it never
+            // reaches past a member (see "Implementing `Key` wrongly").
+            let shortest = self.members.member_keys(self.members.smallest()).len();
+            self.len = self.len.min(shortest);
+            held
+        };
+        // Out of every prefix now: the nested level's storages drop it without moving one.
+        let nested = self.nested.remove(key);
+        self.excluded.remove(key) || nested || held
+    }
+
+    /// The mutable views of `key`'s element in every member, if `key` is aligned.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let b: SparseMap<u32, u8> = [(1, 7)].into_iter().collect();
+    /// let mut group = Group::new((a, b));
+    /// if let Some((_, b)) = group.get_mut(1) {
+    ///     *b += 1;
+    /// }
+    /// assert_eq!(group.members().1[1], 8);
+    /// ```
+    #[inline]
+    pub fn get_mut(&mut self, key: M::Key) -> Option<M::Muts<'_>> {
+        let index = self.index_of(key)?;
+        self.members.views_mut(index)
     }
 
     /// Every column of every member over the aligned prefix, mutably (the keys read-only): a
@@ -492,26 +544,6 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         self.members.columns_mut(self.len)
     }
 
-    /// The aligned prefix as [`Rows`]: every member's columns side by side, iterated as one,
-    /// and split into chunks that stay in lockstep (what parallel iteration is built on).
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, Rows, SparseMap};
-    ///
-    /// let a: SparseMap<u32, u8> = [(1, 1), (2, 2)].into_iter().collect();
-    /// let b: SparseMap<u32, u8> = [(2, 20), (1, 10)].into_iter().collect();
-    /// let group = Group::new((a, b));
-    /// let (front, back) = group.rows().split_at(1);
-    /// assert_eq!((front.len(), back.len()), (1, 1));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn rows(&self) -> M::Rows<'_> {
-        self.members.rows(self.len)
-    }
-
     /// The aligned prefix as mutable [`Rows`].
     ///
     /// Computes in **O(1)** time.
@@ -530,24 +562,6 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     #[inline]
     pub fn rows_mut(&mut self) -> M::RowsMut<'_> {
         self.members.rows_mut(self.len)
-    }
-
-    /// Iterates over the aligned keys with the views of every member, in prefix order.
-    ///
-    /// Computes in **O(1)** time per step, with no lookups.
-    ///
-    /// ```
-    /// use sparse_set_core::{Group, SparseMap};
-    ///
-    /// let a: SparseMap<u32, char> = [(1, 'a'), (2, 'b')].into_iter().collect();
-    /// let b: SparseMap<u32, u8> = [(2, 7)].into_iter().collect();
-    /// let group = Group::new((a, b));
-    /// let all: Vec<_> = group.iter().collect();
-    /// assert_eq!(all, [(2, (&'b', &7))]);
-    /// ```
-    #[inline]
-    pub fn iter(&self) -> <M::Rows<'_> as Rows>::Iter {
-        self.rows().into_rows()
     }
 
     /// Iterates over the aligned keys with the mutable views of every member, in prefix order.
@@ -585,30 +599,34 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     pub fn assert_invariants(&self) {
         self.members.assert_invariants();
         self.excluded.assert_invariants();
+        self.nested.assert_invariants();
         if let Err(misaligned) = self.check_aligned() {
             panic!("{misaligned}");
         }
     }
 }
 
-impl<M: GroupMembers + Default, X: GroupExcluded<M::Key> + Default> Default for Group<M, X> {
+impl<M: GroupMembers + Default, X: GroupExcluded<M::Key> + Default, N: Default> Default
+    for Group<M, X, N>
+{
     /// A group of empty storages.
     fn default() -> Self {
-        Group { members: M::default(), excluded: X::default(), len: 0 }
+        Group { members: M::default(), excluded: X::default(), nested: N::default(), len: 0 }
     }
 }
 
-impl<M: fmt::Debug, X: fmt::Debug> fmt::Debug for Group<M, X> {
+impl<M: fmt::Debug, X: fmt::Debug, N: fmt::Debug> fmt::Debug for Group<M, X, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Group")
             .field("len", &self.len)
             .field("members", &self.members)
             .field("excluded", &self.excluded)
+            .field("nested", &self.nested)
             .finish()
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a Group<M, X> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> IntoIterator for &'a Group<M, X, N> {
     type Item = (M::Key, M::Refs<'a>);
     type IntoIter = <M::Rows<'a> as Rows>::Iter;
 
@@ -618,7 +636,9 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a Group<M
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> IntoIterator for &'a mut Group<M, X> {
+impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> IntoIterator
+    for &'a mut Group<M, X, N>
+{
     type Item = (M::Key, M::Muts<'a>);
     type IntoIter = <M::RowsMut<'a> as Rows>::Iter;
 

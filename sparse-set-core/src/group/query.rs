@@ -2,7 +2,7 @@
 //! its view is every member's view. This is `EnTT`'s partial-owning group: the group's own members
 //! without lookups, the query's other members probed.
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows};
 #[cfg(feature = "rayon")]
 use crate::query::SplitFetch;
 use crate::query::member::past_rows;
@@ -15,23 +15,23 @@ use crate::set::{Quick, SparseSet};
 
 /// The [`Fetch`] of a group borrowed shared: its first member's key index (which answers the
 /// group's lookups, within the prefix) and every member's columns over the aligned prefix.
-pub struct GroupFetch<'a, M: GroupMembers + 'a> {
+pub struct GroupFetch<'a, M: GroupRows + 'a> {
     index: &'a SparseSet<M::Key, M::FirstDense>,
     rows: M::Rows<'a>,
 }
 
 /// The [`Fetch`] of a group borrowed mutably: its first member's key index and every member's
 /// columns over the aligned prefix, mutable.
-pub struct GroupFetchMut<'a, M: GroupMembers + 'a> {
+pub struct GroupFetchMut<'a, M: GroupRows + 'a> {
     index: &'a SparseSet<M::Key, M::FirstDense>,
     rows: M::RowsMut<'a>,
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> Member for &'a Group<M, X, N> {
     type Key = M::Key;
     type Fetch = GroupFetch<'a, M>;
     type Reborrow<'q>
-        = &'a Group<M, X>
+        = &'a Group<M, X, N>
     where
         Self: 'q;
 
@@ -49,21 +49,21 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a Group<M, X> {
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &'a Group<M, X> {
+    fn reborrow(&mut self) -> &'a Group<M, X, N> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X>>(*self).cast()
+        core::ptr::from_ref::<Group<M, X, N>>(*self).cast()
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, X> {
+impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N> Member for &'a mut Group<M, X, N> {
     type Key = M::Key;
     type Fetch = GroupFetchMut<'a, M>;
     type Reborrow<'q>
-        = &'q mut Group<M, X>
+        = &'q mut Group<M, X, N>
     where
         Self: 'q;
 
@@ -81,23 +81,23 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Member for &'a mut Group<M, 
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &mut Group<M, X> {
+    fn reborrow(&mut self) -> &mut Group<M, X, N> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X>>(&**self).cast()
+        core::ptr::from_ref::<Group<M, X, N>>(&**self).cast()
     }
 }
 
 /// A group drives over its whole prefix: a one-member query of it knows its length.
-impl<M, X> ExactMember for &Group<M, X> {}
-impl<M, X> ExactMember for &mut Group<M, X> {}
+impl<M, X, N> ExactMember for &Group<M, X, N> {}
+impl<M, X, N> ExactMember for &mut Group<M, X, N> {}
 
 macro_rules! group_fetch {
     ($fetch:ident) => {
-        impl<'a, M: GroupMembers> Fetch for $fetch<'a, M> {
+        impl<'a, M: GroupRows> Fetch for $fetch<'a, M> {
             type Key = M::Key;
             type Slot = usize;
             // A group answers every lookup itself (one lookup in its first member).
@@ -130,7 +130,7 @@ macro_rules! group_fetch {
 
         /// Split for a parallel query's driver: each half walks its part of the prefix.
         #[cfg(feature = "rayon")]
-        impl<'a, M: GroupMembers> SplitFetch for $fetch<'a, M> {
+        impl<'a, M: GroupRows> SplitFetch for $fetch<'a, M> {
             #[inline]
             fn split_at(self, mid: usize) -> (Self, Self) {
                 let (front, back) = self.rows.split_at(mid);
@@ -147,7 +147,7 @@ group_fetch!(GroupFetch);
 group_fetch!(GroupFetchMut);
 
 /// A shared group's fetch is shared borrows: each thread of a parallel query gets its own copy.
-impl<'a, M: GroupMembers> Clone for GroupFetch<'a, M>
+impl<'a, M: GroupRows> Clone for GroupFetch<'a, M>
 where
     M::Rows<'a>: Clone,
 {
@@ -156,7 +156,7 @@ where
     }
 }
 
-impl<'v, 'a, M: GroupMembers> FetchView<'v> for GroupFetch<'a, M> {
+impl<'v, 'a, M: GroupRows> FetchView<'v> for GroupFetch<'a, M> {
     type View = M::Refs<'a>;
 
     #[inline]
@@ -165,7 +165,7 @@ impl<'v, 'a, M: GroupMembers> FetchView<'v> for GroupFetch<'a, M> {
     }
 }
 
-impl<'a, M: GroupMembers> FetchItem for GroupFetch<'a, M> {
+impl<'a, M: GroupRows> FetchItem for GroupFetch<'a, M> {
     type Item = M::Refs<'a>;
 
     #[inline]
@@ -174,7 +174,7 @@ impl<'a, M: GroupMembers> FetchItem for GroupFetch<'a, M> {
     }
 }
 
-impl<'v, M: GroupMembers> FetchView<'v> for GroupFetchMut<'_, M> {
+impl<'v, M: GroupRows> FetchView<'v> for GroupFetchMut<'_, M> {
     type View = M::Muts<'v>;
 
     #[inline]
@@ -183,7 +183,7 @@ impl<'v, M: GroupMembers> FetchView<'v> for GroupFetchMut<'_, M> {
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> MemberLookup for &'a Group<M, X> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> MemberLookup for &'a Group<M, X, N> {
     type Slot = usize;
     type Read<'r>
         = M::Refs<'a>
@@ -197,12 +197,12 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> MemberLookup for &'a Group<M
 
     #[inline]
     fn read_at(&self, slot: usize) -> M::Refs<'a> {
-        let group: &'a Group<M, X> = self;
+        let group: &'a Group<M, X, N> = self;
         group.members.views(slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> MemberView<'_> for &'a Group<M, X> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, L> MemberView<'_> for &'a Group<M, X, L> {
     type View = M::Refs<'a>;
 
     #[inline]
@@ -216,7 +216,7 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> MemberView<'_> for &'a Group
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> MemberLookup for &mut Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N> MemberLookup for &mut Group<M, X, N> {
     type Slot = usize;
     type Read<'r>
         = M::Refs<'r>
@@ -234,7 +234,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> MemberLookup for &mut Group<M, X
     }
 }
 
-impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>> MemberView<'v> for &mut Group<M, X> {
+impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>, L> MemberView<'v> for &mut Group<M, X, L> {
     type View = M::Muts<'v>;
 
     #[inline]
@@ -255,16 +255,16 @@ impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>> MemberView<'v> for &mut Grou
 /// A group as a query's filter (in [`without`](crate::query::Query::without),
 /// [`with`](crate::query::Query::with) or [`any_of`](crate::query::Query::any_of)): the keys
 /// it holds are its aligned keys.
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>> Exclude<M::Key> for &'a Group<M, X> {
-    type Fetch = &'a Group<M, X>;
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> Exclude<M::Key> for &'a Group<M, X, N> {
+    type Fetch = &'a Group<M, X, N>;
 
     #[inline]
-    fn into_fetch(self) -> &'a Group<M, X> {
+    fn into_fetch(self) -> &'a Group<M, X, N> {
         self
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> ExcludeFetch<M::Key> for &Group<M, X> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N> ExcludeFetch<M::Key> for &Group<M, X, N> {
     #[inline]
     fn holds(&self, key: M::Key) -> bool {
         self.contains(key)

@@ -4,20 +4,27 @@
 //! drop guard while unwinding if the change panics, so the invariant (see the [module
 //! docs](super)) holds after every call, also one that panics.
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
-    /// Moves `key` into or out of the prefix, as whether it qualifies says. Idempotent, and
-    /// safe after any change: every change of keys ends with it.
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+    /// Moves `key` into or out of the prefix, as whether it qualifies says, and then into or
+    /// out of the nested level's (a key leaves the nested level's prefix before this one's,
+    /// and joins it after). Idempotent, and safe after any change: every change of keys ends
+    /// with it.
     pub(super) fn refresh(&mut self, key: M::Key) {
         match self.members.positions(key) {
             Some(positions) if !self.excluded.holds(key) => {
                 // Past the prefix in the first member means past it in every member, for keys
                 // implemented as `Key` asks; `joinable` checks every member, so that a key that
                 // is not (see "Implementing `Key` wrongly") never moves a swap out of bounds.
-                if M::first(positions) >= self.len && self.members.joinable(positions, self.len) {
+                let mut position = M::first(positions);
+                if position >= self.len && self.members.joinable(positions, self.len) {
                     self.members.move_to(positions, self.len);
+                    position = self.len;
                     self.len += 1;
+                }
+                if position < self.len {
+                    self.nested.refresh(&mut self.members, key, position);
                 }
             }
             _ => self.leave(key),
@@ -32,11 +39,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         }
     }
 
-    /// Takes the key at `position` (below `len`) out of the prefix: swaps it with the prefix's
-    /// last key in every member and shortens the prefix. Returns where it is now, the position
-    /// just past the prefix, from which one member may drop it without touching the others.
+    /// Takes the key at `position` (below `len`) out of the prefix, and first out of the nested
+    /// level's: swaps it with the prefix's last key in every member and shortens the prefix.
+    /// Returns where it is now, the position just past the prefix, from which one member may
+    /// drop it without touching the others.
     pub(super) fn leave_at(&mut self, position: usize) -> usize {
         debug_assert!(position < self.len, "position {position} is past the prefix");
+        let position = self.nested.leave_at(&mut self.members, position);
         self.len -= 1;
         if position != self.len {
             self.members.swap(position, self.len);
@@ -48,12 +57,12 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
 /// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
 /// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
 /// the change is made; dropped without it (the change panicked), it does it while unwinding.
-struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>> {
-    group: &'g mut Group<M, X>,
+struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> {
+    group: &'g mut Group<M, X, N>,
     keys: [Option<M::Key>; 2],
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Refresh<'_, M, X, N> {
     fn repair(&mut self) {
         // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
         // panic), the drop that follows does not start it again.
@@ -70,13 +79,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Refresh<'_, M, X> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Drop for Refresh<'_, M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Drop for Refresh<'_, M, X, N> {
     fn drop(&mut self) {
         self.repair();
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     /// Runs `change` on the group with `leave` out of the prefix first (for changes that would
     /// take a key from one member alone), and the prefix repaired for `keys` afterwards, also
     /// if `change` panics.

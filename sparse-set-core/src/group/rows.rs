@@ -9,12 +9,12 @@
 //! caller finishes every group it put into before it returns, also while unwinding.
 
 use crate::error::Error;
-use crate::group::{Group, GroupExcluded, GroupMembers, Nth};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
 use crate::storage::{Columnar, Storage};
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     /// Stores `value` under `key` in member `I`, leaving the prefix as it was (or shorter):
     /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
     ///
@@ -141,9 +141,110 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             if M::first(positions) >= self.len && !self.excluded.holds(key) {
                 self.members.move_to(positions, self.len);
                 self.len += 1;
+                self.nested.refresh(&mut self.members, key, self.len - 1);
                 return;
             }
         }
         self.refresh(key);
+    }
+}
+
+/// Whole rows through a nested level: as through the group's own members and excluded
+/// storages, with [`finish_row`](Group::finish_row) repairing both prefixes.
+impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    M2: GroupMembers<Key = M::Key>,
+    X2: GroupExcludedMut<M::Key>,
+{
+    /// Stores `value` under `key` in nested member `I`, leaving both prefixes as they were (or
+    /// shorter): [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
+    ///
+    /// # Errors
+    ///
+    /// As the member's `try_insert`; nothing changed then.
+    pub(crate) fn put_nested_member<const I: usize>(
+        &mut self,
+        key: M::Key,
+        value: <NthOf<M2, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<M2, I> as Storage>::Value>, Error>
+    where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let replaced = self.nested.members.nth_mut().try_insert(key, value)?;
+        if replaced.is_some() {
+            self.realign_nested::<I>(key);
+        }
+        Ok(replaced)
+    }
+
+    /// Undoes [`put_nested_member`](Self::put_nested_member) for a row that failed.
+    pub(crate) fn take_back_nested_member<const I: usize>(
+        &mut self,
+        key: M::Key,
+        replaced: Option<<NthOf<M2, I> as Storage>::Value>,
+    ) where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let member = self.nested.members.nth_mut();
+        match replaced {
+            Some(value) => drop(member.try_insert(key, value)),
+            None => drop(member.remove(key)),
+        }
+    }
+
+    /// Room for `additional` more keys in nested member `I`, as a hint.
+    pub(crate) fn reserve_nested_member<const I: usize>(&mut self, additional: usize)
+    where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let _ = self.nested.members.nth_mut().try_reserve(additional);
+    }
+
+    /// Stores `value` under `key` in nested excluded storage `I`;
+    /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
+    ///
+    /// # Errors
+    ///
+    /// As the storage's `try_insert`; nothing changed then.
+    pub(crate) fn put_nested_excluded<const I: usize>(
+        &mut self,
+        key: M::Key,
+        value: <NthOf<X2, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error>
+    where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        let held =
+            self.nested.excluded.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        let replaced = self.nested.excluded.nth_mut().try_insert(key, value)?;
+        if let Some(held) = held {
+            self.refresh_nested(held);
+        }
+        Ok(replaced)
+    }
+
+    /// Undoes [`put_nested_excluded`](Self::put_nested_excluded) for a row that failed.
+    pub(crate) fn take_back_nested_excluded<const I: usize>(
+        &mut self,
+        key: M::Key,
+        replaced: Option<<NthOf<X2, I> as Storage>::Value>,
+    ) where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        let storage = self.nested.excluded.nth_mut();
+        match replaced {
+            Some(value) => drop(storage.try_insert(key, value)),
+            None => drop(storage.remove(key)),
+        }
+    }
+
+    /// Room for `additional` more keys in nested excluded storage `I`, as a hint.
+    pub(crate) fn reserve_nested_excluded<const I: usize>(&mut self, additional: usize)
+    where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        let _ = self.nested.excluded.nth_mut().try_reserve(additional);
     }
 }

@@ -65,9 +65,10 @@ macro_rules! nth {
     };
 }
 
-/// The members of a [`Group`]: a tuple of 1 to 8 [`Columnar`] storages with one key type. The
-/// methods are the group's plumbing.
-pub trait GroupMembers {
+/// What a group reads of its members: a tuple of 1 to 8 [`Columnar`] storages with one key
+/// type, or, for a [nested](crate::group::Nested) group, the members of both levels side by
+/// side. The methods are the group's plumbing; [`GroupMembers`] adds the ones that move rows.
+pub trait GroupRows {
     /// The key type every member shares.
     type Key: Key;
     /// Every member's dense position of one key.
@@ -134,41 +135,20 @@ pub trait GroupMembers {
     /// Whether the key at `positions` can join a prefix of length `len`: in every member, its
     /// position is at or past `len` and inside the member.
     fn joinable(&self, positions: Self::Positions, len: usize) -> bool;
-    /// Moves the key at `positions` to position `target` of every member.
-    fn move_to(&mut self, positions: Self::Positions, target: usize);
-    /// Swaps positions `a` and `b` of every member.
-    fn swap(&mut self, a: usize, b: usize);
-    /// Removes `key` from every member (dropping the values); whether any held it.
-    fn remove(&mut self, key: Self::Key) -> bool;
-    /// Swap-removes position `index` of every member (dropping the values); it must be in
-    /// every member.
-    fn swap_remove_at(&mut self, index: usize);
     /// Every member's view at `index` (which must be in every member).
     fn view(&self, index: usize) -> Self::Refs<'_>;
     /// Every member's view at `index`.
     fn views(&self, index: usize) -> Option<Self::Refs<'_>>;
-    /// Every member's mutable view at `index`.
-    fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>>;
     /// Every member's columns, cut to `len`.
     fn columns(&self, len: usize) -> Self::Columns<'_>;
-    /// Every member's mutable columns, cut to `len`.
-    fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_>;
     /// Every member's columns, cut to `len`, as rows.
     fn rows(&self, len: usize) -> Self::Rows<'_>;
-    /// Every member's mutable columns, cut to `len`, as rows.
-    fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_>;
     /// The first member's key index and every member's columns over the prefix, borrowed at
     /// once: what a query's fetch of the group holds.
     fn index_and_rows(
         &self,
         len: usize,
     ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::Rows<'_>);
-    /// The first member's key index and every member's mutable columns over the prefix,
-    /// borrowed at once.
-    fn index_and_rows_mut(
-        &mut self,
-        len: usize,
-    ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::RowsMut<'_>);
     /// Every member's view of row `index` of `rows`.
     fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
     where
@@ -182,6 +162,32 @@ pub trait GroupMembers {
         Self: 'a;
     /// Checks every member's own invariants.
     fn assert_invariants(&self);
+}
+
+/// The members of a [`Group`]: a tuple of 1 to 8 [`Columnar`] storages with one key type. The
+/// methods are the group's plumbing.
+pub trait GroupMembers: GroupRows {
+    /// Moves the key at `positions` to position `target` of every member.
+    fn move_to(&mut self, positions: Self::Positions, target: usize);
+    /// Swaps positions `a` and `b` of every member.
+    fn swap(&mut self, a: usize, b: usize);
+    /// Removes `key` from every member (dropping the values); whether any held it.
+    fn remove(&mut self, key: Self::Key) -> bool;
+    /// Swap-removes position `index` of every member (dropping the values); it must be in
+    /// every member.
+    fn swap_remove_at(&mut self, index: usize);
+    /// Every member's mutable view at `index`.
+    fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>>;
+    /// Every member's mutable columns, cut to `len`.
+    fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_>;
+    /// Every member's mutable columns, cut to `len`, as rows.
+    fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_>;
+    /// The first member's key index and every member's mutable columns over the prefix,
+    /// borrowed at once.
+    fn index_and_rows_mut(
+        &mut self,
+        len: usize,
+    ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::RowsMut<'_>);
 }
 
 /// The excluded storages of a [`Group`]: `()` or a tuple of 1 to 8 [`Storage`]s keyed by `K`.
@@ -201,10 +207,14 @@ pub trait GroupExcluded<K> {
     }
     /// Whether any of the storages holds `key`.
     fn holds(&self, key: K) -> bool;
-    /// Removes `key` from every storage (dropping the values); whether any held it.
-    fn remove(&mut self, key: K) -> bool;
     /// Checks every storage's own invariants.
     fn assert_invariants(&self);
+}
+
+/// The excluded storages of a [`Group`] that the group owns: their keys can be removed.
+pub trait GroupExcludedMut<K>: GroupExcluded<K> {
+    /// Removes `key` from every storage (dropping the values); whether any held it.
+    fn remove(&mut self, key: K) -> bool;
 }
 
 impl<K> GroupExcluded<K> for () {
@@ -223,12 +233,14 @@ impl<K> GroupExcluded<K> for () {
         false
     }
 
+    fn assert_invariants(&self) {}
+}
+
+impl<K> GroupExcludedMut<K> for () {
     #[inline]
     fn remove(&mut self, _: K) -> bool {
         false
     }
-
-    fn assert_invariants(&self) {}
 }
 
 // One invocation per tuple length: element access (`Nth`), the members' plumbing
@@ -237,7 +249,7 @@ macro_rules! group_tuple {
     ($first:ident 0 $($member:ident $i:tt)*) => {
         group_tuple!(@nth [$first $($member)*] 0 $first $($i $member)*);
 
-        impl<K: Key, $first: Columnar<Key = K>, $($member: Columnar<Key = K>),*> GroupMembers
+        impl<K: Key, $first: Columnar<Key = K>, $($member: Columnar<Key = K>),*> GroupRows
             for ($first, $($member,)*)
         {
             type Key = K;
@@ -319,6 +331,70 @@ macro_rules! group_tuple {
             }
 
             #[inline]
+            #[track_caller]
+            fn view(&self, index: usize) -> Self::Refs<'_> {
+                match self.views(index) {
+                    Some(views) => views,
+                    None => panic!("position {index} is past a member of the group"),
+                }
+            }
+
+            #[inline]
+            fn views(&self, index: usize) -> Option<Self::Refs<'_>> {
+                Some((
+                    Storage::get_index(&self.0, index)?.1,
+                    $(Storage::get_index(&self.$i, index)?.1,)*
+                ))
+            }
+
+            #[inline]
+            fn columns(&self, len: usize) -> Self::Columns<'_> {
+                (
+                    Columnar::columns(&self.0).split_at(len).0,
+                    $(Columnar::columns(&self.$i).split_at(len).0,)*
+                )
+            }
+
+            #[inline]
+            fn rows(&self, len: usize) -> Self::Rows<'_> {
+                Aligned::new(self.columns(len))
+            }
+
+            #[inline]
+            fn index_and_rows(&self, len: usize) -> (&SparseSet<K, $first::Dense>, Self::Rows<'_>) {
+                (Storage::as_sparse_set(&self.0), self.rows(len))
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
+            where
+                Self: 'a,
+            {
+                let parts = rows.parts();
+                Some(($first::row(&parts.0, index)?, $($member::row(&parts.$i, index)?,)*))
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of_mut<'v, 'a: 'v>(rows: &'v mut Self::RowsMut<'a>, index: usize) -> Option<Self::Muts<'v>>
+            where
+                Self: 'a,
+            {
+                let parts = rows.parts_mut();
+                Some(($first::row_mut(&mut parts.0, index)?, $($member::row_mut(&mut parts.$i, index)?,)*))
+            }
+
+            fn assert_invariants(&self) {
+                Storage::assert_invariants(&self.0);
+                $(Storage::assert_invariants(&self.$i);)*
+            }
+        }
+
+        impl<K: Key, $first: Columnar<Key = K>, $($member: Columnar<Key = K>),*> GroupMembers
+            for ($first, $($member,)*)
+        {
+            #[inline]
             fn move_to(&mut self, positions: Self::Positions, target: usize) {
                 // A member whose keys all are in the prefix has the key there already.
                 if positions.0 != target {
@@ -353,36 +429,11 @@ macro_rules! group_tuple {
             }
 
             #[inline]
-            #[track_caller]
-            fn view(&self, index: usize) -> Self::Refs<'_> {
-                match self.views(index) {
-                    Some(views) => views,
-                    None => panic!("position {index} is past a member of the group"),
-                }
-            }
-
-            #[inline]
-            fn views(&self, index: usize) -> Option<Self::Refs<'_>> {
-                Some((
-                    Storage::get_index(&self.0, index)?.1,
-                    $(Storage::get_index(&self.$i, index)?.1,)*
-                ))
-            }
-
-            #[inline]
             fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>> {
                 Some((
                     Storage::get_index_mut(&mut self.0, index)?.1,
                     $(Storage::get_index_mut(&mut self.$i, index)?.1,)*
                 ))
-            }
-
-            #[inline]
-            fn columns(&self, len: usize) -> Self::Columns<'_> {
-                (
-                    Columnar::columns(&self.0).split_at(len).0,
-                    $(Columnar::columns(&self.$i).split_at(len).0,)*
-                )
             }
 
             #[inline]
@@ -394,18 +445,8 @@ macro_rules! group_tuple {
             }
 
             #[inline]
-            fn rows(&self, len: usize) -> Self::Rows<'_> {
-                Aligned::new(self.columns(len))
-            }
-
-            #[inline]
             fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_> {
                 Aligned::new(self.columns_mut(len))
-            }
-
-            #[inline]
-            fn index_and_rows(&self, len: usize) -> (&SparseSet<K, $first::Dense>, Self::Rows<'_>) {
-                (Storage::as_sparse_set(&self.0), self.rows(len))
             }
 
             #[inline]
@@ -416,31 +457,6 @@ macro_rules! group_tuple {
                 let (index, first) = Columnar::index_and_columns_mut(&mut self.0);
                 let columns = (first.split_at(len).0, $(Columnar::columns_mut(&mut self.$i).split_at(len).0,)*);
                 (index, Aligned::new(columns))
-            }
-
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
-            fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
-            where
-                Self: 'a,
-            {
-                let parts = rows.parts();
-                Some(($first::row(&parts.0, index)?, $($member::row(&parts.$i, index)?,)*))
-            }
-
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
-            fn row_of_mut<'v, 'a: 'v>(rows: &'v mut Self::RowsMut<'a>, index: usize) -> Option<Self::Muts<'v>>
-            where
-                Self: 'a,
-            {
-                let parts = rows.parts_mut();
-                Some(($first::row_mut(&mut parts.0, index)?, $($member::row_mut(&mut parts.$i, index)?,)*))
-            }
-
-            fn assert_invariants(&self) {
-                Storage::assert_invariants(&self.0);
-                $(Storage::assert_invariants(&self.$i);)*
             }
         }
 
@@ -466,6 +482,15 @@ macro_rules! group_tuple {
                 Storage::contains_key(&self.0, key) $(|| Storage::contains_key(&self.$i, key))*
             }
 
+            fn assert_invariants(&self) {
+                Storage::assert_invariants(&self.0);
+                $(Storage::assert_invariants(&self.$i);)*
+            }
+        }
+
+        impl<K: Key, $first: Storage<Key = K>, $($member: Storage<Key = K>),*> GroupExcludedMut<K>
+            for ($first, $($member,)*)
+        {
             fn remove(&mut self, key: K) -> bool {
                 // Every storage, whichever held the key: all are asked.
                 [
@@ -473,11 +498,6 @@ macro_rules! group_tuple {
                     $(Storage::remove(&mut self.$i, key).is_some(),)*
                 ]
                 .contains(&true)
-            }
-
-            fn assert_invariants(&self) {
-                Storage::assert_invariants(&self.0);
-                $(Storage::assert_invariants(&self.$i);)*
             }
         }
     };

@@ -9,11 +9,12 @@
 mod row;
 
 pub use row::{
-    At, Bundle, Component, Excluded, FieldValue, Member, NoValue, One, Place, RowStorage, RowWorld,
-    SpawnBatch, Tag, Whole, distinct, insert, put_one, reserve_one, spawn, try_insert, try_spawn,
+    At, Bundle, Component, Excluded, FieldValue, Member, NestedExcluded, NestedMember, NoValue,
+    One, Place, RowStorage, RowWorld, SpawnBatch, Tag, Whole, distinct, insert, put_one,
+    reserve_one, spawn, try_insert, try_spawn,
 };
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};
 use crate::storage::Storage;
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
@@ -71,30 +72,33 @@ impl<S: Storage> WorldStorage<S::Key> for S {
     }
 }
 
-/// A group walks as one part per member, then one per excluded storage, and removes a key from
-/// all of them with [`Group::remove`], which keeps it aligned.
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> WorldStorage<M::Key> for Group<M, X> {
+/// A group walks as one part per member, then one per excluded storage, then one per storage
+/// of its nested level, and removes a key from all of them with [`Group::remove`], which keeps
+/// it aligned.
+impl<M, X, N> WorldStorage<M::Key> for Group<M, X, N>
+where
+    M: GroupMembers,
+    X: GroupExcludedMut<M::Key>,
+    N: Nest<M>,
+{
     #[inline]
     fn parts(&self) -> usize {
-        self.members().count() + self.excluded().count()
+        self.members().count() + self.excluded().count() + self.nested_level().storage_count()
     }
 
     #[inline]
     fn key_count(&self, part: usize) -> usize {
-        self.part_keys(part).len()
+        self.part(part).map_or(0, |part| part.key_slice().len())
     }
 
     #[inline]
     fn key_at(&self, part: usize, index: usize) -> Option<M::Key> {
-        self.part_keys(part).get(index).copied()
+        self.part(part)?.key_slice().get(index).copied()
     }
 
     #[inline]
     fn part_contains(&self, part: usize, key: M::Key) -> bool {
-        match part.checked_sub(self.members().count()) {
-            None => self.members().member_contains(part, key),
-            Some(excluded) => self.excluded().storage_contains(excluded, key),
-        }
+        self.part(part).is_some_and(|part| part.holds(key))
     }
 
     #[inline]
@@ -103,12 +107,16 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> WorldStorage<M::Key> for Group<M
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
-    /// The keys of part `part`: a member's, then an excluded storage's.
-    fn part_keys(&self, part: usize) -> &[M::Key] {
-        match part.checked_sub(self.members().count()) {
-            None => self.members().member_keys(part),
-            Some(excluded) => self.excluded().storage_keys(excluded),
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+    /// Part `part`'s keys: a member's, then an excluded storage's, then a nested level's
+    /// storage's.
+    fn part(&self, part: usize) -> Option<&dyn KeySet<M::Key>> {
+        let Some(excluded) = part.checked_sub(self.members().count()) else {
+            return self.members().part(part);
+        };
+        match excluded.checked_sub(self.excluded().count()) {
+            None => self.excluded().part(excluded),
+            Some(nested) => self.nested_level().storage(nested),
         }
     }
 }
@@ -124,7 +132,7 @@ impl<S: Storage> Keyed for S {
     type Key = S::Key;
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Keyed for Group<M, X> {
+impl<M: GroupRows, X, N> Keyed for Group<M, X, N> {
     type Key = M::Key;
 }
 

@@ -23,11 +23,11 @@ use core::marker::PhantomData;
 
 use crate::entity::{Entities, Entity};
 use crate::error::{Error, fail};
-use crate::group::{Group, GroupExcluded, GroupMembers, Nth};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
 use crate::storage::{Columnar, Storage};
 
-/// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`] or
-/// [`Excluded`]). Written by the derive, picked by inference; never by hand.
+/// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
+/// [`Excluded`], [`NestedMember`] or [`NestedExcluded`]). Written by the derive, picked by inference; never by hand.
 #[doc(hidden)]
 pub struct At<const N: usize, P>(PhantomData<P>);
 
@@ -42,6 +42,14 @@ pub struct Member<const I: usize>;
 /// Excluded storage `I` of a group field.
 #[doc(hidden)]
 pub struct Excluded<const I: usize>;
+
+/// Member `I` of a group field's nested level.
+#[doc(hidden)]
+pub struct NestedMember<const I: usize>;
+
+/// Excluded storage `I` of a group field's nested level.
+#[doc(hidden)]
+pub struct NestedExcluded<const I: usize>;
 
 /// A tag (a unit struct) stored in part `P`, a storage whose value is `()`: named by the
 /// world field's `#[sparse_soa(tag = T)]`.
@@ -71,6 +79,16 @@ impl<const N: usize, const I: usize> Place for At<N, Member<I>> {
 impl<const N: usize, const I: usize> Place for At<N, Excluded<I>> {
     type Part = Excluded<I>;
     const WHERE: (usize, usize) = (N, 1 + 8 + I);
+}
+
+impl<const N: usize, const I: usize> Place for At<N, NestedMember<I>> {
+    type Part = NestedMember<I>;
+    const WHERE: (usize, usize) = (N, 1 + 16 + I);
+}
+
+impl<const N: usize, const I: usize> Place for At<N, NestedExcluded<I>> {
+    type Part = NestedExcluded<I>;
+    const WHERE: (usize, usize) = (N, 1 + 24 + I);
 }
 
 impl<const N: usize, P> Place for At<N, Tag<P>>
@@ -151,10 +169,12 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M, X, const I: usize> RowStorage<Member<I>, <NthOf<M, I> as Storage>::Value> for Group<M, X>
+impl<M, X, N, const I: usize> RowStorage<Member<I>, <NthOf<M, I> as Storage>::Value>
+    for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity> + Nth<I, Storage: Columnar<Key = Entity>>,
     X: GroupExcluded<Entity>,
+    N: Nest<M>,
 {
     #[inline]
     fn put(
@@ -181,10 +201,12 @@ where
     }
 }
 
-impl<M, X, const I: usize> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::Value> for Group<M, X>
+impl<M, X, N, const I: usize> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::Value>
+    for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity> + Nth<I, Storage: Storage<Key = Entity>>,
+    N: Nest<M>,
 {
     #[inline]
     fn put(
@@ -211,6 +233,72 @@ where
     }
 }
 
+impl<M, X, M2, X2, const I: usize> RowStorage<NestedMember<I>, <NthOf<M2, I> as Storage>::Value>
+    for Group<M, X, Nested<M2, X2>>
+where
+    M: GroupMembers<Key = Entity>,
+    X: GroupExcluded<Entity>,
+    M2: GroupMembers<Key = Entity> + Nth<I, Storage: Columnar<Key = Entity>>,
+    X2: GroupExcludedMut<Entity>,
+{
+    #[inline]
+    fn put(
+        &mut self,
+        entity: Entity,
+        value: <NthOf<M2, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<M2, I> as Storage>::Value>, Error> {
+        self.put_nested_member::<I>(entity, value)
+    }
+
+    #[inline]
+    fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<M2, I> as Storage>::Value>) {
+        self.take_back_nested_member::<I>(entity, replaced);
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        self.reserve_nested_member::<I>(additional);
+    }
+
+    #[inline]
+    fn finish(&mut self, entity: Entity) {
+        self.finish_row(entity);
+    }
+}
+
+impl<M, X, M2, X2, const I: usize> RowStorage<NestedExcluded<I>, <NthOf<X2, I> as Storage>::Value>
+    for Group<M, X, Nested<M2, X2>>
+where
+    M: GroupMembers<Key = Entity>,
+    X: GroupExcluded<Entity>,
+    M2: GroupMembers<Key = Entity>,
+    X2: GroupExcludedMut<Entity> + Nth<I, Storage: Storage<Key = Entity>>,
+{
+    #[inline]
+    fn put(
+        &mut self,
+        entity: Entity,
+        value: <NthOf<X2, I> as Storage>::Value,
+    ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error> {
+        self.put_nested_excluded::<I>(entity, value)
+    }
+
+    #[inline]
+    fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<X2, I> as Storage>::Value>) {
+        self.take_back_nested_excluded::<I>(entity, replaced);
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        self.reserve_nested_excluded::<I>(additional);
+    }
+
+    #[inline]
+    fn finish(&mut self, entity: Entity) {
+        self.finish_row(entity);
+    }
+}
+
 /// The value type of a field's storage, as the derive names it: a [`Storage`]'s `Value`; for a
 /// [`Group`] (whose components are its members' values) a type no value has, so the
 /// implementation the derive writes for the field as a whole can never be used.
@@ -224,7 +312,7 @@ impl<S: Storage> FieldValue for S {
     type Value = S::Value;
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> FieldValue for Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N> FieldValue for Group<M, X, N> {
     type Value = NoValue<M, X>;
 }
 
@@ -235,8 +323,8 @@ pub enum NoValue<M, X> {
     Never(core::convert::Infallible, PhantomData<(M, X)>),
 }
 
-impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>> RowStorage<Whole, NoValue<M, X>>
-    for Group<M, X>
+impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N> RowStorage<Whole, NoValue<M, X>>
+    for Group<M, X, N>
 {
     fn put(&mut self, _: Entity, value: NoValue<M, X>) -> Result<Option<NoValue<M, X>>, Error> {
         match value {

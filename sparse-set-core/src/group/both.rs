@@ -1,0 +1,444 @@
+//! The storages of a nested group's level as one group's: [`Both`] puts the outer level's
+//! members (or excluded storages) beside the level's own, so that the level's prefix is kept by
+//! the same code that keeps any group's (`repair.rs`, `sort.rs`, `check.rs`, `query.rs`), and
+//! borrowed tuples (`&M`, `&mut M`) stand in for owned ones, so that a level borrows the outer
+//! level's storages instead of owning them.
+//!
+//! `Both` has no public fields and no `Nth`, and a shared tuple cannot move rows: a view of a
+//! level reads and changes values, and only the group that owns the family changes keys.
+
+use crate::group::tuples::{GroupExcluded, GroupMembers, GroupRows, KeySet};
+use crate::rows::Aligned;
+use crate::set::SparseSet;
+
+/// Two tuples of storages side by side, read as one: the outer level's (`A`) first, then the
+/// level's own (`B`). What a [nested](crate::group::Nested) level's view is made of.
+#[derive(Clone, Copy, Debug)]
+pub struct Both<A, B> {
+    outer: A,
+    inner: B,
+}
+
+impl<A, B> Both<A, B> {
+    /// The outer level's storages beside the level's own.
+    pub(super) fn new(outer: A, inner: B) -> Self {
+        Both { outer, inner }
+    }
+
+    /// The outer level's storages.
+    #[inline]
+    #[must_use]
+    pub fn outer(&self) -> &A {
+        &self.outer
+    }
+
+    /// The level's own storages.
+    #[inline]
+    #[must_use]
+    pub fn inner(&self) -> &B {
+        &self.inner
+    }
+}
+
+impl<A: GroupRows, B: GroupRows<Key = A::Key>> GroupRows for Both<A, B> {
+    type Key = A::Key;
+    type Positions = (A::Positions, B::Positions);
+    type Refs<'a>
+        = (A::Refs<'a>, B::Refs<'a>)
+    where
+        Self: 'a;
+    type Muts<'a>
+        = (A::Muts<'a>, B::Muts<'a>)
+    where
+        Self: 'a;
+    type Columns<'a>
+        = (A::Columns<'a>, B::Columns<'a>)
+    where
+        Self: 'a;
+    type ColumnsMut<'a>
+        = (A::ColumnsMut<'a>, B::ColumnsMut<'a>)
+    where
+        Self: 'a;
+    type Rows<'a>
+        = Aligned<(A::Rows<'a>, B::Rows<'a>)>
+    where
+        Self: 'a;
+    type RowsMut<'a>
+        = Aligned<(A::RowsMut<'a>, B::RowsMut<'a>)>
+    where
+        Self: 'a;
+    type FirstDense = A::FirstDense;
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.outer.count() + self.inner.count()
+    }
+
+    #[inline]
+    fn part(&self, member: usize) -> Option<&dyn KeySet<A::Key>> {
+        match member.checked_sub(self.outer.count()) {
+            None => self.outer.part(member),
+            Some(member) => self.inner.part(member),
+        }
+    }
+
+    #[inline]
+    fn smallest(&self) -> usize {
+        let outer = self.outer.smallest();
+        let inner = self.inner.smallest();
+        if self.inner.member_keys(inner).len() < self.outer.member_keys(outer).len() {
+            self.outer.count() + inner
+        } else {
+            outer
+        }
+    }
+
+    #[inline]
+    fn first_keys(&self) -> &[A::Key] {
+        self.outer.first_keys()
+    }
+
+    #[inline]
+    fn first_position(&self, key: A::Key) -> Option<usize> {
+        self.outer.first_position(key)
+    }
+
+    #[inline]
+    fn first(positions: Self::Positions) -> usize {
+        A::first(positions.0)
+    }
+
+    #[inline]
+    fn positions(&self, key: A::Key) -> Option<Self::Positions> {
+        Some((self.outer.positions(key)?, self.inner.positions(key)?))
+    }
+
+    #[inline]
+    fn last_positions(&self, key: A::Key) -> Option<Self::Positions> {
+        Some((self.outer.last_positions(key)?, self.inner.last_positions(key)?))
+    }
+
+    #[inline]
+    fn same_key_at(&self, index: usize) -> bool {
+        self.outer.same_key_at(index)
+            && self.inner.same_key_at(index)
+            && self.outer.key_at(0, index) == self.inner.key_at(0, index)
+    }
+
+    #[inline]
+    fn joinable(&self, positions: Self::Positions, len: usize) -> bool {
+        self.outer.joinable(positions.0, len) && self.inner.joinable(positions.1, len)
+    }
+
+    #[inline]
+    fn view(&self, index: usize) -> Self::Refs<'_> {
+        (self.outer.view(index), self.inner.view(index))
+    }
+
+    #[inline]
+    fn views(&self, index: usize) -> Option<Self::Refs<'_>> {
+        Some((self.outer.views(index)?, self.inner.views(index)?))
+    }
+
+    #[inline]
+    fn columns(&self, len: usize) -> Self::Columns<'_> {
+        (self.outer.columns(len), self.inner.columns(len))
+    }
+
+    #[inline]
+    fn rows(&self, len: usize) -> Self::Rows<'_> {
+        Aligned::new((self.outer.rows(len), self.inner.rows(len)))
+    }
+
+    #[inline]
+    fn index_and_rows(&self, len: usize) -> (&SparseSet<A::Key, A::FirstDense>, Self::Rows<'_>) {
+        let (index, outer) = self.outer.index_and_rows(len);
+        (index, Aligned::new((outer, self.inner.rows(len))))
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+    fn row_of<'a>(rows: &Self::Rows<'a>, index: usize) -> Option<Self::Refs<'a>>
+    where
+        Self: 'a,
+    {
+        let (outer, inner) = rows.parts();
+        Some((A::row_of(outer, index)?, B::row_of(inner, index)?))
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+    fn row_of_mut<'v, 'a: 'v>(
+        rows: &'v mut Self::RowsMut<'a>,
+        index: usize,
+    ) -> Option<Self::Muts<'v>>
+    where
+        Self: 'a,
+    {
+        let (outer, inner) = rows.parts_mut();
+        Some((A::row_of_mut(outer, index)?, B::row_of_mut(inner, index)?))
+    }
+
+    fn assert_invariants(&self) {
+        self.outer.assert_invariants();
+        self.inner.assert_invariants();
+    }
+}
+
+impl<A: GroupMembers, B: GroupMembers<Key = A::Key>> GroupMembers for Both<A, B> {
+    #[inline]
+    fn move_to(&mut self, positions: Self::Positions, target: usize) {
+        self.outer.move_to(positions.0, target);
+        self.inner.move_to(positions.1, target);
+    }
+
+    #[inline]
+    fn swap(&mut self, a: usize, b: usize) {
+        self.outer.swap(a, b);
+        self.inner.swap(a, b);
+    }
+
+    fn remove(&mut self, key: A::Key) -> bool {
+        // Both, whichever held the key.
+        let outer = self.outer.remove(key);
+        self.inner.remove(key) || outer
+    }
+
+    #[inline]
+    fn swap_remove_at(&mut self, index: usize) {
+        self.outer.swap_remove_at(index);
+        self.inner.swap_remove_at(index);
+    }
+
+    #[inline]
+    fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>> {
+        Some((self.outer.views_mut(index)?, self.inner.views_mut(index)?))
+    }
+
+    #[inline]
+    fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_> {
+        (self.outer.columns_mut(len), self.inner.columns_mut(len))
+    }
+
+    #[inline]
+    fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_> {
+        Aligned::new((self.outer.rows_mut(len), self.inner.rows_mut(len)))
+    }
+
+    #[inline]
+    fn index_and_rows_mut(
+        &mut self,
+        len: usize,
+    ) -> (&SparseSet<A::Key, A::FirstDense>, Self::RowsMut<'_>) {
+        let (index, outer) = self.outer.index_and_rows_mut(len);
+        (index, Aligned::new((outer, self.inner.rows_mut(len))))
+    }
+}
+
+impl<K: Copy, A: GroupExcluded<K>, B: GroupExcluded<K>> GroupExcluded<K> for Both<A, B> {
+    #[inline]
+    fn count(&self) -> usize {
+        self.outer.count() + self.inner.count()
+    }
+
+    #[inline]
+    fn part(&self, storage: usize) -> Option<&dyn KeySet<K>> {
+        match storage.checked_sub(self.outer.count()) {
+            None => self.outer.part(storage),
+            Some(storage) => self.inner.part(storage),
+        }
+    }
+
+    #[inline]
+    fn holds(&self, key: K) -> bool {
+        self.outer.holds(key) || self.inner.holds(key)
+    }
+
+    fn assert_invariants(&self) {
+        self.outer.assert_invariants();
+        self.inner.assert_invariants();
+    }
+}
+
+// A borrowed tuple reads as the tuple does; a mutably borrowed one also moves rows. Every
+// method forwards.
+macro_rules! forward_rows {
+    ($($borrow:tt)*) => {
+        impl<T: GroupRows> GroupRows for $($borrow)* T {
+            type Key = T::Key;
+            type Positions = T::Positions;
+            type Refs<'a> = T::Refs<'a> where Self: 'a;
+            type Muts<'a> = T::Muts<'a> where Self: 'a;
+            type Columns<'a> = T::Columns<'a> where Self: 'a;
+            type ColumnsMut<'a> = T::ColumnsMut<'a> where Self: 'a;
+            type Rows<'a> = T::Rows<'a> where Self: 'a;
+            type RowsMut<'a> = T::RowsMut<'a> where Self: 'a;
+            type FirstDense = T::FirstDense;
+
+            #[inline]
+            fn count(&self) -> usize {
+                (**self).count()
+            }
+
+            #[inline]
+            fn part(&self, member: usize) -> Option<&dyn KeySet<T::Key>> {
+                (**self).part(member)
+            }
+
+            #[inline]
+            fn smallest(&self) -> usize {
+                (**self).smallest()
+            }
+
+            #[inline]
+            fn first_keys(&self) -> &[T::Key] {
+                (**self).first_keys()
+            }
+
+            #[inline]
+            fn first_position(&self, key: T::Key) -> Option<usize> {
+                (**self).first_position(key)
+            }
+
+            #[inline]
+            fn first(positions: T::Positions) -> usize {
+                T::first(positions)
+            }
+
+            #[inline]
+            fn positions(&self, key: T::Key) -> Option<T::Positions> {
+                (**self).positions(key)
+            }
+
+            #[inline]
+            fn last_positions(&self, key: T::Key) -> Option<T::Positions> {
+                (**self).last_positions(key)
+            }
+
+            #[inline]
+            fn same_key_at(&self, index: usize) -> bool {
+                (**self).same_key_at(index)
+            }
+
+            #[inline]
+            fn joinable(&self, positions: T::Positions, len: usize) -> bool {
+                (**self).joinable(positions, len)
+            }
+
+            #[inline]
+            fn view(&self, index: usize) -> T::Refs<'_> {
+                (**self).view(index)
+            }
+
+            #[inline]
+            fn views(&self, index: usize) -> Option<T::Refs<'_>> {
+                (**self).views(index)
+            }
+
+            #[inline]
+            fn columns(&self, len: usize) -> T::Columns<'_> {
+                (**self).columns(len)
+            }
+
+            #[inline]
+            fn rows(&self, len: usize) -> T::Rows<'_> {
+                (**self).rows(len)
+            }
+
+            #[inline]
+            fn index_and_rows(&self, len: usize) -> (&SparseSet<T::Key, T::FirstDense>, T::Rows<'_>) {
+                (**self).index_and_rows(len)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of<'a>(rows: &T::Rows<'a>, index: usize) -> Option<T::Refs<'a>>
+            where
+                Self: 'a,
+            {
+                T::row_of(rows, index)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+            fn row_of_mut<'v, 'a: 'v>(rows: &'v mut T::RowsMut<'a>, index: usize) -> Option<T::Muts<'v>>
+            where
+                Self: 'a,
+            {
+                T::row_of_mut(rows, index)
+            }
+
+            fn assert_invariants(&self) {
+                (**self).assert_invariants();
+            }
+        }
+    };
+}
+
+forward_rows!(&);
+forward_rows!(&mut);
+
+impl<T: GroupMembers> GroupMembers for &mut T {
+    #[inline]
+    fn move_to(&mut self, positions: T::Positions, target: usize) {
+        (**self).move_to(positions, target);
+    }
+
+    #[inline]
+    fn swap(&mut self, a: usize, b: usize) {
+        (**self).swap(a, b);
+    }
+
+    fn remove(&mut self, key: T::Key) -> bool {
+        (**self).remove(key)
+    }
+
+    #[inline]
+    fn swap_remove_at(&mut self, index: usize) {
+        (**self).swap_remove_at(index);
+    }
+
+    #[inline]
+    fn views_mut(&mut self, index: usize) -> Option<T::Muts<'_>> {
+        (**self).views_mut(index)
+    }
+
+    #[inline]
+    fn columns_mut(&mut self, len: usize) -> T::ColumnsMut<'_> {
+        (**self).columns_mut(len)
+    }
+
+    #[inline]
+    fn rows_mut(&mut self, len: usize) -> T::RowsMut<'_> {
+        (**self).rows_mut(len)
+    }
+
+    #[inline]
+    fn index_and_rows_mut(
+        &mut self,
+        len: usize,
+    ) -> (&SparseSet<T::Key, T::FirstDense>, T::RowsMut<'_>) {
+        (**self).index_and_rows_mut(len)
+    }
+}
+
+impl<K, T: GroupExcluded<K>> GroupExcluded<K> for &T {
+    #[inline]
+    fn count(&self) -> usize {
+        (**self).count()
+    }
+
+    #[inline]
+    fn part(&self, storage: usize) -> Option<&dyn KeySet<K>> {
+        (**self).part(storage)
+    }
+
+    #[inline]
+    fn holds(&self, key: K) -> bool {
+        (**self).holds(key)
+    }
+
+    fn assert_invariants(&self) {
+        (**self).assert_invariants();
+    }
+}
