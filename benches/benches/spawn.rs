@@ -14,6 +14,14 @@
 //! - `respawn_grouped`: steady state on 100,000 live entities with positions and velocities
 //!   grouped: each iteration despawns 10,000 random live entities and spawns 10,000 new ones.
 //!   Per operation = per despawn or spawn.
+//! - `respawn_nested`: the same steady state with positions and velocities grouped and the
+//!   accelerations in a nested group inside that group (ours a `Nested` level, sparsey's family
+//!   of `(Pos, Vel)` and `(Pos, Vel, Acc)`), against the flat group with accelerations beside it
+//!   and one group of all three.
+//! - `cycle_nested`: steady state on 100,000 entities with all three components: a random
+//!   tenth lose their acceleration and get it back, every iteration: the cost of one change to
+//!   the nested level (or to the third member of one wide group, or to an ungrouped storage).
+//!   Per operation = per remove or insert.
 //!
 //! Group = workload and size, function = contender; per operation = per entity unless said
 //! otherwise. Every world is built outside the measurement (criterion's `iter_batched_ref`), and
@@ -26,7 +34,10 @@
 )]
 
 use bevy_ecs::component::Component;
+use std::hint::black_box;
+
 use criterion::{BatchSize, Criterion};
+use sparse_soa::group::Nested;
 use sparse_soa::{Entities, Entity, Group, SparseSoa};
 use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
 
@@ -79,6 +90,21 @@ struct Grouped {
     entities: Entities,
     motion: Group<(PosSoa, VelSoa)>,
     accelerations: AccSoa,
+}
+
+/// Positions and velocities in a group, accelerations in a group nested inside it.
+#[derive(Default, sparse_soa::World)]
+#[allow(clippy::type_complexity, reason = "the derive reads the parts from the field's type")]
+struct NestedWorld {
+    entities: Entities,
+    motion: Group<(PosSoa, VelSoa), (), Nested<(AccSoa,)>>,
+}
+
+/// All three in one group.
+#[derive(Default, sparse_soa::World)]
+struct Wide {
+    entities: Entities,
+    motion: Group<(PosSoa, VelSoa, AccSoa)>,
 }
 
 fn pos(i: u32) -> [f32; 3] {
@@ -144,6 +170,15 @@ fn sparsey_grouped_world() -> sparsey::World {
     sparsey::World::builder()
         .add_group::<(SparseyPos, SparseyVel)>()
         .register::<SparseyAcc>()
+        .build()
+}
+
+/// An empty sparsey world with a family of two groups: positions and velocities, and the
+/// same with accelerations.
+fn sparsey_nested_world() -> sparsey::World {
+    sparsey::World::builder()
+        .add_group::<(SparseyPos, SparseyVel)>()
+        .add_group::<(SparseyPos, SparseyVel, SparseyAcc)>()
         .build()
 }
 
@@ -488,5 +523,145 @@ fn respawn_grouped(c: &mut Criterion) {
     g.finish();
 }
 
-criterion::criterion_group!(benches, spawn_rows, spawn_batch, despawn_rows, respawn_grouped);
+/// The steady state of `respawn_grouped` for one of our worlds.
+fn respawn_ours<W: Default>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    spawn_batch: impl Fn(&mut W) -> Vec<Entity>,
+    despawn: impl Fn(&mut W, Entity) + Copy,
+    spawn: impl Fn(&mut W, u32) -> Entity + Copy,
+) {
+    let mut world = W::default();
+    let mut live = spawn_batch(&mut world);
+    let mut rng = Rng::new(SEED);
+    g.bench_function(name, |b| {
+        b.iter(|| respawn(&mut world, &mut rng, &mut live, despawn, spawn));
+    });
+}
+
+fn respawn_nested(c: &mut Criterion) {
+    let mut g = group(c, "respawn_nested", LIVE, 2 * CHURN);
+    respawn_ours::<Grouped>(
+        &mut g,
+        "sparse-soa-flat",
+        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
+        |world, entity| {
+            world.despawn(entity);
+        },
+        |world, i| world.spawn(row(i)),
+    );
+    respawn_ours::<NestedWorld>(
+        &mut g,
+        "sparse-soa-nested",
+        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
+        |world, entity| {
+            world.despawn(entity);
+        },
+        |world, i| world.spawn(row(i)),
+    );
+    respawn_ours::<Wide>(
+        &mut g,
+        "sparse-soa-wide",
+        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
+        |world, entity| {
+            world.despawn(entity);
+        },
+        |world, i| world.spawn(row(i)),
+    );
+    for (name, make) in [
+        ("sparsey-grouped", sparsey_grouped_world as fn() -> sparsey::World),
+        ("sparsey-nested", sparsey_nested_world),
+    ] {
+        let mut world = make();
+        let mut live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
+        let mut rng = Rng::new(SEED);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                respawn(
+                    &mut world,
+                    &mut rng,
+                    &mut live,
+                    |world, entity| {
+                        world.destroy(entity);
+                    },
+                    |world, i| world.create(sparsey_row(i)),
+                );
+            });
+        });
+    }
+    g.finish();
+}
+
+fn cycle_nested(c: &mut Criterion) {
+    let cycling: Vec<u32> = random_permutation(LIVE, SEED)[..CHURN as usize].to_vec();
+    let mut g = group(c, "cycle_nested", LIVE, 2 * CHURN);
+    let acc = |i: u32| Acc { x: 0.0, y: -9.8, z: i as f32 };
+
+    let mut world = Grouped::default();
+    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparse-soa-ungrouped", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.accelerations.remove(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.accelerations.insert(entity, acc(i));
+            }
+        });
+    });
+
+    let mut world = NestedWorld::default();
+    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparse-soa-nested", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.motion.nested_member_mut::<0>().remove(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.motion.nested_member_mut::<0>().insert(entity, acc(i));
+            }
+        });
+    });
+
+    let mut world = Wide::default();
+    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparse-soa-wide", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.motion.member_mut::<2>().remove(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.motion.member_mut::<2>().insert(entity, acc(i));
+            }
+        });
+    });
+
+    let mut world = sparsey_nested_world();
+    let entities: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
+    let chosen: Vec<sparsey::Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparsey-nested", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.remove::<(SparseyAcc,)>(entity));
+            }
+            for &entity in &chosen {
+                world.insert(entity, (SparseyAcc(ACC),));
+            }
+        });
+    });
+    g.finish();
+}
+
+criterion::criterion_group!(
+    benches,
+    spawn_rows,
+    spawn_batch,
+    despawn_rows,
+    respawn_grouped,
+    respawn_nested,
+    cycle_nested
+);
 criterion::criterion_main!(benches);

@@ -257,6 +257,20 @@ fn run(ops: &[Op]) {
                     let s = model.sprites.get_mut(&key).unwrap();
                     *s = s.wrapping_add(1);
                 }
+                // And through a query, with the nested level as its mutable member.
+                let mut nested = family.nested_mut();
+                query((&mut nested,)).for_each(|key, ((_, (sprite,)),)| {
+                    *sprite = sprite.wrapping_mul(3);
+                    let s = model.sprites.get_mut(&key).unwrap();
+                    *s = s.wrapping_mul(3);
+                });
+                // Lookups through the query see the same rows.
+                let keys: Vec<u32> = nested.keys().to_vec();
+                let query = query((&mut nested,));
+                for key in keys {
+                    let ((_, (sprite,)),) = query.get(key).unwrap();
+                    assert_eq!(*sprite, model.sprites[&key]);
+                }
             }
             Op::Unnest => {
                 // Out and back in: the level is aligned again from scratch.

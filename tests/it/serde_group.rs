@@ -231,3 +231,112 @@ fn rows_of_entities_the_allocator_does_not_hold_are_refused_naming_the_storage()
     assert!(message.starts_with(&format!("`names`: entity {stranger} (position")), "{message}");
     assert!(message.contains("the allocator has 20 slots"), "{message}");
 }
+
+mod nested {
+    //! A group with a nested level round-trips in its order, both prefixes included, and loads
+    //! only when both are aligned.
+
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+    use sparse_soa::group::Nested;
+    use sparse_soa::{Group, SparseSet};
+    use sparse_soa_test_support::model;
+
+    type Family = Group<
+        (SparseSet<u32>, SparseSet<u32>),
+        (SparseSet<u32>,),
+        Nested<(SparseSet<u32>,), (SparseSet<u32>,)>,
+    >;
+
+    fn family(a: &[u32], b: &[u32], frozen: &[u32], c: &[u32], hidden: &[u32]) -> Family {
+        let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+        Group::with_excluded((set(a), set(b)), (set(frozen),))
+            .nest(Nested::with_excluded((set(c),), (set(hidden),)))
+    }
+
+    fn assert_same(loaded: &Family, family: &Family) {
+        loaded.assert_invariants();
+        assert_eq!(loaded.keys(), family.keys());
+        assert_eq!(loaded.nested().keys(), family.nested().keys());
+        let (a, b) = loaded.members();
+        let (a0, b0) = family.members();
+        assert_eq!((a.as_slice(), b.as_slice()), (a0.as_slice(), b0.as_slice()));
+        let (c,) = loaded.nested().members().inner();
+        let (c0,) = family.nested().members().inner();
+        assert_eq!(c.as_slice(), c0.as_slice());
+    }
+
+    #[test]
+    fn a_family_round_trips_with_both_prefixes() {
+        let mut family = family(&[1, 2, 3, 4, 5], &[5, 4, 3, 2, 1], &[4], &[3, 1, 9], &[9]);
+        family.nested_member_mut::<0>().insert(5, ());
+        assert_eq!((family.len(), family.nested().len()), (4, 3));
+        let text = serde_json::to_string(&family).unwrap();
+        assert!(text.contains(r#""nested":{"members":[{"bounds":null,"keys":"#), "{text}");
+        let loaded: Family = serde_json::from_str(&text).unwrap();
+        assert_same(&loaded, &family);
+        let bytes = postcard::to_allocvec(&family).unwrap();
+        let loaded: Family = postcard::from_bytes(&bytes).unwrap();
+        assert_same(&loaded, &family);
+    }
+
+    fn text(a: &str, b: &str, c: &str, hidden: &str) -> String {
+        format!(
+            r#"{{"members":[{{"bounds":null,"keys":[{a}]}},{{"bounds":null,"keys":[{b}]}}],"excluded":[{{"bounds":null,"keys":[]}}],"nested":{{"members":[{{"bounds":null,"keys":[{c}]}}],"excluded":[{{"bounds":null,"keys":[{hidden}]}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_misaligned_nested_level_is_refused() {
+        // Aligned: 1 and 2 in both prefixes, 3 in the group's only (hidden), 4 in neither.
+        let loaded: Family = serde_json::from_str(&text("1,2,3,4", "1,2,3", "1,2,3", "3")).unwrap();
+        assert_eq!((loaded.len(), loaded.nested().len()), (3, 2));
+        // The nested level holds the group's keys in another order.
+        let error = serde_json::from_str::<Family>(&text("1,2,3", "1,2,3", "2,1", "")).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "not a group: key 2 is held by every member and no excluded storage, but is not \
+                 aligned (position 0 of member 2)"
+            ),
+            "{message}"
+        );
+        // A qualifying key of the level past a hidden one.
+        let error =
+            serde_json::from_str::<Family>(&text("1,2,3", "1,2,3", "1,3,2", "3")).unwrap_err();
+        assert!(error.to_string().contains("key 2 is held by every member"), "{error}");
+        // The nested field is required.
+        let error = serde_json::from_str::<Family>(
+            r#"{"members":[{"bounds":null,"keys":[]},{"bounds":null,"keys":[]}],"excluded":[{"bounds":null,"keys":[]}]}"#,
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("missing field `nested`"), "{error}");
+    }
+
+    proptest! {
+        #![proptest_config(model::config())]
+
+        /// Any family a program can make round-trips with the same order in every storage.
+        #[test]
+        fn every_family_round_trips(
+            keys in prop::collection::vec((0_u32..30, 0_u8..32), 0..60),
+            changes in prop::collection::vec((0_u32..30, 0_u8..6), 0..20),
+        ) {
+            let pick = |bit: u8| keys.iter().filter(|(_, bits)| bits & bit != 0).map(|(key, _)| *key).collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
+            let mut family = family(&pick(1), &pick(2), &pick(4), &pick(8), &pick(16));
+            for (key, change) in changes {
+                match change {
+                    0 => drop(family.member_mut::<0>().remove(key)),
+                    1 => drop(family.member_mut::<1>().insert(key, ())),
+                    2 => drop(family.excluded_mut::<0>().insert(key, ())),
+                    3 => drop(family.nested_member_mut::<0>().insert(key, ())),
+                    4 => drop(family.nested_excluded_mut::<0>().remove(key)),
+                    _ => family.sort_nested_keys(),
+                }
+            }
+            let loaded: Family = serde_json::from_str(&serde_json::to_string(&family).unwrap()).unwrap();
+            assert_same(&loaded, &family);
+        }
+    }
+}

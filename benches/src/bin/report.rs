@@ -612,6 +612,20 @@ const TARGETS: &[Target] = &[
         max: 1.0,
     },
     Target {
+        what: "nested family despawn + respawn vs sparsey's group family",
+        group: "respawn_nested/100000",
+        numerator: "sparse-soa-nested",
+        denominator: "sparsey-nested",
+        max: 1.0,
+    },
+    Target {
+        what: "one change to a nested level vs sparsey's group family",
+        group: "cycle_nested/100000",
+        numerator: "sparse-soa-nested",
+        denominator: "sparsey-nested",
+        max: 1.0,
+    },
+    Target {
         what: "parallel move system (positions first) vs its sequential form",
         group: "systems_parallel/100000",
         numerator: "sparse-soa-move-query-par",
@@ -785,6 +799,14 @@ const WORKLOADS: &[(&str, &str)] = &[
         "respawn_grouped",
         "Steady state on 100,000 live entities with positions and velocities grouped (ours a `Group`, sparsey's group, bevy's tables): each iteration despawns 10,000 random live entities and spawns 10,000 new ones. Per operation = per despawn or spawn.",
     ),
+    (
+        "respawn_nested",
+        "The same steady state with accelerations in a group nested inside the group of positions and velocities (ours a `Nested` level, sparsey's family of `(Pos, Vel)` and `(Pos, Vel, Acc)`), against the flat group with accelerations beside it (`-flat`, `sparsey-grouped`) and one group of all three (`-wide`). Per operation = per despawn or spawn.",
+    ),
+    (
+        "cycle_nested",
+        "Steady state on 100,000 entities with all three components: a random tenth lose their acceleration and get it back, every iteration. The cost of one change to the nested level (`-nested`, `sparsey-nested`), to the third member of one wide group (`-wide`), or to an ungrouped storage. Per operation = per remove or insert.",
+    ),
 ];
 
 fn format_ns(ns: f64) -> String {
@@ -815,6 +837,8 @@ fn workload_tables(results: &Results, out: &mut String) {
                 .get("sparse-soa")
                 .or_else(|| functions.get("sparse-soa-1-field"))
                 .or_else(|| functions.get("sparse-soa-group"))
+                .or_else(|| functions.get("sparse-soa-grouped"))
+                .or_else(|| functions.get("sparse-soa-nested"))
                 .copied();
             let _ = writeln!(out, "`{group}`\n");
             let _ = writeln!(

@@ -1,13 +1,13 @@
 //! The storages of a nested group's level as one group's: [`Both`] puts the outer level's
-//! members (or excluded storages) beside the level's own, so that the level's prefix is kept by
-//! the same code that keeps any group's (`repair.rs`, `sort.rs`, `check.rs`, `query.rs`), and
-//! borrowed tuples (`&M`, `&mut M`) stand in for owned ones, so that a level borrows the outer
-//! level's storages instead of owning them.
+//! members (or excluded storages) beside the level's own, so that the level is read by the
+//! same code that reads any group (`check.rs`, `query.rs`, the iterators and lookups of
+//! `mod.rs`), and shared tuples (`&M`) stand in for owned ones, so that a view of the level
+//! borrows the storages instead of owning them.
 //!
-//! `Both` has no public fields and no `Nth`, and a shared tuple cannot move rows: a view of a
-//! level reads and changes values, and only the group that owns the family changes keys.
+//! `Both` has no public fields, no `Nth` and moves no rows: only the group that owns the
+//! family changes keys.
 
-use crate::group::tuples::{GroupExcluded, GroupMembers, GroupRows, KeySet};
+use crate::group::tuples::{GroupExcluded, GroupRows, KeySet};
 use crate::rows::Aligned;
 use crate::set::SparseSet;
 
@@ -185,56 +185,6 @@ impl<A: GroupRows, B: GroupRows<Key = A::Key>> GroupRows for Both<A, B> {
     }
 }
 
-impl<A: GroupMembers, B: GroupMembers<Key = A::Key>> GroupMembers for Both<A, B> {
-    #[inline]
-    fn move_to(&mut self, positions: Self::Positions, target: usize) {
-        self.outer.move_to(positions.0, target);
-        self.inner.move_to(positions.1, target);
-    }
-
-    #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        self.outer.swap(a, b);
-        self.inner.swap(a, b);
-    }
-
-    fn remove(&mut self, key: A::Key) -> bool {
-        // Both, whichever held the key.
-        let outer = self.outer.remove(key);
-        self.inner.remove(key) || outer
-    }
-
-    #[inline]
-    fn swap_remove_at(&mut self, index: usize) {
-        self.outer.swap_remove_at(index);
-        self.inner.swap_remove_at(index);
-    }
-
-    #[inline]
-    fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>> {
-        Some((self.outer.views_mut(index)?, self.inner.views_mut(index)?))
-    }
-
-    #[inline]
-    fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_> {
-        (self.outer.columns_mut(len), self.inner.columns_mut(len))
-    }
-
-    #[inline]
-    fn rows_mut(&mut self, len: usize) -> Self::RowsMut<'_> {
-        Aligned::new((self.outer.rows_mut(len), self.inner.rows_mut(len)))
-    }
-
-    #[inline]
-    fn index_and_rows_mut(
-        &mut self,
-        len: usize,
-    ) -> (&SparseSet<A::Key, A::FirstDense>, Self::RowsMut<'_>) {
-        let (index, outer) = self.outer.index_and_rows_mut(len);
-        (index, Aligned::new((outer, self.inner.rows_mut(len))))
-    }
-}
-
 impl<K: Copy, A: GroupExcluded<K>, B: GroupExcluded<K>> GroupExcluded<K> for Both<A, B> {
     #[inline]
     fn count(&self) -> usize {
@@ -260,8 +210,7 @@ impl<K: Copy, A: GroupExcluded<K>, B: GroupExcluded<K>> GroupExcluded<K> for Bot
     }
 }
 
-// A borrowed tuple reads as the tuple does; a mutably borrowed one also moves rows. Every
-// method forwards.
+// A borrowed tuple reads as the tuple does: every method forwards.
 macro_rules! forward_rows {
     ($($borrow:tt)*) => {
         impl<T: GroupRows> GroupRows for $($borrow)* T {
@@ -376,51 +325,6 @@ macro_rules! forward_rows {
 }
 
 forward_rows!(&);
-forward_rows!(&mut);
-
-impl<T: GroupMembers> GroupMembers for &mut T {
-    #[inline]
-    fn move_to(&mut self, positions: T::Positions, target: usize) {
-        (**self).move_to(positions, target);
-    }
-
-    #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        (**self).swap(a, b);
-    }
-
-    fn remove(&mut self, key: T::Key) -> bool {
-        (**self).remove(key)
-    }
-
-    #[inline]
-    fn swap_remove_at(&mut self, index: usize) {
-        (**self).swap_remove_at(index);
-    }
-
-    #[inline]
-    fn views_mut(&mut self, index: usize) -> Option<T::Muts<'_>> {
-        (**self).views_mut(index)
-    }
-
-    #[inline]
-    fn columns_mut(&mut self, len: usize) -> T::ColumnsMut<'_> {
-        (**self).columns_mut(len)
-    }
-
-    #[inline]
-    fn rows_mut(&mut self, len: usize) -> T::RowsMut<'_> {
-        (**self).rows_mut(len)
-    }
-
-    #[inline]
-    fn index_and_rows_mut(
-        &mut self,
-        len: usize,
-    ) -> (&SparseSet<T::Key, T::FirstDense>, T::RowsMut<'_>) {
-        (**self).index_and_rows_mut(len)
-    }
-}
 
 impl<K, T: GroupExcluded<K>> GroupExcluded<K> for &T {
     #[inline]

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nest, Nested};
 
 /// How storages break a group's invariant (the [module docs](super)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +114,58 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         // position, none excluded): what is left to check is that no qualifying key is past it.
         let group = Group { members, excluded, nested: (), len };
         group.check_outside()?;
+        Ok(group)
+    }
+}
+
+/// A group with a nested level.
+type Family<M, X, M2, X2> = Group<M, X, Nested<M2, X2>>;
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+    /// This group with a nested level of storages that are aligned already (as a family left
+    /// them), without moving a key: the level's prefix is every leading position of the
+    /// group's where the level's members hold the group's key and no excluded storage of the
+    /// level holds it.
+    ///
+    /// Computes in **O(total len)** time.
+    ///
+    /// # Errors
+    ///
+    /// The first way the storages are not a family's, as [`Misaligned`].
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
+    pub(crate) fn with_aligned_nested<M2, X2>(
+        self,
+        members: M2,
+        excluded: X2,
+    ) -> Result<Family<M, X, M2, X2>, Misaligned<M::Key>>
+    where
+        M2: GroupMembers<Key = M::Key>,
+        X2: GroupExcludedMut<M::Key>,
+    {
+        let shortest = (0..members.count())
+            .map(|member| members.member_keys(member).len())
+            .fold(self.len, usize::min);
+        let keys = self.members.first_keys();
+        let len = (0..shortest)
+            .take_while(|&position| {
+                members.same_key_at(position)
+                    && members.key_at(0, position) == keys.get(position).copied()
+                    && !excluded.holds(keys[position])
+            })
+            .count();
+        let Group { members: outer, excluded: outer_excluded, len: outer_len, .. } = self;
+        let group = Group {
+            members: outer,
+            excluded: outer_excluded,
+            nested: Nested::aligned(members, excluded, len),
+            len: outer_len,
+        };
+        // The prefixes hold by construction: what is left is that no qualifying key is past
+        // the nested one.
+        group.check_aligned()?;
         Ok(group)
     }
 }

@@ -103,6 +103,7 @@ mod sort;
 #[cfg(test)]
 mod tests;
 mod tuples;
+mod view;
 
 use core::fmt;
 
@@ -111,9 +112,10 @@ use crate::storage::{Columnar, Storage};
 
 pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
-pub use nested::{Nest, Nested, NestedExcludedMut, NestedMemberMut, NestedView, NestedViewMut};
+pub use nested::{Nest, Nested, NestedExcludedMut, NestedMemberMut, NestedView};
 pub use query::{GroupFetch, GroupFetchMut};
 pub use tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
+pub use view::NestedMut;
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
 /// positions `0..len` of every member, in the same order. See the [module docs](self).

@@ -9,6 +9,7 @@ use crate::group::Group;
 use crate::group::both::Both;
 use crate::group::check::Misaligned;
 use crate::group::tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
+use crate::group::view::NestedMut;
 use crate::storage::{Columnar, Storage};
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
@@ -59,22 +60,32 @@ type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 ///
 /// # Costs per change, against the peers
 ///
-/// A change to one storage of the family makes one repair (`repair.rs`): the group's level
-/// first, then the nested level's, each at most one lookup per storage and one swap per member
-/// of the level. In numbers, for a family of `m` outer and `m2` nested members:
+/// A change to a storage of the family makes one repair: the group's prefix first, then the
+/// nested one's. For a group of `m` members and `x` excluded storages with a nested level of
+/// `m2` members and `x2` excluded storages:
 ///
-/// | change | sparse-soa | `EnTT` (nested owning groups) | sparsey (group families) |
-/// |---|---|---|---|
-/// | a key joins both prefixes | `m` + `m2` lookups, at most `m` + (`m` + `m2`) swaps | one signal per group of the family, each `m` (or `m + m2`) lookups and swaps | one pass over the family's groups, each its lookups and swaps |
-/// | a key leaves both prefixes | (`m` + `m2`) + `m` swaps, no lookup past the first | as joining | as joining |
-/// | a change to a nested member or excluded storage only | 1 lookup in the group's prefix, then the nested level's `m2` lookups and at most `m` + `m2` swaps | one signal per group | one pass |
-/// | a change outside both prefixes | the storage's own cost and the lookups that show it | as left | as left |
+/// | change | cost |
+/// |---|---|
+/// | a key joins both prefixes (the group's last missing component arrives) | `m + x` lookups and at most `m` swaps for the group; `m2 + x2` lookups (none for members that just pushed it) and at most `m + m2` swaps for the nested level |
+/// | a change to a nested member or excluded storage alone | one lookup (the key's position in the group's prefix), then the nested level's as above; the group's prefix is not touched |
+/// | a key leaves both prefixes | one lookup, then `m + m2` swaps (the nested level first) and `m` swaps |
+/// | a change to a key in neither prefix | the storage's own cost and the lookups that show it |
 ///
-/// All three keep the same nested prefixes; what differs is the dispatch: `EnTT` reacts to
-/// pool signals at run time and sparsey walks a family's groups in a loop, where here the
-/// levels are types, so the repair of a family is inlined code with no indirection. Measured
-/// in BENCHMARKS.md (group `systems_grouped_cycle`, the rows `nested`): despawning and
-/// respawning rows of a nested family against a flat group of the same storages.
+/// The peers keep the same nested prefixes; they differ in what they look up:
+///
+/// - sparsey's group families check, per group of the family from the outermost, only the
+///   storages that group adds to the previous one, then swap in all of the group's storages:
+///   the same lookups and swaps as here, walked at run time over the family's groups.
+/// - `EnTT`'s nested owning groups react to each pool's signals, one handler per group, and
+///   each handler tests every pool of its group (owned, observed and excluded): the nested
+///   group looks up the outer group's pools again. As here, only the most restrictive group
+///   of a family can be sorted.
+///
+/// Measured (BENCHMARKS.md, groups `respawn_nested` and `cycle_nested`, 100,000 entities): a
+/// despawn or spawn of a whole row into a family of positions and velocities with
+/// accelerations nested costs what sparsey's family of the same components does, and what
+/// the flat group costs; one change to the nested level (an acceleration removed or put back)
+/// costs what a change to the third member of one wide group does, and at most sparsey's.
 ///
 /// # Limits
 ///
@@ -100,13 +111,19 @@ impl<M: GroupMembers> Nested<M, ()> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
-    /// A nested level of `members` without the keys `excluded` holds.
-    ///
-    /// Computes in **O(1)** time: the level is aligned when [`Group::nest`] takes it.
-    #[must_use]
-    pub fn with_excluded(members: M, excluded: X) -> Self {
+impl<M, X> Nested<M, X> {
+    /// A detached level of `members` and `excluded` (aligned when a group takes it).
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
+    pub(crate) fn from_parts(members: M, excluded: X) -> Self {
         Nested { members, excluded, len: 0 }
+    }
+
+    /// A level whose first `len` keys are aligned with its group's, as checked by the caller.
+    pub(crate) fn aligned(members: M, excluded: X, len: usize) -> Self {
+        Nested { members, excluded, len }
     }
 
     /// The level's own member storages, shared.
@@ -132,6 +149,16 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
     /// Computes in **O(1)** time.
     pub fn into_parts(self) -> (M, X) {
         (self.members, self.excluded)
+    }
+}
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
+    /// A nested level of `members` without the keys `excluded` holds.
+    ///
+    /// Computes in **O(1)** time: the level is aligned when [`Group::nest`] takes it.
+    #[must_use]
+    pub fn with_excluded(members: M, excluded: X) -> Self {
+        Nested { members, excluded, len: 0 }
     }
 }
 
@@ -227,8 +254,10 @@ where
         OM: GroupMembers,
     {
         // In the group's prefix, every member of the group holds `key` at `position`: only the
-        // level's own storages are looked up.
-        match self.members.positions(key) {
+        // level's own storages are looked up, and not even those when `key` was just pushed to
+        // each (it is then every member's last key).
+        let positions = self.members.last_positions(key).or_else(|| self.members.positions(key));
+        match positions {
             Some(positions) if !self.excluded.holds(key) => {
                 // Past the nested prefix in the group's members means past it in the level's,
                 // for keys implemented as `Key` asks; `joinable` checks the level's members, so
@@ -326,9 +355,6 @@ impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>> {
 /// level's own.
 pub type NestedView<'g, M, X, M2, X2> = Group<Both<&'g M, &'g M2>, Both<&'g X, &'g X2>>;
 
-/// The mutable view of a group's nested level: its values change, its keys do not.
-pub type NestedViewMut<'g, M, X, M2, X2> = Group<Both<&'g mut M, &'g mut M2>, Both<&'g X, &'g X2>>;
-
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Puts `level` inside this group: its keys that qualify for both (every member of the
     /// group and of the level, no excluded storage of either) are aligned at the start of the
@@ -401,9 +427,9 @@ where
         }
     }
 
-    /// The nested level as a group whose values change: `get_mut`, `iter_mut`, `columns_mut`,
-    /// `rows_mut`, and a place in a query as a mutable member. Its keys change only through
-    /// the family: [`nested_member_mut`], [`nested_excluded_mut`],
+    /// The nested level's values, mutably: a [`NestedMut`] with `get_mut`, `iter_mut`,
+    /// `columns_mut`, `rows_mut`, and a place in a query as a mutable member. Its keys change
+    /// only through the family: [`nested_member_mut`], [`nested_excluded_mut`],
     /// [`member_mut`](Group::member_mut), [`remove`](Group::remove); its prefix is sorted by
     /// [`sort_nested_by`](Group::sort_nested_by) and the other `sort_nested_*` methods.
     ///
@@ -428,13 +454,8 @@ where
     /// family.assert_invariants();
     /// ```
     #[inline]
-    pub fn nested_mut(&mut self) -> NestedViewMut<'_, M, X, M2, X2> {
-        Group {
-            members: Both::new(&mut self.members, &mut self.nested.members),
-            excluded: Both::new(&self.excluded, &self.nested.excluded),
-            nested: (),
-            len: self.nested.len,
-        }
+    pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2> {
+        NestedMut { family: self }
     }
 
     /// A handle to member `I` of the nested level that changes its values freely and its keys
@@ -573,8 +594,12 @@ where
     /// Computes in **O(1)** time.
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M2, I> as Storage>::Value> {
         let group = &mut *self.group;
-        group.leave_nested(key);
-        let position = group.nested.members.nth().get_index_of(key)?;
+        let mut position = group.nested.members.nth().get_index_of(key)?;
+        if position < group.nested.len {
+            // In the nested prefix: at `position` in every member of both levels. Out of the
+            // nested prefix first (to its end); the group's prefix keeps it.
+            position = group.nested.leave_at(&mut group.members, position);
+        }
         group.nested.members.nth_mut().swap_remove_index(position).map(|(_, value)| value)
     }
 
@@ -722,14 +747,6 @@ where
     {
         let Some(position) = self.nested.members.nth().get_index_of(key) else { return };
         if position < self.nested.len && !self.nested().members.same_key_at(position) {
-            self.nested.leave_at(&mut self.members, position);
-        }
-    }
-
-    /// Takes `key` out of the nested level's prefix, if it is there; the group's prefix keeps
-    /// it.
-    fn leave_nested(&mut self, key: M::Key) {
-        if let Some(position) = self.index_of(key) {
             self.nested.leave_at(&mut self.members, position);
         }
     }

@@ -91,6 +91,14 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N> Member for &'a mut Group<
     }
 }
 
+impl<'a, M: GroupRows> GroupFetchMut<'a, M> {
+    /// The fetch of rows whose first part's keys `index` answers for.
+    #[inline]
+    pub(super) fn new(index: &'a SparseSet<M::Key, M::FirstDense>, rows: M::RowsMut<'a>) -> Self {
+        GroupFetchMut { index, rows }
+    }
+}
+
 /// A group drives over its whole prefix: a one-member query of it knows its length.
 impl<M, X, N> ExactMember for &Group<M, X, N> {}
 impl<M, X, N> ExactMember for &mut Group<M, X, N> {}

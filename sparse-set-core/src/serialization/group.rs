@@ -1,6 +1,8 @@
 //! A [`Group`] through serde: a struct `Group` of its `members` and `excluded` storages, each
-//! in its own format. Loading re-checks the alignment: the storages must be aligned as a group
-//! leaves them, or the load is refused naming the key or position that is not.
+//! in its own format, and for a group with a [`Nested`] level a third field, `nested`, a struct
+//! `Nested` of the level's `members` and `excluded`. Loading re-checks the alignment: the
+//! storages must be aligned as a group leaves them, or the load is refused naming the key or
+//! position that is not.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -9,16 +11,46 @@ use ::serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use ::serde::ser::{SerializeStruct, Serializer};
 use ::serde::{Deserialize, Serialize};
 
-use crate::group::{Group, GroupExcluded, GroupMembers};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nested};
 use crate::serialization::format::FieldIn;
 
 const GROUP_FIELDS: &[&str] = &["members", "excluded"];
+const FAMILY_FIELDS: &[&str] = &["members", "excluded", "nested"];
+const NESTED_FIELDS: &[&str] = &["members", "excluded"];
 
 /// A struct `Group` of `members` (a tuple of the members' formats) and `excluded` (a tuple of
 /// the excluded storages' formats; unit when there are none).
 impl<M: GroupMembers + Serialize, X: GroupExcluded<M::Key> + Serialize> Serialize for Group<M, X> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct("Group", 2)?;
+        state.serialize_field("members", self.members())?;
+        state.serialize_field("excluded", self.excluded())?;
+        state.end()
+    }
+}
+
+/// A struct `Group` of `members`, `excluded` and `nested`: the nested level as a struct
+/// `Nested` of its own `members` and `excluded`.
+impl<M, X, M2, X2> Serialize for Group<M, X, Nested<M2, X2>>
+where
+    M: GroupMembers + Serialize,
+    X: GroupExcluded<M::Key> + Serialize,
+    M2: GroupMembers<Key = M::Key> + Serialize,
+    X2: GroupExcludedMut<M::Key> + Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut state = serializer.serialize_struct("Group", 3)?;
+        state.serialize_field("members", self.members())?;
+        state.serialize_field("excluded", self.excluded())?;
+        state.serialize_field("nested", self.nested_level())?;
+        state.end()
+    }
+}
+
+/// A struct `Nested` of `members` and `excluded`.
+impl<M: Serialize, X: Serialize> Serialize for Nested<M, X> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut state = serializer.serialize_struct("Nested", 2)?;
         state.serialize_field("members", self.members())?;
         state.serialize_field("excluded", self.excluded())?;
         state.end()
@@ -35,54 +67,209 @@ where
     X: GroupExcluded<M::Key> + Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_struct("Group", GROUP_FIELDS, GroupVisitor(PhantomData))
+        let visitor = PartsVisitor::<(M, X, ())>(PhantomData);
+        let (members, excluded, ()) =
+            deserializer.deserialize_struct("Group", GROUP_FIELDS, visitor)?;
+        Group::from_aligned_parts(members, excluded).map_err(not_a_group)
     }
 }
 
-struct GroupVisitor<M, X>(PhantomData<(M, X)>);
-
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> GroupVisitor<M, X> {
-    fn assemble<E: de::Error>(members: M, excluded: X) -> Result<Group<M, X>, E> {
-        Group::from_aligned_parts(members, excluded)
-            .map_err(|misaligned| E::custom(format_args!("not a group: {misaligned}")))
-    }
-}
-
-impl<'de, M, X> Visitor<'de> for GroupVisitor<M, X>
+/// As a group without a nested level, and then the nested level: its keys that qualify must
+/// start the group's prefix, in the same order in the level's members.
+impl<'de, M, X, M2, X2> Deserialize<'de> for Group<M, X, Nested<M2, X2>>
 where
     M: GroupMembers + Deserialize<'de>,
     X: GroupExcluded<M::Key> + Deserialize<'de>,
+    M2: GroupMembers<Key = M::Key> + Deserialize<'de>,
+    X2: GroupExcludedMut<M::Key> + Deserialize<'de>,
 {
-    type Value = Group<M, X>;
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let visitor = PartsVisitor::<(M, X, Nested<M2, X2>)>(PhantomData);
+        let (members, excluded, nested) =
+            deserializer.deserialize_struct("Group", FAMILY_FIELDS, visitor)?;
+        let group = Group::from_aligned_parts(members, excluded).map_err(not_a_group)?;
+        let (members, excluded) = nested.into_parts();
+        group.with_aligned_nested(members, excluded).map_err(not_a_group)
+    }
+}
+
+/// A detached level: its storages, aligned when [`Group::nest`] takes it.
+impl<'de, M: Deserialize<'de>, X: Deserialize<'de>> Deserialize<'de> for Nested<M, X> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let visitor = PartsVisitor::<(M, X)>(PhantomData);
+        let (members, excluded) =
+            deserializer.deserialize_struct("Nested", NESTED_FIELDS, visitor)?;
+        Ok(Nested::from_parts(members, excluded))
+    }
+}
+
+fn not_a_group<E: de::Error>(misaligned: impl fmt::Display) -> E {
+    E::custom(format_args!("not a group: {misaligned}"))
+}
+
+/// The fields of a group's or a level's struct, in order: a tuple of their types.
+trait Parts<'de>: Sized {
+    /// The fields' names.
+    const FIELDS: &'static [&'static str];
+    /// What the visitor expects.
+    const EXPECTING: &'static str;
+    /// The fields read so far, one `Option` each.
+    type Slots: Default;
+
+    /// Reads field `field` from `map` into `slots`.
+    fn read<A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        field: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+
+    /// Reads every field in order from `seq`.
+    fn read_seq<A: SeqAccess<'de>>(
+        seq: &mut A,
+        expected: &dyn de::Expected,
+    ) -> Result<Self, A::Error>;
+
+    /// The fields, or the first missing one.
+    fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E>;
+}
+
+/// One field into its slot, refusing a second copy.
+fn read_slot<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// The next element of `seq`, or the error of a sequence of `index` elements.
+fn next<'de, A: SeqAccess<'de>, T: Deserialize<'de>>(
+    seq: &mut A,
+    index: usize,
+    expected: &dyn de::Expected,
+) -> Result<T, A::Error> {
+    seq.next_element()?.ok_or_else(|| de::Error::invalid_length(index, expected))
+}
+
+impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Parts<'de> for (A, B) {
+    const FIELDS: &'static [&'static str] = NESTED_FIELDS;
+    const EXPECTING: &'static str = "a struct of `members` and `excluded`";
+    type Slots = (Option<A>, Option<B>);
+
+    fn read<M: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        field: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        match field {
+            0 => read_slot(&mut slots.0, "members", map),
+            _ => read_slot(&mut slots.1, "excluded", map),
+        }
+    }
+
+    fn read_seq<S: SeqAccess<'de>>(
+        seq: &mut S,
+        expected: &dyn de::Expected,
+    ) -> Result<Self, S::Error> {
+        Ok((next(seq, 0, expected)?, next(seq, 1, expected)?))
+    }
+
+    fn finish<E: de::Error>((members, excluded): Self::Slots) -> Result<Self, E> {
+        Ok((
+            members.ok_or_else(|| E::missing_field("members"))?,
+            excluded.ok_or_else(|| E::missing_field("excluded"))?,
+        ))
+    }
+}
+
+/// A group without a nested level: two fields (the unit is never read).
+impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Parts<'de> for (A, B, ()) {
+    const FIELDS: &'static [&'static str] = GROUP_FIELDS;
+    const EXPECTING: &'static str = "a group: a struct of `members` and `excluded`";
+    type Slots = (Option<A>, Option<B>);
+
+    fn read<M: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        field: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        <(A, B)>::read(slots, field, map)
+    }
+
+    fn read_seq<S: SeqAccess<'de>>(
+        seq: &mut S,
+        expected: &dyn de::Expected,
+    ) -> Result<Self, S::Error> {
+        let (a, b) = <(A, B)>::read_seq(seq, expected)?;
+        Ok((a, b, ()))
+    }
+
+    fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let (a, b) = <(A, B)>::finish(slots)?;
+        Ok((a, b, ()))
+    }
+}
+
+/// A group with a nested level: three fields.
+impl<'de, A: Deserialize<'de>, B: Deserialize<'de>, M2, X2> Parts<'de> for (A, B, Nested<M2, X2>)
+where
+    Nested<M2, X2>: Deserialize<'de>,
+{
+    const FIELDS: &'static [&'static str] = FAMILY_FIELDS;
+    const EXPECTING: &'static str = "a group: a struct of `members`, `excluded` and `nested`";
+    type Slots = (Option<A>, Option<B>, Option<Nested<M2, X2>>);
+
+    fn read<M: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        field: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        match field {
+            0 => read_slot(&mut slots.0, "members", map),
+            1 => read_slot(&mut slots.1, "excluded", map),
+            _ => read_slot(&mut slots.2, "nested", map),
+        }
+    }
+
+    fn read_seq<S: SeqAccess<'de>>(
+        seq: &mut S,
+        expected: &dyn de::Expected,
+    ) -> Result<Self, S::Error> {
+        Ok((next(seq, 0, expected)?, next(seq, 1, expected)?, next(seq, 2, expected)?))
+    }
+
+    fn finish<E: de::Error>((members, excluded, nested): Self::Slots) -> Result<Self, E> {
+        Ok((
+            members.ok_or_else(|| E::missing_field("members"))?,
+            excluded.ok_or_else(|| E::missing_field("excluded"))?,
+            nested.ok_or_else(|| E::missing_field("nested"))?,
+        ))
+    }
+}
+
+/// Reads the fields of `P` from a struct written as a map or a sequence.
+struct PartsVisitor<P>(PhantomData<P>);
+
+impl<'de, P: Parts<'de>> Visitor<'de> for PartsVisitor<P> {
+    type Value = P;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a group: a struct of `members` and `excluded`")
+        f.write_str(P::EXPECTING)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let members = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let excluded = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        Self::assemble(members, excluded)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<P, A::Error> {
+        P::read_seq(&mut seq, &self)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = None;
-        let mut excluded = None;
-        while let Some(field) = map.next_key_seed(FieldIn(GROUP_FIELDS))? {
-            if field == 0 {
-                if members.is_some() {
-                    return Err(de::Error::duplicate_field("members"));
-                }
-                members = Some(map.next_value()?);
-            } else {
-                if excluded.is_some() {
-                    return Err(de::Error::duplicate_field("excluded"));
-                }
-                excluded = Some(map.next_value()?);
-            }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<P, A::Error> {
+        let mut slots = P::Slots::default();
+        while let Some(field) = map.next_key_seed(FieldIn(P::FIELDS))? {
+            P::read(&mut slots, field, &mut map)?;
         }
-        let members = members.ok_or_else(|| de::Error::missing_field("members"))?;
-        let excluded = excluded.ok_or_else(|| de::Error::missing_field("excluded"))?;
-        Self::assemble(members, excluded)
+        P::finish(slots)
     }
 }
