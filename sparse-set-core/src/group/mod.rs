@@ -48,7 +48,9 @@
 //! No `&mut S` to a member is ever handed out, so safe code cannot break alignment: calling
 //! `insert` on `group.members().0` does not compile. [`into_parts`](Group::into_parts) gives
 //! the storages back. A storage moves into at most one group, so the conflict `EnTT` checks at
-//! run time (two owning groups over one pool) cannot be written.
+//! run time (two owning groups over one pool) cannot be written; two groups that nest share
+//! storages as one family: a [`Nested`] level inside the group's prefix
+//! ([`nest`](Group::nest)).
 //!
 //! In `EnTT`'s terms this is an *owning* group, with exclusion. A *non-owning* group is what a
 //! [`query`](crate::query()) is: it drives by the smallest storage and probes the others. A
@@ -90,7 +92,10 @@
 //! prefix is repaired after every change of keys, also while unwinding; `handles.rs` the member
 //! and excluded handles; `rows.rs` how a world puts a whole row into a group and finishes it
 //! once; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
-//! group is made of; `query.rs` a group as a member of a query.
+//! group is made of; `query.rs` a group as a member of a query; `nested.rs` the nested level
+//! of a family (its repair, construction and handles); `both.rs` the storages of both levels
+//! read as one group's; `view.rs` the nested level's values as a mutable view and query
+//! member.
 
 mod both;
 mod check;
