@@ -455,3 +455,33 @@ proptest! {
         run_entities(&ops);
     }
 }
+
+/// A value whose `Drop` panics when it was made to.
+struct Bomb(bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        assert!(!self.0, "a value's drop panicked");
+    }
+}
+
+#[test]
+fn a_despawn_whose_value_panics_on_drop_leaves_the_group_aligned() {
+    // Member 0 holds only aligned keys (it removes the row directly); member 1 holds two keys
+    // past the prefix (it swaps the row to the prefix's end first).
+    for doomed in 0..4 {
+        let bombs: SparseMap<u32, Bomb> = (0..4).map(|key| (key, Bomb(key == doomed))).collect();
+        let extra: SparseMap<u32, u8> = (0..6).rev().map(|key| (key, 0)).collect();
+        let mut group = Group::new((bombs, extra));
+        assert_eq!(group.len(), 4);
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| group.remove(doomed)));
+        assert!(result.is_err(), "the drop of key {doomed}'s value panics");
+        group.assert_invariants();
+        assert_eq!(group.len(), 3);
+        assert!(!group.contains(doomed));
+        let (bombs, extra) = group.members();
+        assert!(!bombs.contains_key(doomed) && !extra.contains_key(doomed));
+        assert_eq!(extra.len(), 5);
+    }
+}

@@ -487,10 +487,14 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
         X: GroupExcludedMut<M::Key>,
     {
         let held = if let Some(position) = self.index_of(key) {
-            // Aligned: at `position` in every member. Out of the prefix first (to its end);
-            // then each member drops it from there.
-            let last = self.leave_at(position);
-            self.members.swap_remove_at(last);
+            // Aligned: at `position` in every member. Out of the nested prefix first, then out
+            // of this one: the prefix shortens, and each member removes the row so that the
+            // prefix's last row fills its place (a member with no keys past the prefix swaps
+            // nothing: its last row is that row).
+            let position = self.nested.leave_at(&mut self.members, position);
+            let len = self.len;
+            self.len -= 1;
+            self.members.remove_aligned(position, len);
             true
         } else {
             let held = self.members.remove(key);

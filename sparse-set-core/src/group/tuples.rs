@@ -173,9 +173,12 @@ pub trait GroupMembers: GroupRows {
     fn swap(&mut self, a: usize, b: usize);
     /// Removes `key` from every member (dropping the values); whether any held it.
     fn remove(&mut self, key: Self::Key) -> bool;
-    /// Swap-removes position `index` of every member (dropping the values); it must be in
-    /// every member.
-    fn swap_remove_at(&mut self, index: usize);
+    /// Removes the row at `position` of an aligned prefix of `len` rows from every member
+    /// (dropping the values once every member is done), leaving the prefix's other rows aligned
+    /// in its first `len - 1` positions: a member that holds no key past the prefix swap-removes
+    /// the row directly (its last row, aligned, fills the hole), any other swaps it to the
+    /// prefix's end first. The caller shortens the prefix first.
+    fn remove_aligned(&mut self, position: usize, len: usize);
     /// Every member's mutable view at `index`.
     fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>>;
     /// Every member's mutable columns, cut to `len`.
@@ -423,9 +426,14 @@ macro_rules! group_tuple {
             }
 
             #[inline]
-            fn swap_remove_at(&mut self, index: usize) {
-                Columnar::swap_remove_index(&mut self.0, index);
-                $(Columnar::swap_remove_index(&mut self.$i, index);)*
+            fn remove_aligned(&mut self, position: usize, len: usize) {
+                // Every member first, the values after: a value's `Drop` that panics finds the
+                // members aligned.
+                let removed = (
+                    group_tuple!(@remove_aligned self.0, position, len),
+                    $(group_tuple!(@remove_aligned self.$i, position, len),)*
+                );
+                drop(removed);
             }
 
             #[inline]
@@ -510,6 +518,16 @@ macro_rules! group_tuple {
             _ => return None,
         }
     };
+    (@remove_aligned $member:expr, $position:ident, $len:ident) => {{
+        let last = $len - 1;
+        if Storage::len(&$member) > $len && $position != last {
+            // Keys past the prefix: its last row moves into the hole, and this one to its end.
+            Columnar::swap_indices(&mut $member, $position, last);
+            Columnar::swap_remove_index(&mut $member, last)
+        } else {
+            Columnar::swap_remove_index(&mut $member, $position)
+        }
+    }};
     (@usize $member:ident) => { usize };
     (@one $member:ident) => { 1 };
 }
