@@ -63,7 +63,7 @@
 //! |---|---|
 //! | iteration, [`rows_mut`](Group::rows_mut), [`columns_mut`](Group::columns_mut) | O(len), plain slices, no lookups |
 //! | [`MemberMut::insert`], [`MemberMut::remove`], the excluded handle's | the storage's own cost, one lookup per member and excluded storage, and at most one swap per member |
-//! | [`remove`](Group::remove) | one removal per storage of the group, and at most one swap per member |
+//! | [`remove`](Group::remove) | one removal per storage of the group; a swap only in the members that hold keys past the prefix (a member of aligned keys alone fills the hole with its last row) |
 //! | [`with_excluded`](Group::with_excluded), [`new`](Group::new) | O(smallest member) lookups and swaps: aligns storages that already hold data |
 //! | sorting | O(len log len), then O(len) swaps per member |
 //!
