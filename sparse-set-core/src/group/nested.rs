@@ -503,7 +503,8 @@ where
         (Group { members, excluded, nested: (), len }, nested)
     }
 
-    /// The key that `key`'s slot in nested storage `storage` holds, if another version of it.
+    /// The key that `key`'s slot in `storage` (a storage of the nested level) holds, if it holds
+    /// another version of `key`.
     fn stale_in<S: Storage<Key = M::Key>>(storage: &S, key: M::Key) -> Option<M::Key> {
         storage.as_sparse_set().slot_holder(key).filter(|&held| held != key)
     }
