@@ -429,3 +429,37 @@ mod world {
         assert_eq!(game.motion.len(), 2);
     }
 }
+
+/// A value whose `Drop` panics when it was made to.
+struct Bomb(bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        assert!(!self.0, "a value's drop panicked");
+    }
+}
+
+#[test]
+fn a_despawn_whose_values_panic_on_drop_leaves_the_family_aligned() {
+    // Both prefixes are everything (the despawn takes the row out of both levels' members
+    // directly), or the nested one is shorter (it leaves the nested prefix first); the value
+    // that panics is in the group's member or in the nested level's.
+    for (nested_keys, doomed, in_nested) in
+        [(4, 1, false), (4, 1, true), (4, 3, true), (2, 0, true), (2, 1, false), (2, 3, false)]
+    {
+        let outer: SparseMap<u32, Bomb> =
+            (0..4).map(|key| (key, Bomb(key == doomed && !in_nested))).collect();
+        let inner: SparseMap<u32, Bomb> =
+            (0..nested_keys).map(|key| (key, Bomb(key == doomed && in_nested))).collect();
+        let mut family = Group::new((outer,)).nest(Nested::new((inner,)));
+        assert_eq!((family.len(), family.nested().len()), (4, nested_keys as usize));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| family.remove(doomed)));
+        assert!(result.is_err(), "the drop of key {doomed}'s value panics");
+        family.assert_invariants();
+        assert_eq!(family.len(), 3);
+        assert!(!family.contains(doomed) && !family.nested().contains(doomed));
+        let (inner,) = family.nested().members().inner();
+        assert!(!inner.contains_key(doomed));
+    }
+}

@@ -486,16 +486,16 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     where
         X: GroupExcludedMut<M::Key>,
     {
-        let held = if let Some(position) = self.index_of(key) {
+        let (taken, held) = if let Some(position) = self.index_of(key) {
             // Aligned: at `position` in every member. Out of the nested prefix first, then out
-            // of this one: the prefix shortens, and each member removes the row so that the
+            // of this one: the prefix shortens, and each member takes the row out so that the
             // prefix's last row fills its place (a member with no keys past the prefix swaps
             // nothing: its last row is that row).
-            let position = self.nested.leave_at(&mut self.members, position);
             let len = self.len;
+            let (position, nested) =
+                self.nested.leave_for_removal(&mut self.members, position, len);
             self.len -= 1;
-            self.members.remove_aligned(position, len);
-            true
+            (Some((self.members.take_aligned(position, len), nested)), true)
         } else {
             let held = self.members.remove(key);
             // A key that is not aligned is in no member's prefix, so the prefix keeps its
@@ -504,11 +504,16 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
             // reaches past a member (see "Implementing `Key` wrongly").
             let shortest = self.members.member_keys(self.members.smallest()).len();
             self.len = self.len.min(shortest);
-            held
+            (None, held)
         };
-        // Out of every prefix now: the nested level's storages drop it without moving one.
+        // Out of every prefix now: the nested level's storages drop it without moving one, and
+        // the excluded storages drop it. The values taken from the members are dropped last, so
+        // that a `Drop` that panics finds the key gone from every storage it could be taken
+        // from first.
         let nested = self.nested.remove(key);
-        self.excluded.remove(key) || nested || held
+        let excluded = self.excluded.remove(key);
+        drop(taken);
+        excluded || nested || held
     }
 
     /// The mutable views of `key`'s element in every member, if `key` is aligned.

@@ -179,6 +179,26 @@ pub trait Nest<M: GroupRows> {
     where
         M: GroupMembers;
 
+    /// What [`leave_for_removal`](Self::leave_for_removal) takes out of the level's members,
+    /// dropped by the caller once every storage is done.
+    #[doc(hidden)]
+    type Taken;
+
+    /// Before the key at `position` of the group's prefix of `outer_len` keys is removed from
+    /// every storage of the family (a despawn): takes it out of the nested level's prefix,
+    /// taking it out of the level's members right away when that moves fewer rows (the
+    /// nested prefix is then all of the group's, and the group's removal will fill the hole
+    /// the same way). Returns its position in the group's members now, and what was taken.
+    #[doc(hidden)]
+    fn leave_for_removal(
+        &mut self,
+        outer: &mut M,
+        position: usize,
+        outer_len: usize,
+    ) -> (usize, Self::Taken)
+    where
+        M: GroupMembers;
+
     /// Removes `key`, which is in no prefix, from the level's storages; whether any held it.
     #[doc(hidden)]
     fn remove(&mut self, key: M::Key) -> bool;
@@ -212,6 +232,13 @@ impl<M: GroupRows> Nest<M> for () {
     #[inline]
     fn leave_at(&mut self, _: &mut M, position: usize) -> usize {
         position
+    }
+
+    type Taken = ();
+
+    #[inline]
+    fn leave_for_removal(&mut self, _: &mut M, position: usize, _: usize) -> (usize, ()) {
+        (position, ())
     }
 
     #[inline]
@@ -292,6 +319,31 @@ where
             self.members.swap(position, self.len);
         }
         self.len
+    }
+
+    type Taken = Option<M::Taken>;
+
+    #[inline]
+    fn leave_for_removal(
+        &mut self,
+        outer: &mut OM,
+        position: usize,
+        outer_len: usize,
+    ) -> (usize, Option<M::Taken>)
+    where
+        OM: GroupMembers,
+    {
+        if position < self.len && self.len == outer_len {
+            // The nested prefix is the whole of the group's: the group's removal moves the
+            // prefixes' last row into the hole, which is where the nested prefix's last row
+            // belongs. The level's members take the row out the same way now (swapping only
+            // where they hold keys past the prefix), and the group's members do so next.
+            let len = self.len;
+            self.len -= 1;
+            (position, Some(self.members.take_aligned(position, len)))
+        } else {
+            (self.leave_at(outer, position), None)
+        }
     }
 
     fn remove(&mut self, key: OM::Key) -> bool {

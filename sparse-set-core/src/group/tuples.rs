@@ -173,12 +173,15 @@ pub trait GroupMembers: GroupRows {
     fn swap(&mut self, a: usize, b: usize);
     /// Removes `key` from every member (dropping the values); whether any held it.
     fn remove(&mut self, key: Self::Key) -> bool;
-    /// Removes the row at `position` of an aligned prefix of `len` rows from every member
-    /// (dropping the values once every member is done), leaving the prefix's other rows aligned
-    /// in its first `len - 1` positions: a member that holds no key past the prefix swap-removes
-    /// the row directly (its last row, aligned, fills the hole), any other swaps it to the
-    /// prefix's end first. The caller shortens the prefix first.
-    fn remove_aligned(&mut self, position: usize, len: usize);
+    /// What [`take_aligned`](Self::take_aligned) takes out: every member's key and value.
+    type Taken;
+    /// Takes the row at `position` of an aligned prefix of `len` rows out of every member,
+    /// leaving the prefix's other rows aligned in its first `len - 1` positions: a member that
+    /// holds no key past the prefix swap-removes the row directly (its last row, aligned, fills
+    /// the hole), any other swaps it to the prefix's end first. The caller shortens the prefix
+    /// first, and drops what is taken once every storage is done (a value's `Drop` that panics
+    /// then finds them aligned).
+    fn take_aligned(&mut self, position: usize, len: usize) -> Self::Taken;
     /// Every member's mutable view at `index`.
     fn views_mut(&mut self, index: usize) -> Option<Self::Muts<'_>>;
     /// Every member's mutable columns, cut to `len`.
@@ -425,15 +428,14 @@ macro_rules! group_tuple {
                 .contains(&true)
             }
 
+            type Taken = (Option<(K, $first::Value)>, $(Option<(K, $member::Value)>,)*);
+
             #[inline]
-            fn remove_aligned(&mut self, position: usize, len: usize) {
-                // Every member first, the values after: a value's `Drop` that panics finds the
-                // members aligned.
-                let removed = (
-                    group_tuple!(@remove_aligned self.0, position, len),
-                    $(group_tuple!(@remove_aligned self.$i, position, len),)*
-                );
-                drop(removed);
+            fn take_aligned(&mut self, position: usize, len: usize) -> Self::Taken {
+                (
+                    group_tuple!(@take_aligned self.0, position, len),
+                    $(group_tuple!(@take_aligned self.$i, position, len),)*
+                )
             }
 
             #[inline]
@@ -518,7 +520,7 @@ macro_rules! group_tuple {
             _ => return None,
         }
     };
-    (@remove_aligned $member:expr, $position:ident, $len:ident) => {{
+    (@take_aligned $member:expr, $position:ident, $len:ident) => {{
         let last = $len - 1;
         if Storage::len(&$member) > $len && $position != last {
             // Keys past the prefix: its last row moves into the hole, and this one to its end.
