@@ -126,7 +126,8 @@ pub use view::NestedMut;
 /// positions `0..len` of every member, in the same order. See the [module docs](self).
 ///
 /// `M` is a tuple of 1 to 8 [`Columnar`] member storages with one key type; `X` a tuple of 0 to
-/// 8 excluded [`Storage`]s of that key (`()` for none).
+/// 8 excluded [`Storage`]s of that key (`()` for none); `N` the group's nested level, `()` for
+/// none or a [`Nested`] one that [`nest`](Group::nest) puts in.
 ///
 /// ```
 /// use sparse_set_core::{Group, SparseMap};
