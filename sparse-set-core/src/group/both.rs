@@ -26,6 +26,17 @@ impl<A, B> Both<A, B> {
     }
 
     /// The outer level's storages.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [2].into_iter().collect();
+    /// let family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let nested = family.nested();
+    /// assert_eq!(nested.members().outer().0.len(), 2); // the group's members
+    /// ```
     #[inline]
     #[must_use]
     pub fn outer(&self) -> &A {
@@ -33,6 +44,17 @@ impl<A, B> Both<A, B> {
     }
 
     /// The level's own storages.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [2].into_iter().collect();
+    /// let family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let nested = family.nested();
+    /// assert_eq!(nested.members().inner().0.len(), 1); // the level's own
+    /// ```
     #[inline]
     #[must_use]
     pub fn inner(&self) -> &B {

@@ -105,6 +105,15 @@ impl<M: GroupMembers> Nested<M, ()> {
     /// A nested level of `members`, without excluded storages.
     ///
     /// Computes in **O(1)** time: the level is aligned when [`Group::nest`] takes it.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let level = Nested::new((SparseMap::<u32, char>::new(),));
+    /// let family = Group::new((SparseSet::<u32>::new(),)).nest(level);
+    /// assert!(family.nested().is_empty());
+    /// ```
     #[must_use]
     pub fn new(members: M) -> Self {
         Nested { members, excluded: (), len: 0 }
@@ -129,6 +138,14 @@ impl<M, X> Nested<M, X> {
     /// The level's own member storages, shared.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let level = Nested::new(([(1, 'a')].into_iter().collect::<SparseMap<u32, char>>(),));
+    /// assert_eq!(level.members().0.len(), 1);
+    /// ```
     #[inline]
     #[must_use]
     pub fn members(&self) -> &M {
@@ -138,6 +155,14 @@ impl<M, X> Nested<M, X> {
     /// The level's own excluded storages, shared.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let level = Nested::with_excluded((SparseSet::<u32>::new(),), ([7].into_iter().collect::<SparseSet<u32>>(),));
+    /// assert!(level.excluded().0.contains(7));
+    /// ```
     #[inline]
     #[must_use]
     pub fn excluded(&self) -> &X {
@@ -147,6 +172,15 @@ impl<M, X> Nested<M, X> {
     /// Gives the storages back: the members and the excluded storages.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let level = Nested::new((SparseSet::<u32>::from_iter([1, 2]),));
+    /// let ((set,), ()) = level.into_parts();
+    /// assert_eq!(set.len(), 2);
+    /// ```
     pub fn into_parts(self) -> (M, X) {
         (self.members, self.excluded)
     }
@@ -156,6 +190,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
     /// A nested level of `members` without the keys `excluded` holds.
     ///
     /// Computes in **O(1)** time: the level is aligned when [`Group::nest`] takes it.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let hidden: SparseSet<u32> = [2].into_iter().collect();
+    /// let family = Group::new((a,)).nest(Nested::with_excluded((b,), (hidden,)));
+    /// assert_eq!(family.nested().keys(), &[1]);
+    /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
         Nested { members, excluded, len: 0 }
@@ -514,6 +559,16 @@ where
     /// only through the family. See [`NestedMemberMut`].
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((SparseMap::<u32, char>::new(),)));
+    /// family.nested_member_mut::<0>().insert(2, 'b');
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
     #[inline]
     pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I>
     where
@@ -526,6 +581,17 @@ where
     /// family aligned. See [`NestedExcludedMut`].
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::with_excluded((b,), (SparseSet::<u32>::new(),)));
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
     #[inline]
     pub fn nested_excluded_mut<const I: usize>(&mut self) -> NestedExcludedMut<'_, M, X, M2, X2, I>
     where
@@ -607,6 +673,18 @@ where
     /// # Panics
     ///
     /// As the member's `insert`; see [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'b'), None);
+    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'c'), Some('b'));
+    /// assert_eq!(family.nested().len(), 2);
+    /// ```
     #[inline]
     #[track_caller]
     pub fn insert(
@@ -627,6 +705,17 @@ where
     ///
     /// As the member's `try_insert`: [`Error::StaleKey`], the limits of a bounded storage or
     /// of the dense width, a failed allocation.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().try_insert(2, 'b'), Ok(None));
+    /// assert_eq!(family.nested().keys().len(), 2);
+    /// ```
     pub fn try_insert(
         &mut self,
         key: M::Key,
@@ -645,6 +734,18 @@ where
     /// the nested prefix it leaves it first; the group's prefix is unchanged.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().remove(1), Some('a'));
+    /// assert!(family.nested().is_empty());
+    /// assert_eq!(family.len(), 2); // the group's prefix keeps the key
+    /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M2, I> as Storage>::Value> {
         let group = &mut *self.group;
         let mut position = group.nested.members.nth().get_index_of(key)?;
@@ -659,6 +760,17 @@ where
     /// The mutable view of `key`'s element in this member.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// *family.nested_member_mut::<0>().get_mut(1).unwrap() = 'z';
+    /// assert_eq!(family.nested().members().inner().0[1], 'z');
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<<NthOf<M2, I> as Storage>::Mut<'_>> {
         Storage::get_mut(self.group.nested.members.nth_mut(), key)
@@ -667,6 +779,19 @@ where
     /// The key and mutable view at dense position `index` of this member.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// if let Some((_, value)) = family.nested_member_mut::<0>().get_index_mut(0) {
+    ///     *value = 'y';
+    /// }
+    /// assert_eq!(family.nested().members().inner().0[1], 'y');
+    /// ```
     #[inline]
     pub fn get_index_mut(
         &mut self,
@@ -678,6 +803,19 @@ where
     /// Every column of this member, mutably, over all its keys; the keys read-only.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// for value in family.nested_member_mut::<0>().columns_mut().values {
+    ///     *value = value.to_ascii_uppercase();
+    /// }
+    /// assert_eq!(family.nested().members().inner().0.values(), &['A']);
+    /// ```
     #[inline]
     pub fn columns_mut(&mut self) -> <NthOf<M2, I> as Columnar>::ColumnsMut<'_> {
         Columnar::columns_mut(self.group.nested.members.nth_mut())
@@ -728,6 +866,18 @@ where
     /// # Panics
     ///
     /// As the storage's `insert`; see [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// assert_eq!(family.nested_excluded_mut::<0>().insert(2, ()), None);
+    /// assert_eq!(family.nested().keys(), &[1]);
+    /// ```
     #[inline]
     #[track_caller]
     pub fn insert(
@@ -747,6 +897,18 @@ where
     /// # Errors
     ///
     /// As the storage's `try_insert`.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// assert_eq!(family.nested_excluded_mut::<0>().try_insert(1, ()), Ok(None));
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
     pub fn try_insert(
         &mut self,
         key: M::Key,
@@ -768,6 +930,19 @@ where
     /// for the nested level it joins its prefix.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested_excluded_mut::<0>().remove(1), Some(()));
+    /// assert_eq!(family.nested().len(), 2);
+    /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<X2, I> as Storage>::Value> {
         let removed = self.group.nested.excluded.nth_mut().remove(key);
         self.group.refresh_nested(key);
@@ -777,6 +952,18 @@ where
     /// The mutable view of `key`'s element in this storage.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested_excluded_mut::<0>().get_mut(1), Some(()));
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<<NthOf<X2, I> as Storage>::Mut<'_>> {
         Storage::get_mut(self.group.nested.excluded.nth_mut(), key)

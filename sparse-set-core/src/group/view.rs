@@ -45,6 +45,17 @@ where
     /// The number of keys in the nested prefix.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// assert_eq!(nested.len(), 2);
+    /// ```
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
@@ -54,6 +65,17 @@ where
     /// Whether the nested prefix is empty.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// assert!(!nested.is_empty());
+    /// ```
     #[inline]
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -63,6 +85,19 @@ where
     /// The keys of the nested prefix, in the order every member of both levels holds them.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// let mut keys = nested.keys().to_vec();
+    /// keys.sort_unstable();
+    /// assert_eq!(keys, [1, 3]);
+    /// ```
     #[inline]
     #[must_use]
     pub fn keys(&self) -> &[M::Key] {
@@ -72,6 +107,18 @@ where
     /// The position of `key` in the nested prefix (the same in every member of both levels).
     ///
     /// Computes in **O(1)** time: one lookup.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// assert!(nested.index_of(3).is_some_and(|position| position < 2));
+    /// assert_eq!(nested.index_of(2), None); // in the group's prefix, not the nested one
+    /// ```
     #[inline]
     #[must_use]
     pub fn index_of(&self, key: M::Key) -> Option<usize> {
@@ -81,6 +128,17 @@ where
     /// Whether `key` is in the nested prefix.
     ///
     /// Computes in **O(1)** time: one lookup.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// assert!(nested.contains(1) && !nested.contains(2));
+    /// ```
     #[inline]
     #[must_use]
     pub fn contains(&self, key: M::Key) -> bool {
@@ -90,6 +148,17 @@ where
     /// The views of `key`'s row, if it is in the nested prefix.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// assert_eq!(nested.get(3), Some(((&3,), (&30,))));
+    /// ```
     #[inline]
     #[must_use]
     pub fn get(&self, key: M::Key) -> Option<<Level<M, M2> as GroupRows>::Refs<'_>> {
@@ -100,6 +169,20 @@ where
     /// The mutable views of `key`'s row, if it is in the nested prefix.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// if let Some(((a,), (b,))) = nested.get_mut(1) {
+    ///     *a += *b;
+    /// }
+    /// assert_eq!(family.members().0[1], 11);
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<<Level<M, M2> as GroupRows>::Muts<'_>> {
         let position = self.index_of(key)?;
@@ -110,6 +193,19 @@ where
     /// Every column of both levels' members over the nested prefix.
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// let ((a,), (b,)) = nested.columns();
+    /// assert_eq!((a.values.len(), b.values.len()), (2, 2));
+    /// assert_eq!(a.keys, b.keys);
+    /// ```
     #[inline]
     #[must_use]
     pub fn columns(&self) -> <Level<M, M2> as GroupRows>::Columns<'_> {
@@ -121,6 +217,21 @@ where
     /// read-only).
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// let ((a,), (b,)) = nested.columns_mut();
+    /// for (a, b) in a.values.iter_mut().zip(b.values.iter()) {
+    ///     *a = *b;
+    /// }
+    /// assert_eq!((family.members().0[1], family.members().0[3]), (10, 30));
+    /// ```
     #[inline]
     pub fn columns_mut(&mut self) -> <Level<M, M2> as GroupRows>::ColumnsMut<'_> {
         let len = self.len();
@@ -131,6 +242,18 @@ where
     /// The nested prefix as [`Rows`].
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// use sparse_set_core::Rows;
+    /// assert_eq!(nested.rows().len(), 2);
+    /// ```
     #[inline]
     #[must_use]
     pub fn rows(&self) -> <Level<M, M2> as GroupRows>::Rows<'_> {
@@ -141,6 +264,21 @@ where
     /// The nested prefix as mutable [`Rows`].
     ///
     /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// use sparse_set_core::Rows;
+    /// for (_, ((a,), _)) in nested.rows_mut().into_rows() {
+    ///     *a = 0;
+    /// }
+    /// assert_eq!(family.members().0[2], 2); // outside the nested prefix
+    /// ```
     #[inline]
     pub fn rows_mut(&mut self) -> <Level<M, M2> as GroupRows>::RowsMut<'_> {
         let len = self.len();
@@ -151,6 +289,18 @@ where
     /// Iterates over the nested prefix's keys with the views of both levels' members.
     ///
     /// Computes in **O(1)** time per step, with no lookups.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// let sum: i32 = nested.iter().map(|(_, ((a,), (b,)))| a + b).sum();
+    /// assert_eq!(sum, 44);
+    /// ```
     #[inline]
     pub fn iter(&self) -> <<Level<M, M2> as GroupRows>::Rows<'_> as Rows>::Iter {
         self.rows().into_rows()
@@ -159,6 +309,20 @@ where
     /// Iterates over the nested prefix's keys with the mutable views of both levels' members.
     ///
     /// Computes in **O(1)** time per step, with no lookups.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, i32> = [(1, 1), (2, 2), (3, 3)].into_iter().collect();
+    /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// let mut nested = family.nested_mut();
+    /// for (_, (_, (b,))) in nested.iter_mut() {
+    ///     *b = -*b;
+    /// }
+    /// assert_eq!(family.nested().members().inner().0[3], -30);
+    /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> <<Level<M, M2> as GroupRows>::RowsMut<'_> as Rows>::Iter {
         self.rows_mut().into_rows()
