@@ -120,6 +120,34 @@ fn a_group_in_parallel_matches_the_sequential_walk() {
 }
 
 #[test]
+fn a_nested_level_drives_a_parallel_query_as_it_drives_a_sequential_one() {
+    let World { positions, velocities, frozen } = world(6000);
+    // Positions in the group; velocities nested, frozen excluded from the nested level.
+    let mut sequential = Group::new((positions,))
+        .nest(sparse_soa::group::Nested::with_excluded((velocities,), (frozen,)));
+    let mut parallel = sequential.clone();
+    let mut nested = sequential.nested_mut();
+    query((&mut nested,)).for_each(|_, (((p,), (v,)),)| *p.x += *v.dx);
+    let mut nested = parallel.nested_mut();
+    pool().install(|| {
+        query((&mut nested,)).par_for_each(|_, (((p,), (v,)),)| *p.x += *v.dx);
+    });
+    assert_eq!(parallel.members().0, sequential.members().0);
+    parallel.assert_invariants();
+    // The shared view drives too, each thread over its part of the nested prefix.
+    let nested = parallel.nested();
+    let mut keys = std::sync::Mutex::new(Vec::new());
+    pool().install(|| {
+        query((&nested,)).par_for_each(|key, _| keys.lock().unwrap().push(key));
+    });
+    let keys = keys.get_mut().unwrap();
+    keys.sort_unstable();
+    let mut expected = nested.keys().to_vec();
+    expected.sort_unstable();
+    assert_eq!(*keys, expected);
+}
+
+#[test]
 fn a_query_in_parallel_matches_the_sequential_query() {
     let World { mut positions, velocities, frozen } = world(4000);
     let mut expected = positions.clone();
