@@ -466,25 +466,32 @@ fn respawn<W, H: Copy>(
     }
 }
 
+/// The steady state of `respawn_grouped` for one of our worlds (`$world`, a
+/// `#[derive(World)]` of the three components): its rows spawned and despawned by the world.
+macro_rules! respawn_ours {
+    ($g:expr, $world:ty, $name:expr) => {{
+        let mut world = <$world>::default();
+        let mut live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+        let mut rng = Rng::new(SEED);
+        $g.bench_function($name, |b| {
+            b.iter(|| {
+                respawn(
+                    &mut world,
+                    &mut rng,
+                    &mut live,
+                    |world, entity| {
+                        world.despawn(entity);
+                    },
+                    |world, i| world.spawn(row(i)),
+                );
+            });
+        });
+    }};
+}
+
 fn respawn_grouped(c: &mut Criterion) {
     let mut g = group(c, "respawn_grouped", LIVE, 2 * CHURN);
-
-    let mut world = Grouped::default();
-    let mut live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
-    let mut rng = Rng::new(SEED);
-    g.bench_function("sparse-soa-grouped", |b| {
-        b.iter(|| {
-            respawn(
-                &mut world,
-                &mut rng,
-                &mut live,
-                |world, entity| {
-                    world.despawn(entity);
-                },
-                |world, i| world.spawn(row(i)),
-            );
-        });
-    });
+    respawn_ours!(g, Grouped, "sparse-soa-grouped");
 
     let mut world = bevy_ecs::world::World::new();
     let mut live: Vec<bevy_ecs::entity::Entity> =
@@ -523,51 +530,11 @@ fn respawn_grouped(c: &mut Criterion) {
     g.finish();
 }
 
-/// The steady state of `respawn_grouped` for one of our worlds.
-fn respawn_ours<W: Default>(
-    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    name: &str,
-    spawn_batch: impl Fn(&mut W) -> Vec<Entity>,
-    despawn: impl Fn(&mut W, Entity) + Copy,
-    spawn: impl Fn(&mut W, u32) -> Entity + Copy,
-) {
-    let mut world = W::default();
-    let mut live = spawn_batch(&mut world);
-    let mut rng = Rng::new(SEED);
-    g.bench_function(name, |b| {
-        b.iter(|| respawn(&mut world, &mut rng, &mut live, despawn, spawn));
-    });
-}
-
 fn respawn_nested(c: &mut Criterion) {
     let mut g = group(c, "respawn_nested", LIVE, 2 * CHURN);
-    respawn_ours::<Grouped>(
-        &mut g,
-        "sparse-soa-flat",
-        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
-        |world, entity| {
-            world.despawn(entity);
-        },
-        |world, i| world.spawn(row(i)),
-    );
-    respawn_ours::<NestedWorld>(
-        &mut g,
-        "sparse-soa-nested",
-        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
-        |world, entity| {
-            world.despawn(entity);
-        },
-        |world, i| world.spawn(row(i)),
-    );
-    respawn_ours::<Wide>(
-        &mut g,
-        "sparse-soa-wide",
-        |world| world.spawn_batch((0..LIVE).map(row)).collect(),
-        |world, entity| {
-            world.despawn(entity);
-        },
-        |world, i| world.spawn(row(i)),
-    );
+    respawn_ours!(g, Grouped, "sparse-soa-flat");
+    respawn_ours!(g, NestedWorld, "sparse-soa-nested");
+    respawn_ours!(g, Wide, "sparse-soa-wide");
     for (name, make) in [
         ("sparsey-grouped", sparsey_grouped_world as fn() -> sparsey::World),
         ("sparsey-nested", sparsey_nested_world),

@@ -232,121 +232,133 @@ impl<K: Copy, A: GroupExcluded<K>, B: GroupExcluded<K>> GroupExcluded<K> for Bot
     }
 }
 
-// A borrowed tuple reads as the tuple does: every method forwards.
-macro_rules! forward_rows {
-    ($($borrow:tt)*) => {
-        impl<T: GroupRows> GroupRows for $($borrow)* T {
-            type Key = T::Key;
-            type Positions = T::Positions;
-            type Refs<'a> = T::Refs<'a> where Self: 'a;
-            type Muts<'a> = T::Muts<'a> where Self: 'a;
-            type Columns<'a> = T::Columns<'a> where Self: 'a;
-            type ColumnsMut<'a> = T::ColumnsMut<'a> where Self: 'a;
-            type Rows<'a> = T::Rows<'a> where Self: 'a;
-            type RowsMut<'a> = T::RowsMut<'a> where Self: 'a;
-            type FirstDense = T::FirstDense;
+/// A shared tuple reads as the tuple does: every method forwards.
+impl<T: GroupRows> GroupRows for &T {
+    type Key = T::Key;
+    type Positions = T::Positions;
+    type Refs<'a>
+        = T::Refs<'a>
+    where
+        Self: 'a;
+    type Muts<'a>
+        = T::Muts<'a>
+    where
+        Self: 'a;
+    type Columns<'a>
+        = T::Columns<'a>
+    where
+        Self: 'a;
+    type ColumnsMut<'a>
+        = T::ColumnsMut<'a>
+    where
+        Self: 'a;
+    type Rows<'a>
+        = T::Rows<'a>
+    where
+        Self: 'a;
+    type RowsMut<'a>
+        = T::RowsMut<'a>
+    where
+        Self: 'a;
+    type FirstDense = T::FirstDense;
 
-            #[inline]
-            fn count(&self) -> usize {
-                (**self).count()
-            }
+    #[inline]
+    fn count(&self) -> usize {
+        (**self).count()
+    }
 
-            #[inline]
-            fn part(&self, member: usize) -> Option<&dyn KeySet<T::Key>> {
-                (**self).part(member)
-            }
+    #[inline]
+    fn part(&self, member: usize) -> Option<&dyn KeySet<T::Key>> {
+        (**self).part(member)
+    }
 
-            #[inline]
-            fn smallest(&self) -> usize {
-                (**self).smallest()
-            }
+    #[inline]
+    fn smallest(&self) -> usize {
+        (**self).smallest()
+    }
 
-            #[inline]
-            fn first_keys(&self) -> &[T::Key] {
-                (**self).first_keys()
-            }
+    #[inline]
+    fn first_keys(&self) -> &[T::Key] {
+        (**self).first_keys()
+    }
 
-            #[inline]
-            fn first_position(&self, key: T::Key) -> Option<usize> {
-                (**self).first_position(key)
-            }
+    #[inline]
+    fn first_position(&self, key: T::Key) -> Option<usize> {
+        (**self).first_position(key)
+    }
 
-            #[inline]
-            fn first(positions: T::Positions) -> usize {
-                T::first(positions)
-            }
+    #[inline]
+    fn first(positions: T::Positions) -> usize {
+        T::first(positions)
+    }
 
-            #[inline]
-            fn positions(&self, key: T::Key) -> Option<T::Positions> {
-                (**self).positions(key)
-            }
+    #[inline]
+    fn positions(&self, key: T::Key) -> Option<T::Positions> {
+        (**self).positions(key)
+    }
 
-            #[inline]
-            fn last_positions(&self, key: T::Key) -> Option<T::Positions> {
-                (**self).last_positions(key)
-            }
+    #[inline]
+    fn last_positions(&self, key: T::Key) -> Option<T::Positions> {
+        (**self).last_positions(key)
+    }
 
-            #[inline]
-            fn same_key_at(&self, index: usize) -> bool {
-                (**self).same_key_at(index)
-            }
+    #[inline]
+    fn same_key_at(&self, index: usize) -> bool {
+        (**self).same_key_at(index)
+    }
 
-            #[inline]
-            fn joinable(&self, positions: T::Positions, len: usize) -> bool {
-                (**self).joinable(positions, len)
-            }
+    #[inline]
+    fn joinable(&self, positions: T::Positions, len: usize) -> bool {
+        (**self).joinable(positions, len)
+    }
 
-            #[inline]
-            fn view(&self, index: usize) -> T::Refs<'_> {
-                (**self).view(index)
-            }
+    #[inline]
+    fn view(&self, index: usize) -> T::Refs<'_> {
+        (**self).view(index)
+    }
 
-            #[inline]
-            fn views(&self, index: usize) -> Option<T::Refs<'_>> {
-                (**self).views(index)
-            }
+    #[inline]
+    fn views(&self, index: usize) -> Option<T::Refs<'_>> {
+        (**self).views(index)
+    }
 
-            #[inline]
-            fn columns(&self, len: usize) -> T::Columns<'_> {
-                (**self).columns(len)
-            }
+    #[inline]
+    fn columns(&self, len: usize) -> T::Columns<'_> {
+        (**self).columns(len)
+    }
 
-            #[inline]
-            fn rows(&self, len: usize) -> T::Rows<'_> {
-                (**self).rows(len)
-            }
+    #[inline]
+    fn rows(&self, len: usize) -> T::Rows<'_> {
+        (**self).rows(len)
+    }
 
-            #[inline]
-            fn index_and_rows(&self, len: usize) -> (&SparseSet<T::Key, T::FirstDense>, T::Rows<'_>) {
-                (**self).index_and_rows(len)
-            }
+    #[inline]
+    fn index_and_rows(&self, len: usize) -> (&SparseSet<T::Key, T::FirstDense>, T::Rows<'_>) {
+        (**self).index_and_rows(len)
+    }
 
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
-            fn row_of<'a>(rows: &T::Rows<'a>, index: usize) -> Option<T::Refs<'a>>
-            where
-                Self: 'a,
-            {
-                T::row_of(rows, index)
-            }
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+    fn row_of<'a>(rows: &T::Rows<'a>, index: usize) -> Option<T::Refs<'a>>
+    where
+        Self: 'a,
+    {
+        T::row_of(rows, index)
+    }
 
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
-            fn row_of_mut<'v, 'a: 'v>(rows: &'v mut T::RowsMut<'a>, index: usize) -> Option<T::Muts<'v>>
-            where
-                Self: 'a,
-            {
-                T::row_of_mut(rows, index)
-            }
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the view of one row, in a query's loop")]
+    fn row_of_mut<'v, 'a: 'v>(rows: &'v mut T::RowsMut<'a>, index: usize) -> Option<T::Muts<'v>>
+    where
+        Self: 'a,
+    {
+        T::row_of_mut(rows, index)
+    }
 
-            fn assert_invariants(&self) {
-                (**self).assert_invariants();
-            }
-        }
-    };
+    fn assert_invariants(&self) {
+        (**self).assert_invariants();
+    }
 }
-
-forward_rows!(&);
 
 impl<K, T: GroupExcluded<K>> GroupExcluded<K> for &T {
     #[inline]

@@ -292,7 +292,7 @@ where
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<X, I> as Storage>::Value>, Error> {
         // A newer version of a held key replaces it: the older one is no longer excluded.
-        let held = self.group.excluded.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        let held = self.group.excluded.nth().as_sparse_set().other_version(key);
         self.group.change(None, [Some(key), held], |group| {
             group.excluded.nth_mut().try_insert(key, value)
         })

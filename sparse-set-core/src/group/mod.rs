@@ -487,7 +487,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     where
         X: GroupExcludedMut<M::Key>,
     {
-        let (taken, held) = if let Some(position) = self.index_of(key) {
+        let (taken, nested_taken, held) = if let Some(position) = self.index_of(key) {
             // Aligned: at `position` in every member. Out of the nested prefix first, then out
             // of this one: the prefix shortens, and each member takes the row out so that the
             // prefix's last row fills its place (a member with no keys past the prefix swaps
@@ -496,7 +496,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
             let (position, nested) =
                 self.nested.leave_for_removal(&mut self.members, position, len);
             self.len -= 1;
-            (Some((self.members.take_aligned(position, len), nested)), true)
+            (Some(self.members.take_aligned(position, len)), nested, true)
         } else {
             let held = self.members.remove(key);
             // A key that is not aligned is in no member's prefix, so the prefix keeps its
@@ -505,15 +505,15 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
             // reaches past a member (see "Implementing `Key` wrongly").
             let shortest = self.members.member_keys(self.members.smallest()).len();
             self.len = self.len.min(shortest);
-            (None, held)
+            (None, N::Taken::default(), held)
         };
         // Out of every prefix now: the nested level's storages drop it without moving one, and
         // the excluded storages drop it. The values taken from the members are dropped last, so
         // that a `Drop` that panics finds the key gone from every storage it could be taken
         // from first.
-        let nested = self.nested.remove(key);
+        let nested = self.nested.remove(key, &nested_taken);
         let excluded = self.excluded.remove(key);
-        drop(taken);
+        drop((taken, nested_taken));
         excluded || nested || held
     }
 

@@ -121,16 +121,8 @@ impl<M: GroupMembers> Nested<M, ()> {
 }
 
 impl<M, X> Nested<M, X> {
-    /// A detached level of `members` and `excluded` (aligned when a group takes it).
-    #[cfg_attr(
-        not(feature = "serde"),
-        expect(dead_code, reason = "loading (feature `serde`) is its caller")
-    )]
-    pub(crate) fn from_parts(members: M, excluded: X) -> Self {
-        Nested { members, excluded, len: 0 }
-    }
-
-    /// A level whose first `len` keys are aligned with its group's, as checked by the caller.
+    /// A level whose first `len` keys are aligned with its group's, as checked by the caller
+    /// (none for a detached level, which is aligned when a group takes it).
     pub(crate) fn aligned(members: M, excluded: X, len: usize) -> Self {
         Nested { members, excluded, len }
     }
@@ -227,13 +219,13 @@ pub trait Nest<M: GroupRows> {
     /// What [`leave_for_removal`](Self::leave_for_removal) takes out of the level's members,
     /// dropped by the caller once every storage is done.
     #[doc(hidden)]
-    type Taken;
+    type Taken: Default;
 
     /// Before the key at `position` of the group's prefix of `outer_len` keys is removed from
-    /// every storage of the family (a despawn): takes it out of the nested level's prefix,
-    /// taking it out of the level's members right away when that moves fewer rows (the
-    /// nested prefix is then all of the group's, and the group's removal will fill the hole
-    /// the same way). Returns its position in the group's members now, and what was taken.
+    /// every storage of the family (a despawn): if it is in the nested prefix, takes it out of
+    /// the level's members, and moves it in the group's members to where the group's removal
+    /// keeps the nested prefix whole. Returns its position in the group's members now, and
+    /// what was taken.
     #[doc(hidden)]
     fn leave_for_removal(
         &mut self,
@@ -244,9 +236,11 @@ pub trait Nest<M: GroupRows> {
     where
         M: GroupMembers;
 
-    /// Removes `key`, which is in no prefix, from the level's storages; whether any held it.
+    /// Removes `key`, which is in no prefix, from the level's storages, unless `taken` says
+    /// [`leave_for_removal`](Self::leave_for_removal) took it out of them already; whether any
+    /// held it.
     #[doc(hidden)]
-    fn remove(&mut self, key: M::Key) -> bool;
+    fn remove(&mut self, key: M::Key, taken: &Self::Taken) -> bool;
 
     /// The nested level's invariant, within a group prefix of `outer_len` keys.
     #[doc(hidden)]
@@ -287,7 +281,7 @@ impl<M: GroupRows> Nest<M> for () {
     }
 
     #[inline]
-    fn remove(&mut self, _: M::Key) -> bool {
+    fn remove(&mut self, _: M::Key, (): &()) -> bool {
         false
     }
 
@@ -378,20 +372,32 @@ where
     where
         OM: GroupMembers,
     {
-        if position < self.len && self.len == outer_len {
-            // The nested prefix is the whole of the group's: the group's removal moves the
-            // prefixes' last row into the hole, which is where the nested prefix's last row
-            // belongs. The level's members take the row out the same way now (swapping only
-            // where they hold keys past the prefix), and the group's members do so next.
-            let len = self.len;
-            self.len -= 1;
-            (position, Some(self.members.take_aligned(position, len)))
-        } else {
-            (self.leave_at(outer, position), None)
+        if position >= self.len {
+            return (position, None);
         }
+        // In the nested prefix: the level's members take the row out now, the prefix's last
+        // row filling its place (a member with no keys past the prefix swaps nothing). The
+        // group's members follow: that last row moves to `position` in them too, and the key
+        // to the nested prefix's old end, from where the group's removal takes it. When the
+        // nested prefix is all of the group's, the group's removal fills the hole with that
+        // same row by itself, and nothing needs swapping first.
+        let len = self.len;
+        self.len -= 1;
+        let taken = self.members.take_aligned(position, len);
+        let last = self.len;
+        if len == outer_len || position == last {
+            return (position, Some(taken));
+        }
+        outer.swap(position, last);
+        (last, Some(taken))
     }
 
-    fn remove(&mut self, key: OM::Key) -> bool {
+    fn remove(&mut self, key: OM::Key, taken: &Option<M::Taken>) -> bool {
+        if taken.is_some() {
+            // Taken out of the members with the row; it qualified, so no excluded storage of
+            // the level holds it.
+            return true;
+        }
         // Every storage, whichever held the key.
         let held = self.members.remove(key);
         self.excluded.remove(key) || held
@@ -494,6 +500,29 @@ where
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
 {
+    /// After nested member `I` replaced the value of `key`'s slot in place: if that slot sits
+    /// in the nested prefix and the other members hold another key there (an older version of
+    /// `key`), the row leaves the nested prefix.
+    #[cold]
+    pub(super) fn realign_nested<const I: usize>(&mut self, key: M::Key)
+    where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let Some(position) = self.nested.members.nth().get_index_of(key) else { return };
+        if position < self.nested.len && !self.nested().members.same_key_at(position) {
+            self.nested.leave_at(&mut self.members, position);
+        }
+    }
+
+    /// After a change to the nested level's storages alone: `key` joins or leaves the nested
+    /// prefix as it now qualifies. One lookup finds it in the group's prefix (outside it, it
+    /// is in neither), then the level's own storages are looked up.
+    pub(super) fn refresh_nested(&mut self, key: M::Key) {
+        if let Some(position) = self.index_of(key) {
+            self.nested.refresh(&mut self.members, key, position);
+        }
+    }
+
     /// The nested level as a group: its prefix, and rows of the group's members followed by
     /// the level's own (`((a, b), (c,))`). It stands wherever a shared group does: in a
     /// [`query`](crate::query()), its iterators, its lookups.
@@ -619,12 +648,6 @@ where
     pub fn unnest(self) -> (Group<M, X>, Nested<M2, X2>) {
         let Group { members, excluded, nested, len } = self;
         (Group { members, excluded, nested: (), len }, nested)
-    }
-
-    /// The key that `key`'s slot in `storage` (a storage of the nested level) holds, if it holds
-    /// another version of `key`.
-    fn stale_in<S: Storage<Key = M::Key>>(storage: &S, key: M::Key) -> Option<M::Key> {
-        storage.as_sparse_set().slot_holder(key).filter(|&held| held != key)
     }
 }
 
@@ -914,15 +937,10 @@ where
         key: M::Key,
         value: <NthOf<X2, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error> {
-        // A newer version of a held key replaces it: the older one is no longer excluded. The
-        // insert runs none of the caller's code (the value it replaces is returned), so the
-        // repair follows it directly.
-        let group = &mut *self.group;
-        let held = Group::<M, X, Nested<M2, X2>>::stale_in(group.nested.excluded.nth(), key);
-        let replaced = group.nested.excluded.nth_mut().try_insert(key, value)?;
-        for key in [Some(key), held].into_iter().flatten() {
-            group.refresh_nested(key);
-        }
+        // The insert runs none of the caller's code (the value it replaces is returned), so the
+        // repair follows it directly: an older version it displaced may join, `key` leaves.
+        let replaced = self.group.put_nested_excluded::<I>(key, value)?;
+        self.group.refresh_nested(key);
         Ok(replaced)
     }
 
@@ -967,36 +985,5 @@ where
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<<NthOf<X2, I> as Storage>::Mut<'_>> {
         Storage::get_mut(self.group.nested.excluded.nth_mut(), key)
-    }
-}
-
-impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>>
-where
-    M: GroupMembers,
-    X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
-{
-    /// After nested member `I` replaced the value of `key`'s slot in place: if that slot sits
-    /// in the nested prefix and the other members hold another key there (an older version of
-    /// `key`), the row leaves the nested prefix.
-    #[cold]
-    pub(super) fn realign_nested<const I: usize>(&mut self, key: M::Key)
-    where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        let Some(position) = self.nested.members.nth().get_index_of(key) else { return };
-        if position < self.nested.len && !self.nested().members.same_key_at(position) {
-            self.nested.leave_at(&mut self.members, position);
-        }
-    }
-
-    /// After a change to the nested level's storages alone: `key` joins or leaves the nested
-    /// prefix as it now qualifies. One lookup finds it in the group's prefix (outside it, it
-    /// is in neither), then the level's own storages are looked up.
-    pub(super) fn refresh_nested(&mut self, key: M::Key) {
-        if let Some(position) = self.index_of(key) {
-            self.nested.refresh(&mut self.members, key, position);
-        }
     }
 }

@@ -65,12 +65,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     ) where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let member = self.members.nth_mut();
-        match replaced {
-            // The key is held: replaced in place, nothing moves, and nothing can fail.
-            Some(value) => drop(member.try_insert(key, value)),
-            None => drop(member.remove(key)),
-        }
+        take_back(self.members.nth_mut(), key, replaced);
     }
 
     /// Stores `value` under `key` in excluded storage `I`; [`finish_row`](Self::finish_row)
@@ -89,7 +84,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     {
         // A newer version of a held key replaces it: the older one is no longer excluded, and
         // may now join.
-        let held = self.excluded.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        let held = self.excluded.nth().as_sparse_set().other_version(key);
         let replaced = self.excluded.nth_mut().try_insert(key, value)?;
         if let Some(held) = held {
             self.refresh(held);
@@ -105,11 +100,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     ) where
         X: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let storage = self.excluded.nth_mut();
-        match replaced {
-            Some(value) => drop(storage.try_insert(key, value)),
-            None => drop(storage.remove(key)),
-        }
+        take_back(self.excluded.nth_mut(), key, replaced);
     }
 
     /// Room for `additional` more keys in member `I`: a hint, so a failure is left for the
@@ -187,11 +178,7 @@ where
     ) where
         M2: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let member = self.nested.members.nth_mut();
-        match replaced {
-            Some(value) => drop(member.try_insert(key, value)),
-            None => drop(member.remove(key)),
-        }
+        take_back(self.nested.members.nth_mut(), key, replaced);
     }
 
     /// Room for `additional` more keys in nested member `I`, as a hint.
@@ -216,8 +203,7 @@ where
     where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let held =
-            self.nested.excluded.nth().as_sparse_set().slot_holder(key).filter(|&h| h != key);
+        let held = self.nested.excluded.nth().as_sparse_set().other_version(key);
         let replaced = self.nested.excluded.nth_mut().try_insert(key, value)?;
         if let Some(held) = held {
             self.refresh_nested(held);
@@ -233,11 +219,7 @@ where
     ) where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let storage = self.nested.excluded.nth_mut();
-        match replaced {
-            Some(value) => drop(storage.try_insert(key, value)),
-            None => drop(storage.remove(key)),
-        }
+        take_back(self.nested.excluded.nth_mut(), key, replaced);
     }
 
     /// Room for `additional` more keys in nested excluded storage `I`, as a hint.
@@ -246,5 +228,15 @@ where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
         let _ = self.nested.excluded.nth_mut().try_reserve(additional);
+    }
+}
+
+/// Undoes a put of a row that failed: puts `replaced` back, or removes `key` if the storage held
+/// nothing before (it is then past every prefix, so the swap-remove moves no aligned key).
+fn take_back<S: Storage>(storage: &mut S, key: S::Key, replaced: Option<S::Value>) {
+    match replaced {
+        // The key is held: replaced in place, nothing moves, and nothing can fail.
+        Some(value) => drop(storage.try_insert(key, value)),
+        None => drop(storage.remove(key)),
     }
 }

@@ -14,9 +14,10 @@ use ::serde::{Deserialize, Serialize};
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nested};
 use crate::serialization::format::FieldIn;
 
+/// The fields of a group's struct (and of a nested level's), and of a group with a nested
+/// level's.
 const GROUP_FIELDS: &[&str] = &["members", "excluded"];
 const FAMILY_FIELDS: &[&str] = &["members", "excluded", "nested"];
-const NESTED_FIELDS: &[&str] = &["members", "excluded"];
 
 /// A struct `Group` of `members` (a tuple of the members' formats) and `excluded` (a tuple of
 /// the excluded storages' formats; unit when there are none).
@@ -67,8 +68,8 @@ where
     X: GroupExcluded<M::Key> + Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let visitor = PartsVisitor::<(M, X, ())>(PhantomData);
-        let (members, excluded, ()) =
+        let visitor = PartsVisitor::<(M, X)>::new(GROUP_FIELDS, "a group");
+        let (members, excluded) =
             deserializer.deserialize_struct("Group", GROUP_FIELDS, visitor)?;
         Group::from_aligned_parts(members, excluded).map_err(not_a_group)
     }
@@ -84,7 +85,7 @@ where
     X2: GroupExcludedMut<M::Key> + Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let visitor = PartsVisitor::<(M, X, Nested<M2, X2>)>(PhantomData);
+        let visitor = PartsVisitor::<(M, X, Nested<M2, X2>)>::new(FAMILY_FIELDS, "a group");
         let (members, excluded, nested) =
             deserializer.deserialize_struct("Group", FAMILY_FIELDS, visitor)?;
         let group = Group::from_aligned_parts(members, excluded).map_err(not_a_group)?;
@@ -96,10 +97,10 @@ where
 /// A detached level: its storages, aligned when [`Group::nest`] takes it.
 impl<'de, M: Deserialize<'de>, X: Deserialize<'de>> Deserialize<'de> for Nested<M, X> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let visitor = PartsVisitor::<(M, X)>(PhantomData);
+        let visitor = PartsVisitor::<(M, X)>::new(GROUP_FIELDS, "a nested level");
         let (members, excluded) =
-            deserializer.deserialize_struct("Nested", NESTED_FIELDS, visitor)?;
-        Ok(Nested::from_parts(members, excluded))
+            deserializer.deserialize_struct("Nested", GROUP_FIELDS, visitor)?;
+        Ok(Nested::aligned(members, excluded, 0))
     }
 }
 
@@ -107,19 +108,17 @@ fn not_a_group<E: de::Error>(misaligned: impl fmt::Display) -> E {
     E::custom(format_args!("not a group: {misaligned}"))
 }
 
-/// The fields of a group's or a level's struct, in order: a tuple of their types.
+/// The fields of a group's or a level's struct, in order: a tuple of their types, read as a map
+/// or a sequence. The fields' names are the visitor's.
 trait Parts<'de>: Sized {
-    /// The fields' names.
-    const FIELDS: &'static [&'static str];
-    /// What the visitor expects.
-    const EXPECTING: &'static str;
     /// The fields read so far, one `Option` each.
     type Slots: Default;
 
-    /// Reads field `field` from `map` into `slots`.
+    /// Reads field `field` (named `names[field]`) from `map` into `slots`.
     fn read<A: MapAccess<'de>>(
         slots: &mut Self::Slots,
         field: usize,
+        names: &'static [&'static str],
         map: &mut A,
     ) -> Result<(), A::Error>;
 
@@ -130,7 +129,7 @@ trait Parts<'de>: Sized {
     ) -> Result<Self, A::Error>;
 
     /// The fields, or the first missing one.
-    fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E>;
+    fn finish<E: de::Error>(slots: Self::Slots, names: &'static [&'static str]) -> Result<Self, E>;
 }
 
 /// One field into its slot, refusing a second copy.
@@ -155,19 +154,23 @@ fn next<'de, A: SeqAccess<'de>, T: Deserialize<'de>>(
     seq.next_element()?.ok_or_else(|| de::Error::invalid_length(index, expected))
 }
 
+/// A field that was read, or the error naming it missing.
+fn field<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+    slot.ok_or_else(|| E::missing_field(name))
+}
+
 impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Parts<'de> for (A, B) {
-    const FIELDS: &'static [&'static str] = NESTED_FIELDS;
-    const EXPECTING: &'static str = "a struct of `members` and `excluded`";
     type Slots = (Option<A>, Option<B>);
 
     fn read<M: MapAccess<'de>>(
         slots: &mut Self::Slots,
         field: usize,
+        names: &'static [&'static str],
         map: &mut M,
     ) -> Result<(), M::Error> {
         match field {
-            0 => read_slot(&mut slots.0, "members", map),
-            _ => read_slot(&mut slots.1, "excluded", map),
+            0 => read_slot(&mut slots.0, names[0], map),
+            _ => read_slot(&mut slots.1, names[1], map),
         }
     }
 
@@ -178,60 +181,27 @@ impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Parts<'de> for (A, B) {
         Ok((next(seq, 0, expected)?, next(seq, 1, expected)?))
     }
 
-    fn finish<E: de::Error>((members, excluded): Self::Slots) -> Result<Self, E> {
-        Ok((
-            members.ok_or_else(|| E::missing_field("members"))?,
-            excluded.ok_or_else(|| E::missing_field("excluded"))?,
-        ))
+    fn finish<E: de::Error>(
+        (a, b): Self::Slots,
+        names: &'static [&'static str],
+    ) -> Result<Self, E> {
+        Ok((field(a, names[0])?, field(b, names[1])?))
     }
 }
 
-/// A group without a nested level: two fields (the unit is never read).
-impl<'de, A: Deserialize<'de>, B: Deserialize<'de>> Parts<'de> for (A, B, ()) {
-    const FIELDS: &'static [&'static str] = GROUP_FIELDS;
-    const EXPECTING: &'static str = "a group: a struct of `members` and `excluded`";
-    type Slots = (Option<A>, Option<B>);
+impl<'de, A: Deserialize<'de>, B: Deserialize<'de>, C: Deserialize<'de>> Parts<'de> for (A, B, C) {
+    type Slots = (Option<A>, Option<B>, Option<C>);
 
     fn read<M: MapAccess<'de>>(
         slots: &mut Self::Slots,
         field: usize,
-        map: &mut M,
-    ) -> Result<(), M::Error> {
-        <(A, B)>::read(slots, field, map)
-    }
-
-    fn read_seq<S: SeqAccess<'de>>(
-        seq: &mut S,
-        expected: &dyn de::Expected,
-    ) -> Result<Self, S::Error> {
-        let (a, b) = <(A, B)>::read_seq(seq, expected)?;
-        Ok((a, b, ()))
-    }
-
-    fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let (a, b) = <(A, B)>::finish(slots)?;
-        Ok((a, b, ()))
-    }
-}
-
-/// A group with a nested level: three fields.
-impl<'de, A: Deserialize<'de>, B: Deserialize<'de>, M2, X2> Parts<'de> for (A, B, Nested<M2, X2>)
-where
-    Nested<M2, X2>: Deserialize<'de>,
-{
-    const FIELDS: &'static [&'static str] = FAMILY_FIELDS;
-    const EXPECTING: &'static str = "a group: a struct of `members`, `excluded` and `nested`";
-    type Slots = (Option<A>, Option<B>, Option<Nested<M2, X2>>);
-
-    fn read<M: MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        field: usize,
+        names: &'static [&'static str],
         map: &mut M,
     ) -> Result<(), M::Error> {
         match field {
-            0 => read_slot(&mut slots.0, "members", map),
-            1 => read_slot(&mut slots.1, "excluded", map),
-            _ => read_slot(&mut slots.2, "nested", map),
+            0 => read_slot(&mut slots.0, names[0], map),
+            1 => read_slot(&mut slots.1, names[1], map),
+            _ => read_slot(&mut slots.2, names[2], map),
         }
     }
 
@@ -242,23 +212,42 @@ where
         Ok((next(seq, 0, expected)?, next(seq, 1, expected)?, next(seq, 2, expected)?))
     }
 
-    fn finish<E: de::Error>((members, excluded, nested): Self::Slots) -> Result<Self, E> {
-        Ok((
-            members.ok_or_else(|| E::missing_field("members"))?,
-            excluded.ok_or_else(|| E::missing_field("excluded"))?,
-            nested.ok_or_else(|| E::missing_field("nested"))?,
-        ))
+    fn finish<E: de::Error>(
+        (a, b, c): Self::Slots,
+        names: &'static [&'static str],
+    ) -> Result<Self, E> {
+        Ok((field(a, names[0])?, field(b, names[1])?, field(c, names[2])?))
     }
 }
 
-/// Reads the fields of `P` from a struct written as a map or a sequence.
-struct PartsVisitor<P>(PhantomData<P>);
+/// Reads the fields of `P`, named `names`, from a struct written as a map or a sequence.
+struct PartsVisitor<P> {
+    names: &'static [&'static str],
+    /// What the struct is, for the error of input that is not one.
+    what: &'static str,
+    parts: PhantomData<P>,
+}
+
+impl<P> PartsVisitor<P> {
+    fn new(names: &'static [&'static str], what: &'static str) -> Self {
+        PartsVisitor { names, what, parts: PhantomData }
+    }
+}
 
 impl<'de, P: Parts<'de>> Visitor<'de> for PartsVisitor<P> {
     type Value = P;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(P::EXPECTING)
+        write!(f, "{}: a struct of ", self.what)?;
+        for (index, name) in self.names.iter().enumerate() {
+            let separator = match index {
+                0 => "",
+                _ if index + 1 == self.names.len() => " and ",
+                _ => ", ",
+            };
+            write!(f, "{separator}`{name}`")?;
+        }
+        Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<P, A::Error> {
@@ -267,9 +256,9 @@ impl<'de, P: Parts<'de>> Visitor<'de> for PartsVisitor<P> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<P, A::Error> {
         let mut slots = P::Slots::default();
-        while let Some(field) = map.next_key_seed(FieldIn(P::FIELDS))? {
-            P::read(&mut slots, field, &mut map)?;
+        while let Some(field) = map.next_key_seed(FieldIn(self.names))? {
+            P::read(&mut slots, field, self.names, &mut map)?;
         }
-        P::finish(slots)
+        P::finish(slots, self.names)
     }
 }

@@ -741,6 +741,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.get(position).copied()
     }
 
+    /// The key held in `key`'s sparse slot if it is another version of `key` (what an insert of
+    /// `key` replaces or refuses).
+    #[inline]
+    pub(crate) fn other_version(&self, key: K) -> Option<K> {
+        self.slot_holder(key).filter(|&held| held != key)
+    }
+
     /// The position of the key that holds `slot`, whichever key that is.
     #[inline(always)]
     #[expect(
