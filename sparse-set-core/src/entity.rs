@@ -21,6 +21,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU32;
+use core::ops::Range;
 
 use crate::error::{Error, fail, try_reserve, try_reserve_exact};
 use crate::key::Key;
@@ -490,6 +491,14 @@ impl Entities {
         // `despawn` pushes to the free list without allocating: room for every slot.
         let room = self.slots.len().saturating_add(new_slots) - self.free.len();
         try_reserve(&mut self.free, room)
+    }
+
+    /// The indices, as sparse slots, of the slots the next `spawns` spawns add past the ones
+    /// there are (the freed slots they reuse first are not in it): what a batch of spawns
+    /// tells its storages to lay their sparse index out for (`Storage::reserve_slots`).
+    pub(crate) fn fresh_slots(&self, spawns: usize) -> Range<u64> {
+        let start = self.slots.len() as u64;
+        start..start.saturating_add(spawns.saturating_sub(self.free.len()) as u64)
     }
 
     /// Issues a new live entity, reusing a freed slot if there is one.

@@ -23,6 +23,7 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "allocated_bytes",
     "reserve",
     "try_reserve",
+    "reserve_slots",
     "shrink_to_fit",
     "insert",
     "insert_full",

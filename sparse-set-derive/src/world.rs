@@ -363,8 +363,12 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
                     }
 
                     #[inline]
-                    fn reserve(world: &mut #ident, additional: ::core::primitive::usize) {
-                        #p::reserve_one::<#ident, #at, Self>(world, additional);
+                    fn reserve(
+                        world: &mut #ident,
+                        additional: ::core::primitive::usize,
+                        slots: ::core::ops::Range<::core::primitive::u64>,
+                    ) {
+                        #p::reserve_one::<#ident, #at, Self>(world, additional, slots);
                     }
                 }
             });

@@ -172,6 +172,32 @@ fn spawn_batch_yields_the_entities_and_spawns_the_rest_when_dropped() {
     check(&game);
 }
 
+#[test]
+fn a_batch_lays_out_the_index_of_the_storages_it_fills_and_no_other() {
+    let mut game = Game::default();
+    // A few sparks on scattered entities, some recycled ids, then a large batch.
+    let early: Vec<Entity> =
+        game.spawn_batch((0..3_000).map(|i| Position { x: i, y: 0 })).collect();
+    for &entity in early.iter().step_by(700) {
+        game.insert(entity, Spark);
+    }
+    for &entity in early.iter().skip(10).take(100) {
+        game.despawn(entity);
+    }
+    let sparks_before = game.sparks.allocated_bytes();
+    let rows = (0..5_000).map(|i| (Position { x: i, y: -i }, Velocity { dx: i }, format!("{i}")));
+    let batch: Vec<Entity> = game.spawn_batch(rows).collect();
+    check(&game);
+    assert_eq!(game.sparks.allocated_bytes(), sparks_before, "not named by the rows");
+    assert_eq!(game.motion.len(), 5_000);
+    for (i, &entity) in (0..).zip(&batch) {
+        assert_eq!(game.motion.get(entity).map(|(p, v)| (*p.x, *p.y, *v.dx)), Some((i, -i, i)));
+        assert_eq!(game.names.get(entity), Some(&format!("{i}")));
+    }
+    // Stale handles of the recycled ids stay refused.
+    assert!(early.iter().skip(10).take(100).all(|&entity| !game.names.contains_key(entity)));
+}
+
 /// A value whose drop panics once armed: a replaced value dropped after the row is stored.
 struct Bomb(bool);
 

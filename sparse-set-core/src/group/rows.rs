@@ -8,6 +8,8 @@
 //! qualifies (it was put but not finished); every other part of the invariant holds. The
 //! caller finishes every group it put into before it returns, also while unwinding.
 
+use core::ops::Range;
+
 use crate::error::Error;
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
 use crate::storage::{Columnar, Storage};
@@ -105,19 +107,23 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
 
     /// Room for `additional` more keys in member `I`: a hint, so a failure is left for the
     /// puts to report.
-    pub(crate) fn reserve_member<const I: usize>(&mut self, additional: usize)
+    pub(crate) fn reserve_member<const I: usize>(&mut self, additional: usize, slots: Range<u64>)
     where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let _ = self.members.nth_mut().try_reserve(additional);
+        let storage = self.members.nth_mut();
+        let _ = storage.try_reserve(additional);
+        storage.reserve_slots(slots);
     }
 
     /// Room for `additional` more keys in excluded storage `I`, as a hint.
-    pub(crate) fn reserve_excluded<const I: usize>(&mut self, additional: usize)
+    pub(crate) fn reserve_excluded<const I: usize>(&mut self, additional: usize, slots: Range<u64>)
     where
         X: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let _ = self.excluded.nth_mut().try_reserve(additional);
+        let storage = self.excluded.nth_mut();
+        let _ = storage.try_reserve(additional);
+        storage.reserve_slots(slots);
     }
 
     /// Ends a row: `key` joins or leaves the prefix as it now qualifies, and the invariant
@@ -182,11 +188,16 @@ where
     }
 
     /// Room for `additional` more keys in nested member `I`, as a hint.
-    pub(crate) fn reserve_nested_member<const I: usize>(&mut self, additional: usize)
-    where
+    pub(crate) fn reserve_nested_member<const I: usize>(
+        &mut self,
+        additional: usize,
+        slots: Range<u64>,
+    ) where
         M2: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let _ = self.nested.members.nth_mut().try_reserve(additional);
+        let storage = self.nested.members.nth_mut();
+        let _ = storage.try_reserve(additional);
+        storage.reserve_slots(slots);
     }
 
     /// Stores `value` under `key` in nested excluded storage `I`;
@@ -223,11 +234,16 @@ where
     }
 
     /// Room for `additional` more keys in nested excluded storage `I`, as a hint.
-    pub(crate) fn reserve_nested_excluded<const I: usize>(&mut self, additional: usize)
-    where
+    pub(crate) fn reserve_nested_excluded<const I: usize>(
+        &mut self,
+        additional: usize,
+        slots: Range<u64>,
+    ) where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let _ = self.nested.excluded.nth_mut().try_reserve(additional);
+        let storage = self.nested.excluded.nth_mut();
+        let _ = storage.try_reserve(additional);
+        storage.reserve_slots(slots);
     }
 }
 

@@ -1,6 +1,7 @@
 //! A map's memory: reserving and releasing it, and copying it fallibly.
 
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
@@ -62,6 +63,25 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
             try_reserve(&mut self.values, additional)?;
         }
         Ok(())
+    }
+
+    /// A hint before inserting keys whose sparse slots ([`Key::sparse_slot`]) lie in `slots`,
+    /// most of them new: see [`SparseSet::reserve_slots`]. Never fails.
+    ///
+    /// Computes in **O(slots added)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    ///
+    /// let mut map = SparseMap::<u32, char>::new();
+    /// map.reserve(1_000);
+    /// map.reserve_slots(0..1_000);
+    /// map.extend((0..1_000).map(|key| (key, 'a')));
+    /// assert_eq!(map.len(), 1_000);
+    /// ```
+    #[inline]
+    pub fn reserve_slots(&mut self, slots: Range<u64>) {
+        self.set.reserve_slots(slots);
     }
 
     /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for a

@@ -2,7 +2,7 @@
 //! `Extend`, `FromIterator`, `Index`, `IndexMut`) and the crate's [`Storage`] and [`Columnar`].
 
 use core::fmt;
-use core::ops::{Index, IndexMut};
+use core::ops::{Index, IndexMut, Range};
 
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
@@ -142,6 +142,11 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     #[inline]
     fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         SparseMap::try_reserve(self, additional)
+    }
+
+    #[inline]
+    fn reserve_slots(&mut self, slots: Range<u64>) {
+        SparseMap::reserve_slots(self, slots);
     }
 
     #[inline]

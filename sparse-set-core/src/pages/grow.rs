@@ -9,7 +9,8 @@ use crate::error::{Error, try_reserve, try_reserve_exact};
 use crate::pages::compact::Compact;
 use crate::pages::hash_lane::HashLane;
 use crate::pages::{
-    COMPACT, EMPTY, Entry, FLAT_MIN, FLAT_PER_PAGE, PAGE_LEN, Pages, flat_index, new_full,
+    COMPACT, EMPTY, Entry, FLAT_MIN, FLAT_PER_PAGE, PAGE_BITS, PAGE_LEN, Pages, flat_index,
+    new_full,
 };
 
 impl<D: DenseIndex> Pages<D> {
@@ -104,6 +105,45 @@ impl<D: DenseIndex> Pages<D> {
                 self.flat_named -= 1;
             }
         }
+    }
+
+    /// Extends the prefix over slots up to `end` (exclusive) for keys about to be inserted in
+    /// `start..end`, when they fill at least half of the slots it adds: a batch of new keys
+    /// (entity ids from 0 up) then writes each slot with one store, and the prefix grows once
+    /// instead of page by page. Pages of the flat lane in the way join the prefix (a compact
+    /// one turned full); nothing happens when a hashed page is in the way. A hint: on `Err`
+    /// nothing has changed.
+    pub(crate) fn try_reserve_slots(&mut self, start: u64, end: u64) -> Result<(), Error> {
+        let from = self.prefix.slots() as u64;
+        let keys = end.saturating_sub(start.max(from));
+        let first = self.prefix_pages();
+        let Ok(last) = usize::try_from(end.saturating_sub(1) >> PAGE_BITS) else { return Ok(()) };
+        let pages = (last + 1).saturating_sub(first);
+        let added = (pages as u64).saturating_mul(PAGE_LEN as u64);
+        if pages == 0 || keys.saturating_mul(2) < added || self.hash.min_page <= last as u64 {
+            return Ok(());
+        }
+        self.prefix.try_reserve_pages(pages)?;
+        try_reserve(&mut self.free, pages)?;
+        for number in first..=last {
+            let mut values = [D::ZERO; PAGE_LEN];
+            if let Some(full) = self.flat_full.get_mut(number).and_then(Option::take) {
+                values = *full;
+                self.flat_named -= 1;
+            } else if let Some(entry) = self.flat_compact.get_mut(number)
+                && *entry != EMPTY
+            {
+                let index = (*entry & !COMPACT) as usize;
+                *entry = EMPTY;
+                self.compact[index].fill(&mut values);
+                self.free_compact(index);
+                self.flat_named -= 1;
+            }
+            self.prefix.push_values(&values);
+        }
+        self.absorb_full_pages();
+        self.refresh_last();
+        Ok(())
     }
 
     /// Makes room in the directory for the new page number `page`: grows the flat lane over it

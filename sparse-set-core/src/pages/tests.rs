@@ -219,3 +219,49 @@ fn a_versioned_prefix_keeps_each_slot_s_version_beside_it_also_when_emptied() {
     let copy = pages.try_clone().unwrap();
     assert_eq!(copy.prefix_version(4), 0x0001_0002);
 }
+
+#[test]
+fn reserving_slots_extends_the_prefix_over_the_pages_in_its_way() {
+    let mut pages = Pages::<u32>::new(true);
+    // Page 1 compact, page 2 full in the flat lane, page 0 still missing.
+    insert_all(&mut pages, &[PAGE_LEN as u64 + 3, PAGE_LEN as u64 + 4]);
+    let full: Vec<u64> = (0..=COMPACT_LEN as u64).map(|i| 2 * PAGE_LEN as u64 + i).collect();
+    for (value, &slot) in (10..).zip(&full) {
+        pages.insert(slot, value).unwrap();
+    }
+    assert!(pages.flat_full[2].is_some() && pages.prefix.slots() == 0);
+    pages.try_reserve_slots(0, 3 * PAGE_LEN as u64).unwrap();
+    assert_eq!(pages.prefix.slots(), 3 * PAGE_LEN, "pages 0 to 2 are the prefix");
+    assert_eq!(pages.flat_named, 0);
+    assert_eq!(pages.free.len(), 2, "page 1's compact page is free, as page 2's was");
+    assert_eq!((pages.get(PAGE_LEN as u64 + 3), pages.get(PAGE_LEN as u64 + 4)), (1, 2));
+    for (value, &slot) in (10..).zip(&full) {
+        assert_eq!(pages.get(slot), value);
+    }
+    assert_eq!(pages.check(), 2 + full.len());
+    // The new slots are written in place, with no page added.
+    pages.insert(7, 99).unwrap();
+    assert_eq!((pages.get(7), pages.page_count()), (99, 3));
+    assert_eq!(pages.check(), 3 + full.len());
+}
+
+#[test]
+fn reserving_slots_adds_nothing_the_keys_would_not_mostly_fill() {
+    let mut pages = Pages::<u32>::new(false);
+    // 100 keys for 1,024 new slots: fewer than half.
+    pages.try_reserve_slots(924, 1_024).unwrap();
+    assert_eq!((pages.prefix.slots(), pages.page_count()), (0, 0));
+    // Slots already in the prefix add nothing either.
+    insert_all(&mut pages, &(0..PAGE_LEN as u64).collect::<Vec<_>>());
+    pages.try_reserve_slots(0, PAGE_LEN as u64).unwrap();
+    assert_eq!(pages.prefix.slots(), PAGE_LEN);
+    // A hashed page in the way stops it.
+    pages.insert(1 << 40, 1).unwrap();
+    let far = 1u64 << 40;
+    pages.try_reserve_slots(far - 2 * PAGE_LEN as u64, far + 1).unwrap();
+    assert_eq!(pages.prefix.slots(), PAGE_LEN);
+    // Half the slots filled is enough; the page count follows.
+    pages.try_reserve_slots(PAGE_LEN as u64, 2 * PAGE_LEN as u64).unwrap();
+    assert_eq!(pages.prefix.slots(), 2 * PAGE_LEN);
+    assert_eq!(pages.check(), PAGE_LEN + 1);
+}

@@ -20,6 +20,7 @@
 //! while unwinding, and the replaced values are dropped only after that.
 
 use core::marker::PhantomData;
+use core::ops::Range;
 
 use crate::entity::{Entities, Entity};
 use crate::error::{Error, fail};
@@ -113,8 +114,9 @@ pub trait RowStorage<P, V> {
     fn put(&mut self, entity: Entity, value: V) -> Result<Option<V>, Error>;
     /// Undoes [`put`](Self::put), given what it returned.
     fn take_back(&mut self, entity: Entity, replaced: Option<V>);
-    /// Room for `additional` more values, as a hint.
-    fn reserve(&mut self, additional: usize);
+    /// Room for `additional` more values, most of them under new keys whose sparse slots lie in
+    /// `slots`, as a hint.
+    fn reserve(&mut self, additional: usize, slots: Range<u64>);
     /// Ends the row: a group repairs its prefix for `entity`.
     fn finish(&mut self, entity: Entity);
 }
@@ -135,9 +137,10 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
         // A hint: a failure is left for the puts to report.
         let _ = self.try_reserve(additional);
+        self.reserve_slots(slots);
     }
 
     #[inline]
@@ -157,8 +160,8 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
-        RowStorage::<P, ()>::reserve(self, additional);
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
+        RowStorage::<P, ()>::reserve(self, additional, slots);
     }
 
     #[inline]
@@ -191,8 +194,8 @@ where
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
-        self.reserve_member::<I>(additional);
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
+        self.reserve_member::<I>(additional, slots);
     }
 
     #[inline]
@@ -223,8 +226,8 @@ where
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
-        self.reserve_excluded::<I>(additional);
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
+        self.reserve_excluded::<I>(additional, slots);
     }
 
     #[inline]
@@ -256,8 +259,8 @@ where
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
-        self.reserve_nested_member::<I>(additional);
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
+        self.reserve_nested_member::<I>(additional, slots);
     }
 
     #[inline]
@@ -289,8 +292,8 @@ where
     }
 
     #[inline]
-    fn reserve(&mut self, additional: usize) {
-        self.reserve_nested_excluded::<I>(additional);
+    fn reserve(&mut self, additional: usize, slots: Range<u64>) {
+        self.reserve_nested_excluded::<I>(additional, slots);
     }
 
     #[inline]
@@ -334,7 +337,7 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N> RowStorage<Whol
 
     fn take_back(&mut self, _: Entity, _: Option<NoValue<M, X>>) {}
 
-    fn reserve(&mut self, _: usize) {}
+    fn reserve(&mut self, _: usize, _: Range<u64>) {}
 
     fn finish(&mut self, _: Entity) {}
 }
@@ -386,9 +389,10 @@ pub trait Bundle<W, I>: Sized {
     #[doc(hidden)]
     fn put(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error>;
 
-    /// Room for `additional` more rows in every storage it names, as a hint.
+    /// Room for `additional` more rows in every storage it names, most of them under new
+    /// entities whose indices lie in `slots`, as a hint.
     #[doc(hidden)]
-    fn reserve(world: &mut W, additional: usize);
+    fn reserve(world: &mut W, additional: usize, slots: Range<u64>);
 }
 
 /// One component, alone: the row's index type.
@@ -421,8 +425,9 @@ pub fn put_one<W, I: Place, C: Component<W, I, Storage: RowStorage<I::Part, C>>>
 pub fn reserve_one<W, I: Place, C: Component<W, I, Storage: RowStorage<I::Part, C>>>(
     world: &mut W,
     additional: usize,
+    slots: Range<u64>,
 ) {
-    C::storage(world).reserve(additional);
+    C::storage(world).reserve(additional, slots);
 }
 
 /// Finishes one storage's row when dropped: after the put, on the error path, or while
@@ -541,8 +546,8 @@ macro_rules! row_tuple {
             }
 
             #[inline]
-            fn reserve(world: &mut W, additional: usize) {
-                $($c::storage(world).reserve(additional);)+
+            fn reserve(world: &mut W, additional: usize, slots: Range<u64>) {
+                $($c::storage(world).reserve(additional, slots.clone());)+
             }
         }
     };
@@ -674,8 +679,10 @@ impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, 
     pub fn new(world: &'w mut W, rows: R) -> Self {
         let (at_least, _) = rows.size_hint();
         if at_least > 0 {
-            let _ = world.entities().try_reserve(at_least);
-            B::reserve(world, at_least);
+            let entities = world.entities();
+            let _ = entities.try_reserve(at_least);
+            let slots = entities.fresh_slots(at_least);
+            B::reserve(world, at_least, slots);
         }
         SpawnBatch { world, rows, index: PhantomData }
     }

@@ -196,3 +196,32 @@ fn an_emptied_slot_outside_the_prefix_forgets_its_version_and_a_prefix_slot_does
     bounded.remove(new);
     assert_eq!(bounded.try_insert(old, 1), Err(Error::StaleKey { index: 3, version: 1, held: 2 }));
 }
+
+#[test]
+fn slots_laid_out_for_a_batch_know_the_versions_they_hold_and_keep_the_new_ones() {
+    // Keys in pages 1 and 2 (page 2 full), none in page 0: no prefix yet.
+    let page = 512;
+    let mut map = SparseMap::<Entity, u32>::new();
+    for slot in (page + 3..page + 6).chain(2 * page..2 * page + 20) {
+        map.insert(entity(slot, 3), slot);
+    }
+    Storage::reserve_slots(&mut map, 0..u64::from(3 * page));
+    map.assert_invariants(); // every held slot's version is kept beside it
+    assert_eq!(
+        map.try_insert(entity(page + 4, 2), 0),
+        Err(Error::StaleKey { index: u64::from(page + 4), version: 2, held: 3 })
+    );
+    // A batch fills the laid-out slots; a removed one then refuses its older handles.
+    for slot in 0..page {
+        map.insert(entity(slot, 1), slot);
+    }
+    map.assert_invariants();
+    map.remove(entity(7, 1));
+    map.insert(entity(7, 2), 7);
+    map.remove(entity(7, 2));
+    assert_eq!(
+        map.try_insert(entity(7, 1), 0),
+        Err(Error::StaleKey { index: 7, version: 1, held: 2 })
+    );
+    assert_eq!(map.get(entity(2 * page + 5, 3)), Some(&(2 * page + 5)));
+}

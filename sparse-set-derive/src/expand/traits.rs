@@ -319,6 +319,11 @@ fn storage(input: &Input<'_>) -> TokenStream {
             }
 
             #[inline]
+            fn reserve_slots(&mut self, slots: ::core::ops::Range<u64>) {
+                Self::reserve_slots(self, slots);
+            }
+
+            #[inline]
             fn remove(&mut self, key: #k) -> #option<#value> {
                 Self::remove(self, key)
             }

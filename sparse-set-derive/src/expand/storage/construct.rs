@@ -200,6 +200,16 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
             #result::Ok(())
         }
 
+        /// A hint before inserting keys whose sparse slots (`Key::sparse_slot`) lie in `slots`,
+        /// most of them new: the key index lays its flat prefix out over them where they fill
+        /// at least half of the slots it adds (see `SparseSet::reserve_slots`). Never fails.
+        ///
+        /// Computes in **O(slots added)** time.
+        #[inline]
+        pub fn reserve_slots(&mut self, slots: ::core::ops::Range<::core::primitive::u64>) {
+            #p::SparseSet::reserve_slots(&mut self.#keys, slots);
+        }
+
         /// Releases spare capacity of the key index (including unused sparse pages) and of
         /// every column. Does nothing for a bounded storage. Where the allocator refuses a
         /// smaller allocation, that part keeps its memory: this never fails.
