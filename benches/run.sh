@@ -4,7 +4,7 @@
 # usage: benches/run.sh [quick|full]
 #   quick (default): 100,000 elements (lookups also 1,000,000), short measurements; about 12
 #                    minutes on 2 cores.
-#   full:            criterion's default measurement times, the 1,000,000-element sizes, and the
+#   full:            100 samples over 2 s per row (1 s warm-up), the 1,000,000-element sizes, and the
 #                    compile-time report.
 # Honours CARGO_TARGET_DIR. Waits up to QUIET_WAIT seconds (default 300) for the 1-minute load
 # average to drop below 0.5, and records the load before and after on the results page.

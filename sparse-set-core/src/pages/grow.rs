@@ -111,20 +111,24 @@ impl<D: DenseIndex> Pages<D> {
     /// `start..end`, when they fill at least half of the slots it adds: a batch of new keys
     /// (entity ids from 0 up) then writes each slot with one store, and the prefix grows once
     /// instead of page by page. Pages of the flat lane in the way join the prefix (a compact
-    /// one turned full); nothing happens when a hashed page is in the way. A hint: on `Err`
-    /// nothing has changed.
-    pub(crate) fn try_reserve_slots(&mut self, start: u64, end: u64) -> Result<(), Error> {
+    /// one turned full); nothing happens when a hashed page is in the way. Returns whether a
+    /// page holding slots joined the prefix (the rest are empty). A hint: on `Err` nothing has
+    /// changed.
+    pub(crate) fn try_reserve_slots(&mut self, start: u64, end: u64) -> Result<bool, Error> {
         let from = self.prefix.slots() as u64;
         let keys = end.saturating_sub(start.max(from));
         let first = self.prefix_pages();
-        let Ok(last) = usize::try_from(end.saturating_sub(1) >> PAGE_BITS) else { return Ok(()) };
+        let Ok(last) = usize::try_from(end.saturating_sub(1) >> PAGE_BITS) else {
+            return Ok(false);
+        };
         let pages = (last + 1).saturating_sub(first);
         let added = (pages as u64).saturating_mul(PAGE_LEN as u64);
         if pages == 0 || keys.saturating_mul(2) < added || self.hash.min_page <= last as u64 {
-            return Ok(());
+            return Ok(false);
         }
         self.prefix.try_reserve_pages(pages)?;
         try_reserve(&mut self.free, pages)?;
+        let named = self.flat_named;
         for number in first..=last {
             let mut values = [D::ZERO; PAGE_LEN];
             if let Some(full) = self.flat_full.get_mut(number).and_then(Option::take) {
@@ -143,7 +147,7 @@ impl<D: DenseIndex> Pages<D> {
         }
         self.absorb_full_pages();
         self.refresh_last();
-        Ok(())
+        Ok(self.flat_named != named)
     }
 
     /// Makes room in the directory for the new page number `page`: grows the flat lane over it

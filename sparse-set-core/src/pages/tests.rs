@@ -230,7 +230,7 @@ fn reserving_slots_extends_the_prefix_over_the_pages_in_its_way() {
         pages.insert(slot, value).unwrap();
     }
     assert!(pages.flat_full[2].is_some() && pages.prefix.slots() == 0);
-    pages.try_reserve_slots(0, 3 * PAGE_LEN as u64).unwrap();
+    assert_eq!(pages.try_reserve_slots(0, 3 * PAGE_LEN as u64), Ok(true));
     assert_eq!(pages.prefix.slots(), 3 * PAGE_LEN, "pages 0 to 2 are the prefix");
     assert_eq!(pages.flat_named, 0);
     assert_eq!(pages.free.len(), 2, "page 1's compact page is free, as page 2's was");
@@ -261,7 +261,7 @@ fn reserving_slots_adds_nothing_the_keys_would_not_mostly_fill() {
     pages.try_reserve_slots(far - 2 * PAGE_LEN as u64, far + 1).unwrap();
     assert_eq!(pages.prefix.slots(), PAGE_LEN);
     // Half the slots filled is enough; the page count follows.
-    pages.try_reserve_slots(PAGE_LEN as u64, 2 * PAGE_LEN as u64).unwrap();
+    assert_eq!(pages.try_reserve_slots(PAGE_LEN as u64, 2 * PAGE_LEN as u64), Ok(false));
     assert_eq!(pages.prefix.slots(), 2 * PAGE_LEN);
     assert_eq!(pages.check(), PAGE_LEN + 1);
 }

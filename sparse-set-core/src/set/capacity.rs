@@ -76,9 +76,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn reserve_slots(&mut self, slots: Range<u64>) {
         if self.bounds.is_none() {
             let prefix = self.sparse.prefix_slots();
-            let _hint = self.sparse.try_reserve_slots(slots.start, slots.end);
-            if K::SLOT_AND_VERSION_ARE_KEY && self.sparse.prefix_slots() > prefix {
-                // Pages of keys may have joined the prefix: their slots get their versions.
+            let joined = self.sparse.try_reserve_slots(slots.start, slots.end);
+            if K::SLOT_AND_VERSION_ARE_KEY && joined == Ok(true) {
+                // Pages holding keys joined the prefix: their slots get their versions.
                 self.fill_versions(prefix);
             }
         }
