@@ -1083,9 +1083,9 @@ fn main() {
             let _ = writeln!(
                 out,
                 "The machine was not quiet during this run (1-minute load up to {busy:.2} on 2 cores, \
-                 other builds running): single numbers can be off by tens of percent; ratios within \
-                 one group were measured seconds apart and are more robust. Rerun on a quiet machine \
-                 before quoting a number.\n"
+                 the benchmark's own thread included): single numbers can be off by tens of percent; \
+                 ratios within one group were measured seconds apart and are more robust. Rerun on a \
+                 quiet machine before quoting a number.\n"
             );
         }
     }

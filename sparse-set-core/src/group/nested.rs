@@ -85,7 +85,8 @@ type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 /// despawn or spawn of a whole row into a family of positions and velocities with
 /// accelerations nested costs what sparsey's family of the same components does, and what
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
-/// costs what a change to the third member of one wide group does, and at most sparsey's.
+/// costs what a change to the third member of one wide group does, and what sparsey's does
+/// (0.96x and 1.02x of it in two runs).
 ///
 /// # Limits
 ///
