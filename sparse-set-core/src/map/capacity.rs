@@ -66,7 +66,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     }
 
     /// A hint before inserting keys whose sparse slots ([`Key::sparse_slot`]) lie in `slots`,
-    /// most of them new: see [`SparseSet::reserve_slots`]. Never fails.
+    /// most of them new: see [`SparseSet::reserve_slots`](crate::SparseSet::reserve_slots).
+    /// Never fails.
     ///
     /// Computes in **O(slots added)** time.
     ///
