@@ -179,11 +179,12 @@ pub trait Storage {
         Ok(())
     }
 
-    /// A hint before inserting keys whose sparse slots ([`Key::sparse_slot`]) lie in `slots`,
-    /// most of them new (a batch of entities just spawned): the storage may lay its sparse
-    /// index out for them at once, so that each insert writes its slot with one store instead
-    /// of growing the index page by page. It does so only where the keys fill at least half of
-    /// the slots it adds, so memory still follows the keys. Never required, never fails (an
+    /// A hint before inserting new keys that fill `slots` (their [`Key::sparse_slot`]s, such as
+    /// a batch of entities just spawned): the storage may lay its sparse index out for them at
+    /// once, so that each insert writes its slot with one store instead of growing the index
+    /// page by page. The storages of this crate do so only where room for that many keys is
+    /// reserved ([`try_reserve`](Self::try_reserve)) and the keys fill at least half of the
+    /// slots it adds, so memory still follows the keys. Never required, never fails (an
     /// allocation it cannot make is left for the inserts to report). The default does nothing.
     ///
     /// Computes in **O(slots added)** time.
@@ -192,6 +193,7 @@ pub trait Storage {
     /// use sparse_set_core::{SparseMap, Storage};
     ///
     /// let mut map = SparseMap::<u32, char>::new();
+    /// Storage::try_reserve(&mut map, 10_000).unwrap();
     /// Storage::reserve_slots(&mut map, 0..10_000);
     /// for key in 0..10_000 {
     ///     map.insert(key, 'a');

@@ -65,9 +65,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         Ok(())
     }
 
-    /// A hint before inserting keys whose sparse slots ([`Key::sparse_slot`]) lie in `slots`,
-    /// most of them new: see [`SparseSet::reserve_slots`](crate::SparseSet::reserve_slots).
-    /// Never fails.
+    /// A hint before inserting new keys that fill `slots` (their [`Key::sparse_slot`]s): lays
+    /// the sparse index out over them where room for that many keys is reserved; see
+    /// [`SparseSet::reserve_slots`](crate::SparseSet::reserve_slots). Never fails.
     ///
     /// Computes in **O(slots added)** time.
     ///

@@ -56,12 +56,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         Ok(())
     }
 
-    /// A hint before inserting keys whose sparse slots ([`Key::sparse_slot`]) lie in `slots`,
-    /// most of them new (a batch of entities just spawned): where those keys fill at least
-    /// half of the slots it adds, the sparse index's flat prefix is extended over them at once,
-    /// so that each insert writes its slot with one store instead of growing the index page by
-    /// page. Otherwise, or for a bounded set (whose index is allocated whole), it does nothing.
-    /// Never fails: an allocation it cannot make is left for the inserts to report.
+    /// A hint before inserting new keys that fill `slots` (their [`Key::sparse_slot`]s, such as
+    /// a batch of entities just spawned): the sparse index's flat prefix is extended over them
+    /// at once, so that each insert writes its slot with one store instead of growing the index
+    /// page by page. It does so only where the set has room reserved for that many keys
+    /// ([`reserve`](Self::reserve)), so the sparse memory it allocates follows a dense
+    /// reservation already made, and only where those keys fill at least half of the slots it
+    /// adds (a range far past the set's keys adds nothing). Otherwise, or for a bounded set
+    /// (whose index is allocated whole), it does nothing. Never fails: an allocation it cannot
+    /// make is left for the inserts to report.
     ///
     /// Computes in **O(slots added)** time.
     ///
@@ -74,7 +77,8 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.len(), 1_000);
     /// ```
     pub fn reserve_slots(&mut self, slots: Range<u64>) {
-        if self.bounds.is_none() {
+        let room = (self.dense.capacity() - self.dense.len()) as u64;
+        if self.bounds.is_none() && slots.end.saturating_sub(slots.start) <= room {
             let prefix = self.sparse.prefix_slots();
             let joined = self.sparse.try_reserve_slots(slots.start, slots.end);
             if K::SLOT_AND_VERSION_ARE_KEY && joined == Ok(true) {

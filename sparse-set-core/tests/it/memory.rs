@@ -172,3 +172,36 @@ fn a_huge_bounded_set_fails_before_touching_memory() {
         }
     }
 }
+
+#[test]
+fn reserving_slots_costs_no_more_than_the_keys_then_use() {
+    // Keys 0..MANY: the laid-out prefix is what inserting them builds anyway, allocated once.
+    let (hinted, usage) = measure(|| {
+        let mut set = SparseSet::<u32>::new();
+        set.reserve(MANY as usize);
+        set.reserve_slots(0..u64::from(MANY));
+        set.extend(0..MANY);
+        set
+    });
+    let plain: SparseSet<u32> = (0..MANY).collect();
+    assert_eq!(usage.live(), hinted.allocated_bytes());
+    assert!(
+        hinted.allocated_bytes() <= plain.allocated_bytes(),
+        "{} bytes hinted, {} without",
+        hinted.allocated_bytes(),
+        plain.allocated_bytes()
+    );
+    assert!(usage.freed <= hinted.allocated_bytes() / 4, "{usage:?}: the prefix grew once");
+
+    // A range wider than the room reserved adds nothing: the sparse memory follows a dense
+    // reservation, never the range alone.
+    let (thin, usage) = measure(|| {
+        let mut set = SparseSet::<u32>::new();
+        set.reserve(1000);
+        set.reserve_slots(0..u64::from(u32::MAX));
+        set.extend((0..1000_u32).map(|i| i * 4096));
+        set
+    });
+    assert!(usage.live() <= 4 * MIB, "{} bytes", usage.live());
+    assert_eq!(usage.live(), thin.allocated_bytes());
+}

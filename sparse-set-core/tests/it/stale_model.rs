@@ -205,6 +205,7 @@ fn slots_laid_out_for_a_batch_know_the_versions_they_hold_and_keep_the_new_ones(
     for slot in (page + 3..page + 6).chain(2 * page..2 * page + 20) {
         map.insert(entity(slot, 3), slot);
     }
+    map.reserve(3 * page as usize);
     Storage::reserve_slots(&mut map, 0..u64::from(3 * page));
     map.assert_invariants(); // every held slot's version is kept beside it
     assert_eq!(

@@ -200,9 +200,10 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
             #result::Ok(())
         }
 
-        /// A hint before inserting keys whose sparse slots (`Key::sparse_slot`) lie in `slots`,
-        /// most of them new: the key index lays its flat prefix out over them where they fill
-        /// at least half of the slots it adds (see `SparseSet::reserve_slots`). Never fails.
+        /// A hint before inserting new keys that fill `slots` (their `Key::sparse_slot`s): the
+        /// key index lays its flat prefix out over them where room for that many keys is
+        /// reserved and they fill at least half of the slots it adds (see
+        /// `SparseSet::reserve_slots`). Never fails.
         ///
         /// Computes in **O(slots added)** time.
         #[inline]
