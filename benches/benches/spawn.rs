@@ -36,7 +36,8 @@
 use bevy_ecs::component::Component;
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion};
 use sparse_soa::group::Nested;
 use sparse_soa::{Entities, Entity, Group, SparseSoa};
 use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
@@ -466,27 +467,55 @@ fn respawn<W, H: Copy>(
     }
 }
 
+/// Row `name` of `g`: the steady state of `respawn` on `world`, whose `live` handles were
+/// spawned beforehand, with the contender's `despawn` and `spawn`.
+fn bench_respawn<W, H: Copy>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut world: W,
+    mut live: Vec<H>,
+    mut despawn: impl FnMut(&mut W, H),
+    mut spawn: impl FnMut(&mut W, u32) -> H,
+) {
+    let mut rng = Rng::new(SEED);
+    g.bench_function(name, |b| {
+        b.iter(|| respawn(&mut world, &mut rng, &mut live, &mut despawn, &mut spawn));
+    });
+}
+
 /// The steady state of `respawn_grouped` for one of our worlds (`$world`, a
 /// `#[derive(World)]` of the three components): its rows spawned and despawned by the world.
 macro_rules! respawn_ours {
     ($g:expr, $world:ty, $name:expr) => {{
         let mut world = <$world>::default();
-        let mut live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
-        let mut rng = Rng::new(SEED);
-        $g.bench_function($name, |b| {
-            b.iter(|| {
-                respawn(
-                    &mut world,
-                    &mut rng,
-                    &mut live,
-                    |world, entity| {
-                        world.despawn(entity);
-                    },
-                    |world, i| world.spawn(row(i)),
-                );
-            });
-        });
+        let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+        bench_respawn(
+            &mut $g,
+            $name,
+            world,
+            live,
+            |world, entity| {
+                world.despawn(entity);
+            },
+            |world, i| world.spawn(row(i)),
+        );
     }};
+}
+
+/// The steady state of `respawn_grouped` for a sparsey `world` (grouped or a family): its rows
+/// created and destroyed by the world.
+fn respawn_sparsey(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut world: sparsey::World) {
+    let live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
+    bench_respawn(
+        g,
+        name,
+        world,
+        live,
+        |world, entity| {
+            world.destroy(entity);
+        },
+        |world, i| world.create(sparsey_row(i)),
+    );
 }
 
 fn respawn_grouped(c: &mut Criterion) {
@@ -494,39 +523,19 @@ fn respawn_grouped(c: &mut Criterion) {
     respawn_ours!(g, Grouped, "sparse-soa-grouped");
 
     let mut world = bevy_ecs::world::World::new();
-    let mut live: Vec<bevy_ecs::entity::Entity> =
-        world.spawn_batch((0..LIVE).map(table_row)).collect();
-    let mut rng = Rng::new(SEED);
-    g.bench_function("bevy-table", |b| {
-        b.iter(|| {
-            respawn(
-                &mut world,
-                &mut rng,
-                &mut live,
-                |world, entity| {
-                    world.despawn(entity);
-                },
-                |world, i| world.spawn(table_row(i)).id(),
-            );
-        });
-    });
+    let live: Vec<bevy_ecs::entity::Entity> = world.spawn_batch((0..LIVE).map(table_row)).collect();
+    bench_respawn(
+        &mut g,
+        "bevy-table",
+        world,
+        live,
+        |world, entity| {
+            world.despawn(entity);
+        },
+        |world, i| world.spawn(table_row(i)).id(),
+    );
 
-    let mut world = sparsey_grouped_world();
-    let mut live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
-    let mut rng = Rng::new(SEED);
-    g.bench_function("sparsey-grouped", |b| {
-        b.iter(|| {
-            respawn(
-                &mut world,
-                &mut rng,
-                &mut live,
-                |world, entity| {
-                    world.destroy(entity);
-                },
-                |world, i| world.create(sparsey_row(i)),
-            );
-        });
-    });
+    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world());
     g.finish();
 }
 
@@ -535,27 +544,8 @@ fn respawn_nested(c: &mut Criterion) {
     respawn_ours!(g, Grouped, "sparse-soa-flat");
     respawn_ours!(g, NestedWorld, "sparse-soa-nested");
     respawn_ours!(g, Wide, "sparse-soa-wide");
-    for (name, make) in [
-        ("sparsey-grouped", sparsey_grouped_world as fn() -> sparsey::World),
-        ("sparsey-nested", sparsey_nested_world),
-    ] {
-        let mut world = make();
-        let mut live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
-        let mut rng = Rng::new(SEED);
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                respawn(
-                    &mut world,
-                    &mut rng,
-                    &mut live,
-                    |world, entity| {
-                        world.destroy(entity);
-                    },
-                    |world, i| world.create(sparsey_row(i)),
-                );
-            });
-        });
-    }
+    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world());
+    respawn_sparsey(&mut g, "sparsey-nested", sparsey_nested_world());
     g.finish();
 }
 

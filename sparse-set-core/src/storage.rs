@@ -416,6 +416,18 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     }
 }
 
+/// Room in `storage` for `additional` more values, most of them under new keys filling `slots`:
+/// [`Storage::try_reserve`], then [`Storage::reserve_slots`]. A hint: a failed reservation is
+/// left for the inserts to report.
+pub(crate) fn reserve_for_batch<S: Storage + ?Sized>(
+    storage: &mut S,
+    additional: usize,
+    slots: Range<u64>,
+) {
+    let _ = storage.try_reserve(additional);
+    storage.reserve_slots(slots);
+}
+
 /// A [`Storage`] whose values lie in dense columns beside its keys: every column as a slice,
 /// mutable without exposing its length, and positions that can be swapped in every column at
 /// once. This is what a [`Group`](crate::Group) needs of its members, what

@@ -167,6 +167,16 @@ impl PartialEq for Tracked {
 
 impl Eq for Tracked {}
 
+/// A value whose `Drop` panics when it was made with `true`: a drop the caller cannot prevent
+/// (a replaced or despawned value) that unwinds through the storage.
+pub struct Bomb(pub bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        assert!(!self.0, "a value's drop panicked");
+    }
+}
+
 /// An iterator whose every step is a counted call ([`tick`]): for sweeping the calls that take
 /// an iterator (`extend`, `from_iter`, ...).
 pub struct Ticking<I>(pub I);

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use sparse_soa::{Entities, Entity, Error, Group, SparseMap, SparseSet, SparseSoa, Storage, World};
 use sparse_soa_test_support::model;
+use sparse_soa_test_support::panics::Bomb;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Position {
@@ -453,15 +454,6 @@ proptest! {
     #[test]
     fn stale_handles_never_break_a_group(ops in prop::collection::vec(entity_op(), 1..if cfg!(miri) { 30 } else { 120 })) {
         run_entities(&ops);
-    }
-}
-
-/// A value whose `Drop` panics when it was made to.
-struct Bomb(bool);
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        assert!(!self.0, "a value's drop panicked");
     }
 }
 

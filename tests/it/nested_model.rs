@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use sparse_soa::group::Nested;
 use sparse_soa::{Entity, Error, Group, SparseMap, SparseSet, SparseSoa, World, query};
 use sparse_soa_test_support::model;
+use sparse_soa_test_support::panics::Bomb;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Body {
@@ -427,15 +428,6 @@ mod world {
         assert!(!sprites.contains_key(a) && !sprites.contains_key(c));
         assert_eq!(game.motion.nested().len(), 2);
         assert_eq!(game.motion.len(), 2);
-    }
-}
-
-/// A value whose `Drop` panics when it was made to.
-struct Bomb(bool);
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        assert!(!self.0, "a value's drop panicked");
     }
 }
 

@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use proptest::prelude::*;
 use sparse_soa::{Entities, Entity, Error, Group, SparseMap, SparseSoa, Storage, World};
 use sparse_soa_test_support::model;
+use sparse_soa_test_support::panics::Bomb;
 
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(key = Entity)]
@@ -196,15 +197,6 @@ fn a_batch_lays_out_the_index_of_the_storages_it_fills_and_no_other() {
     }
     // Stale handles of the recycled ids stay refused.
     assert!(early.iter().skip(10).take(100).all(|&entity| !game.names.contains_key(entity)));
-}
-
-/// A value whose drop panics once armed: a replaced value dropped after the row is stored.
-struct Bomb(bool);
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        assert!(!self.0, "boom");
-    }
 }
 
 #[derive(SparseSoa)]

@@ -12,7 +12,7 @@ use core::ops::Range;
 
 use crate::error::Error;
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
-use crate::storage::{Columnar, Storage};
+use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
@@ -111,9 +111,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let storage = self.members.nth_mut();
-        let _ = storage.try_reserve(additional);
-        storage.reserve_slots(slots);
+        reserve_for_batch(self.members.nth_mut(), additional, slots);
     }
 
     /// Room for `additional` more keys in excluded storage `I`, as a hint.
@@ -121,9 +119,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     where
         X: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let storage = self.excluded.nth_mut();
-        let _ = storage.try_reserve(additional);
-        storage.reserve_slots(slots);
+        reserve_for_batch(self.excluded.nth_mut(), additional, slots);
     }
 
     /// Ends a row: `key` joins or leaves the prefix as it now qualifies, and the invariant
@@ -195,9 +191,7 @@ where
     ) where
         M2: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        let storage = self.nested.members.nth_mut();
-        let _ = storage.try_reserve(additional);
-        storage.reserve_slots(slots);
+        reserve_for_batch(self.nested.members.nth_mut(), additional, slots);
     }
 
     /// Stores `value` under `key` in nested excluded storage `I`;
@@ -241,9 +235,7 @@ where
     ) where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        let storage = self.nested.excluded.nth_mut();
-        let _ = storage.try_reserve(additional);
-        storage.reserve_slots(slots);
+        reserve_for_batch(self.nested.excluded.nth_mut(), additional, slots);
     }
 }
 

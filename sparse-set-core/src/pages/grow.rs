@@ -130,11 +130,13 @@ impl<D: DenseIndex> Pages<D> {
         try_reserve(&mut self.free, pages)?;
         let named = self.flat_named;
         for number in first..=last {
-            let mut values = [D::ZERO; PAGE_LEN];
             if let Some(full) = self.flat_full.get_mut(number).and_then(Option::take) {
-                values = *full;
+                self.prefix.push_values(&full);
                 self.flat_named -= 1;
-            } else if let Some(entry) = self.flat_compact.get_mut(number)
+                continue;
+            }
+            let mut values = [D::ZERO; PAGE_LEN];
+            if let Some(entry) = self.flat_compact.get_mut(number)
                 && *entry != EMPTY
             {
                 let index = (*entry & !COMPACT) as usize;

@@ -25,7 +25,7 @@ use core::ops::Range;
 use crate::entity::{Entities, Entity};
 use crate::error::{Error, fail};
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
-use crate::storage::{Columnar, Storage};
+use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 /// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
 /// [`Excluded`], [`NestedMember`] or [`NestedExcluded`]). Written by the derive, picked by inference; never by hand.
@@ -138,9 +138,7 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
 
     #[inline]
     fn reserve(&mut self, additional: usize, slots: Range<u64>) {
-        // A hint: a failure is left for the puts to report.
-        let _ = self.try_reserve(additional);
-        self.reserve_slots(slots);
+        reserve_for_batch(self, additional, slots);
     }
 
     #[inline]
