@@ -563,6 +563,57 @@ impl Entities {
         Ok(Entity { index, generation: NonZeroU32::MIN })
     }
 
+    /// Spawns up to `count` entities into `spawned`, as that many [`try_spawn`](Self::try_spawn)s
+    /// would in turn (freed slots first, then new ones), stopping where the next would fail.
+    /// What a batch of rows spawns its run of entities with: one pass, no result per entity.
+    pub(crate) fn spawn_into(&mut self, count: usize, spawned: &mut Vec<Entity>) {
+        let reused = count.min(self.free.len());
+        for _ in 0..reused {
+            let Some(index) = self.free.pop() else { break };
+            let slot = &mut self.slots[index as usize];
+            slot.alive = true;
+            spawned.push(Entity { index, generation: slot.generation });
+        }
+        let start = self.slots.len();
+        // New slots stop at a bounded allocator's capacity and at the last `u32` index.
+        let indices = usize::try_from(1_u64 << 32).unwrap_or(usize::MAX);
+        let limit = self.bound.unwrap_or(indices).min(indices);
+        let mut fresh = (count - reused).min(limit.saturating_sub(start));
+        // Room for the slots, and on the free list for every slot, before anything changes.
+        if try_reserve(&mut self.slots, fresh).is_err()
+            || try_reserve(&mut self.free, start + fresh).is_err()
+        {
+            fresh = 0;
+        }
+        self.slots.resize(start + fresh, Slot { generation: NonZeroU32::MIN, alive: true });
+        spawned.extend((start..start + fresh).map(|index| Entity {
+            // Below `1 << 32`: the limit above.
+            index: index as u32,
+            generation: NonZeroU32::MIN,
+        }));
+        self.len += reused + fresh;
+    }
+
+    /// Undoes the [`try_spawn`](Self::try_spawn) that returned `entity`, as if it had not
+    /// happened: given back in the reverse order of their spawns, entities leave the allocator
+    /// exactly as it was (a new slot is dropped again, a reused one goes back on the free list
+    /// with its generation), so the next spawns issue the same entities. What a batch of rows
+    /// does with the entities it spawned for rows it then stores one by one.
+    pub(crate) fn undo_spawn(&mut self, entity: Entity) {
+        debug_assert!(self.is_alive(entity), "only a live entity can be given back");
+        let index = entity.index as usize;
+        self.len -= 1;
+        // A reused slot's generation was bumped when it was freed: only a new slot has the
+        // first generation, and only the last slot can be the newest.
+        if index + 1 == self.slots.len() && entity.generation == NonZeroU32::MIN {
+            self.slots.pop();
+        } else {
+            self.slots[index].alive = false;
+            // Within the room `try_spawn` reserved for every slot: no allocation.
+            self.free.push(entity.index);
+        }
+    }
+
     /// The fallible twin of `clone`: a copy of the allocator, bounded alike (with its full
     /// capacity) if it is bounded.
     ///

@@ -2,6 +2,7 @@
 //! struct-of-arrays storage) offers, so generic code such as [`join`](crate::join) can be written
 //! once.
 
+use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::dense::DenseIndex;
@@ -202,6 +203,27 @@ pub trait Storage {
     /// ```
     fn reserve_slots(&mut self, slots: Range<u64>) {
         let _ = slots;
+    }
+
+    /// How many of `keys` (distinct, such as entities just spawned), from the first,
+    /// [`push_fresh_run`](Self::push_fresh_run) can store: each new to the storage on its
+    /// insert's common path, with room already reserved for it in every column. What a batch of
+    /// whole rows checks in every storage it names before it writes any. The default, zero,
+    /// sends every row through [`try_insert`](Self::try_insert).
+    #[doc(hidden)]
+    fn fresh_run_len(&self, keys: &[Self::Key]) -> usize {
+        let _ = keys;
+        0
+    }
+
+    /// Stores the first `keys.len()` of `values` under `keys`, in order, as new rows at the
+    /// end: `keys` is no longer than [`fresh_run_len`](Self::fresh_run_len) measured, so this
+    /// cannot fail and never allocates. The values stored are drained from the front of
+    /// `values`.
+    #[doc(hidden)]
+    fn push_fresh_run(&mut self, keys: &[Self::Key], values: &mut Vec<Self::Value>) {
+        debug_assert!(keys.is_empty(), "the default `fresh_run_len` measures no run");
+        let _ = values;
     }
 
     /// Removes `key` by swap-remove; returns its value.
@@ -408,6 +430,18 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     #[inline]
     fn reserve_slots(&mut self, slots: Range<u64>) {
         SparseSet::reserve_slots(self, slots);
+    }
+
+    #[inline]
+    fn fresh_run_len(&self, keys: &[K]) -> usize {
+        SparseSet::fresh_run_len(self, keys)
+    }
+
+    #[inline]
+    fn push_fresh_run(&mut self, keys: &[K], values: &mut Vec<()>) {
+        let pushed = SparseSet::push_fresh_run(self, keys);
+        debug_assert_eq!(pushed, keys.len(), "a run longer than `fresh_run_len` measured");
+        values.drain(..pushed);
     }
 
     #[inline]

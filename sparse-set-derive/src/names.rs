@@ -314,8 +314,16 @@ mod tests {
                     // The runtime's traits forward to the inherent methods, but for the
                     // invariant checker, which no column accessor can shadow for a caller who
                     // writes `Storage::assert_invariants(&storage)`, and the plumbing queries
-                    // use, which the runtime calls through the trait on a type parameter.
-                    let plumbing = ["assert_invariants", "index_and_columns_mut", "row", "row_mut"];
+                    // use and a batch of rows stores its runs with, which the runtime calls
+                    // through the trait on a type parameter.
+                    let plumbing = [
+                        "assert_invariants",
+                        "index_and_columns_mut",
+                        "row",
+                        "row_mut",
+                        "fresh_run_len",
+                        "push_fresh_run",
+                    ];
                     assert!(
                         inherent.contains(&method) || plumbing.contains(&method.as_str()),
                         "`Storage::{method}` is not inherent",

@@ -429,6 +429,36 @@ mod world {
         assert_eq!(game.motion.nested().len(), 2);
         assert_eq!(game.motion.len(), 2);
     }
+
+    /// A dropped batch stores its rows a run at a time, finishing both levels once per run:
+    /// the family ends as spawning the rows one by one leaves it.
+    #[test]
+    fn a_dropped_batch_fills_both_levels_as_spawning_one_by_one() {
+        let row = |i: i32| {
+            (Position { x: i }, Velocity { dx: i }, Sprite { id: u16::try_from(i).unwrap() })
+        };
+        let mut batched = Game::default();
+        let mut single = Game::default();
+        for game in [&mut batched, &mut single] {
+            // Rows past the outer prefix already, so the run's rows swap into place.
+            game.spawn(Position { x: -1 });
+            game.spawn((Sprite { id: 0 }, Velocity { dx: -2 }));
+        }
+        drop(batched.spawn_batch((0..700).map(row)));
+        for i in 0..700 {
+            single.spawn(row(i));
+        }
+        batched.motion.assert_invariants();
+        assert_eq!(batched.entities, single.entities);
+        assert_eq!(batched.motion.keys(), single.motion.keys());
+        assert_eq!(batched.motion.nested().keys(), single.motion.nested().keys());
+        assert_eq!(batched.motion.nested().len(), 700);
+        let (sprites,) = batched.motion.nested().members().inner();
+        for entity in batched.motion.nested().keys() {
+            let x = *batched.motion.members().0.get(*entity).unwrap().x;
+            assert_eq!(sprites.get(*entity).map(|s| i32::from(*s.id)), Some(x));
+        }
+    }
 }
 
 #[test]

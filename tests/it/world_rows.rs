@@ -173,6 +173,127 @@ fn spawn_batch_yields_the_entities_and_spawns_the_rest_when_dropped() {
     check(&game);
 }
 
+/// A dropped batch stores its rows a run at a time; it issues the entities and leaves every
+/// storage as spawning the rows one by one does, also over slots whose old rows stayed behind
+/// (an entity despawned from the allocator alone) and freed slots reused.
+#[test]
+fn a_dropped_batch_matches_spawning_one_by_one() {
+    fn prepare() -> (Game, Vec<Entity>) {
+        let mut game = Game::default();
+        let early: Vec<Entity> = (0..700)
+            .map(|i| game.spawn((Position { x: i, y: 0 }, Velocity { dx: 0 }, Spark)))
+            .collect();
+        for &entity in early.iter().step_by(3) {
+            game.despawn(entity);
+        }
+        for &entity in early.iter().skip(1).step_by(50) {
+            // Its rows stay until the slot is spawned again.
+            game.entities.despawn(entity);
+        }
+        (game, early)
+    }
+    let rows = |n: i32| (0..n).map(|i| (Position { x: i, y: -i }, Velocity { dx: i }, Frozen));
+    let (mut batched, _) = prepare();
+    drop(batched.spawn_batch(rows(1_000)));
+    let (mut single, _) = prepare();
+    for row in rows(1_000) {
+        single.spawn(row);
+    }
+    check(&batched);
+    assert_eq!(batched.entities, single.entities, "the same entities issued");
+    let (positions, velocities) = batched.motion.members();
+    let (expected_positions, expected_velocities) = single.motion.members();
+    assert_eq!(positions.keys(), expected_positions.keys());
+    assert_eq!(velocities.keys(), expected_velocities.keys());
+    assert_eq!(batched.motion.keys(), single.motion.keys(), "the same prefix");
+    assert_eq!(batched.motion.excluded().0.keys(), single.motion.excluded().0.keys());
+    assert_eq!(batched.sparks.keys(), single.sparks.keys());
+    for entity in single.entities.iter() {
+        assert_eq!(
+            positions.get(entity).map(|p| (*p.x, *p.y)),
+            expected_positions.get(entity).map(|p| (*p.x, *p.y))
+        );
+    }
+}
+
+/// Rows gathered for a run when the rows' iterator panics are spawned, as a batch spawning row
+/// by row would have; the world stays consistent.
+#[test]
+fn a_panicking_rows_iterator_leaves_the_rows_before_it_spawned() {
+    let mut game = Game::default();
+    let rows = (0..1_000).map(|i| {
+        assert!(i != 700, "the rows run out");
+        (Position { x: i, y: 0 }, Velocity { dx: i })
+    });
+    let panicked = catch_unwind(AssertUnwindSafe(|| drop(game.spawn_batch(rows))));
+    assert!(panicked.is_err());
+    check(&game);
+    assert_eq!(game.entities.len(), 700);
+    assert_eq!(game.motion.len(), 700);
+    let mut xs: Vec<i32> = game.motion.members().0.iter().map(|(_, p)| *p.x).collect();
+    xs.sort_unstable();
+    assert_eq!(xs, (0..700).collect::<Vec<_>>());
+}
+
+/// A bounded allocator that runs out mid-batch: the rows it has entities for are stored, and
+/// the next spawn panics with its error.
+#[test]
+fn a_batch_past_a_bounded_allocator_stops_at_its_capacity() {
+    let mut small = Capped { entities: Entities::bounded(300), positions: PositionSoa::new() };
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        drop(small.spawn_batch((0..500).map(|x| Position { x, y: x })));
+    }));
+    assert!(panicked.is_err(), "the 301st entity cannot be spawned");
+    small.entities.assert_invariants();
+    Storage::assert_invariants(&small.positions);
+    assert_eq!((small.entities.len(), small.positions.len()), (300, 300));
+}
+
+/// An iterator whose `size_hint` promises more rows than it has: the batch stores what comes.
+#[test]
+fn a_batch_trusts_no_size_hint() {
+    struct Liar(i32);
+    impl Iterator for Liar {
+        type Item = (Position, Velocity);
+        fn next(&mut self) -> Option<Self::Item> {
+            self.0 = (self.0 - 1).max(-1);
+            (self.0 >= 0).then_some((Position { x: self.0, y: 0 }, Velocity { dx: 0 }))
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            (1_000, None)
+        }
+    }
+    let mut game = Game::default();
+    drop(game.spawn_batch(Liar(300)));
+    check(&game);
+    assert_eq!(game.entities.len(), 300);
+    assert_eq!(game.motion.len(), 300);
+}
+
+#[derive(World)]
+struct Capped {
+    entities: Entities,
+    positions: PositionSoa,
+}
+
+/// A bounded storage that fills up mid-batch: the rows that fit are stored, the next spawn
+/// panics with the storage's error, and nothing is left half-done.
+#[test]
+fn a_batch_into_a_full_storage_stops_at_the_first_row_that_does_not_fit() {
+    let mut small =
+        Capped { entities: Entities::new(), positions: PositionSoa::bounded(100, 1_000) };
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        drop(small.spawn_batch((0..500).map(|x| Position { x, y: x })));
+    }));
+    let message = panicked.expect_err("the 101st row does not fit");
+    let message = message.downcast_ref::<String>().map_or("", String::as_str);
+    assert!(message.contains("full"), "{message}");
+    small.entities.assert_invariants();
+    Storage::assert_invariants(&small.positions);
+    assert_eq!(small.positions.len(), 100);
+    assert_eq!(small.entities.len(), 100, "the entity of the failed row was freed");
+}
+
 #[test]
 fn a_batch_lays_out_the_index_of_the_storages_it_fills_and_no_other() {
     let mut game = Game::default();
@@ -249,6 +370,9 @@ enum Op {
     Thaw(usize),
     SortByX,
     Batch(u8),
+    /// A large batch (stored a run at a time): its size, which row shape (plain, frozen,
+    /// named with a spark), and whether its entities are collected or it is dropped at once.
+    LargeBatch(u16, u8, bool),
     RetainEven,
 }
 
@@ -263,6 +387,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::Thaw),
         1 => Just(Op::SortByX),
         1 => (0..6_u8).prop_map(Op::Batch),
+        1 => (0..300_u16, 0..3_u8, any::<bool>())
+            .prop_map(|(n, shape, collect)| Op::LargeBatch(n, shape, collect)),
         1 => Just(Op::RetainEven),
     ]
 }
@@ -395,6 +521,9 @@ fn run(ops: &[Op]) {
                     handles.push(entity);
                 }
             }
+            Op::LargeBatch(n, shape, collect) => {
+                large_batch(&mut game, &mut reference, &mut handles, (n, shape, collect));
+            }
             Op::RetainEven => {
                 let mut removed = Vec::new();
                 game.retain_entities(|entity| {
@@ -411,6 +540,60 @@ fn run(ops: &[Op]) {
         }
         check(&game);
         compare(&game, &reference);
+    }
+}
+
+/// A batch of `n` rows of one shape, collected or dropped without being iterated; the entities
+/// it spawned are the live ones that were not, and each row is found again by its position.
+fn large_batch(
+    game: &mut Game,
+    reference: &mut Reference,
+    handles: &mut Vec<Entity>,
+    (n, shape, collect): (u16, u8, bool),
+) {
+    fn spawn<R: sparse_soa::Bundle<Game, I>, I>(
+        game: &mut Game,
+        rows: impl Iterator<Item = R>,
+        collect: bool,
+    ) -> Vec<Entity> {
+        if collect {
+            game.spawn_batch(rows).collect()
+        } else {
+            drop(game.spawn_batch(rows));
+            vec![]
+        }
+    }
+    let before: BTreeSet<Entity> = game.entities.iter().collect();
+    let xs = 0..i32::from(n);
+    let row = |x: i32| (Position { x, y: -x }, Velocity { dx: x });
+    let yielded = match shape {
+        0 => spawn(game, xs.map(row), collect),
+        1 => spawn(game, xs.map(|x| (row(x).0, row(x).1, Frozen)), collect),
+        _ => spawn(game, xs.map(|x| (Spark, format!("n{x}"), row(x).1, row(x).0)), collect),
+    };
+    let spawned: Vec<Entity> =
+        game.entities.iter().filter(|entity| !before.contains(entity)).collect();
+    assert_eq!(spawned.len(), usize::from(n), "every row spawned");
+    if collect {
+        // The entities are yielded in the order of the rows.
+        for (x, &entity) in (0..).zip(&yielded) {
+            assert_eq!(game.motion.members().0.get(entity).map(|p| *p.x), Some(x));
+        }
+        assert_eq!(yielded.len(), spawned.len());
+    }
+    for entity in spawned {
+        let x = *game.motion.members().0.get(entity).expect("a position").x;
+        reference.positions.insert(entity, x);
+        reference.velocities.insert(entity, x);
+        match shape {
+            0 => {}
+            1 => drop(reference.frozen.insert(entity)),
+            _ => {
+                reference.names.insert(entity, format!("n{x}"));
+                reference.sparks.insert(entity);
+            }
+        }
+        handles.push(entity);
     }
 }
 

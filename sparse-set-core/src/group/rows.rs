@@ -8,6 +8,7 @@
 //! qualifies (it was put but not finished); every other part of the invariant holds. The
 //! caller finishes every group it put into before it returns, also while unwinding.
 
+use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::error::Error;
@@ -122,6 +123,50 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
         reserve_for_batch(self.excluded.nth_mut(), additional, slots);
     }
 
+    /// How many of `keys`, from the first, member `I` can store as new rows
+    /// (`Storage::fresh_run_len`).
+    pub(crate) fn member_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        self.members.nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in member `I`, as measured by its run length, leaving the
+    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
+    /// every prefix, and no other version of them is held, so nothing else needs repair.
+    pub(crate) fn put_member_run<const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<NthOf<M, I> as Storage>::Value>,
+    ) where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        self.members.nth_mut().push_fresh_run(keys, values);
+    }
+
+    /// How many of `keys`, from the first, excluded storage `I` can store as new rows
+    /// (`Storage::fresh_run_len`).
+    pub(crate) fn excluded_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
+    where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        self.excluded.nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in excluded storage `I`, as measured by its run length, leaving the
+    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
+    /// every prefix, and no other version of them is held, so nothing else needs repair.
+    pub(crate) fn put_excluded_run<const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<NthOf<X, I> as Storage>::Value>,
+    ) where
+        X: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        self.excluded.nth_mut().push_fresh_run(keys, values);
+    }
+
     /// Ends a row: `key` joins or leaves the prefix as it now qualifies, and the invariant
     /// holds again.
     ///
@@ -139,6 +184,34 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
             }
         }
         self.refresh(key);
+    }
+
+    /// Ends a run of rows, `keys` in order, as [`finish_row`](Self::finish_row) ends each.
+    ///
+    /// The common case, a run of new keys just pushed to every member (a batch of whole rows):
+    /// every member's keys end with the run, so each key's positions are known without a
+    /// lookup, and each joins the prefix in order with at most one swap per member. Otherwise
+    /// every key is repaired on its own.
+    pub(crate) fn finish_rows(&mut self, keys: &[M::Key]) {
+        let mut rest = keys;
+        if self.members.ends_with(keys) {
+            for (i, &key) in keys.iter().enumerate() {
+                // Joining keys only swap positions at or before this key's, which every later
+                // key of the run is past: their positions still hold.
+                let positions = self.members.positions_from_end(keys.len() - i);
+                if M::first(positions) < self.len || self.excluded.holds(key) {
+                    rest = &keys[i..];
+                    break;
+                }
+                self.members.move_to(positions, self.len);
+                self.len += 1;
+                self.nested.refresh(&mut self.members, key, self.len - 1);
+                rest = &keys[i + 1..];
+            }
+        }
+        for &key in rest {
+            self.refresh(key);
+        }
     }
 }
 
@@ -225,6 +298,50 @@ where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
         take_back(self.nested.excluded.nth_mut(), key, replaced);
+    }
+
+    /// How many of `keys`, from the first, nested member `I` can store as new rows
+    /// (`Storage::fresh_run_len`).
+    pub(crate) fn nested_member_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
+    where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        self.nested.members.nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in nested member `I`, as measured by its run length, leaving the
+    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
+    /// every prefix, and no other version of them is held, so nothing else needs repair.
+    pub(crate) fn put_nested_member_run<const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<NthOf<M2, I> as Storage>::Value>,
+    ) where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        self.nested.members.nth_mut().push_fresh_run(keys, values);
+    }
+
+    /// How many of `keys`, from the first, nested excluded storage `I` can store as new rows
+    /// (`Storage::fresh_run_len`).
+    pub(crate) fn nested_excluded_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
+    where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        self.nested.excluded.nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in nested excluded storage `I`, as measured by its run length, leaving the
+    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
+    /// every prefix, and no other version of them is held, so nothing else needs repair.
+    pub(crate) fn put_nested_excluded_run<const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<NthOf<X2, I> as Storage>::Value>,
+    ) where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        self.nested.excluded.nth_mut().push_fresh_run(keys, values);
     }
 
     /// Room for `additional` more keys in nested excluded storage `I`, as a hint.

@@ -169,6 +169,11 @@ pub trait GroupRows {
 pub trait GroupMembers: GroupRows {
     /// Moves the key at `positions` to position `target` of every member.
     fn move_to(&mut self, positions: Self::Positions, target: usize);
+    /// Whether every member's keys end with `run` (as after pushing the run to each).
+    fn ends_with(&self, run: &[Self::Key]) -> bool;
+    /// Every member's position `back` places before its end (`1` is the last): the positions
+    /// of a key of a run [`ends_with`](Self::ends_with) found, without a lookup.
+    fn positions_from_end(&self, back: usize) -> Self::Positions;
     /// Swaps positions `a` and `b` of every member.
     fn swap(&mut self, a: usize, b: usize);
     /// Removes `key` from every member (dropping the values); whether any held it.
@@ -400,6 +405,16 @@ macro_rules! group_tuple {
         impl<K: Key, $first: Columnar<Key = K>, $($member: Columnar<Key = K>),*> GroupMembers
             for ($first, $($member,)*)
         {
+            #[inline]
+            fn ends_with(&self, run: &[K]) -> bool {
+                Storage::keys(&self.0).ends_with(run) $(&& Storage::keys(&self.$i).ends_with(run))*
+            }
+
+            #[inline]
+            fn positions_from_end(&self, back: usize) -> Self::Positions {
+                (Storage::len(&self.0) - back, $(Storage::len(&self.$i) - back,)*)
+            }
+
             #[inline]
             fn move_to(&mut self, positions: Self::Positions, target: usize) {
                 // A member whose keys all are in the prefix has the key there already.

@@ -1,6 +1,7 @@
 //! The traits of [`SparseMap`]: the standard ones (`Default`, `Clone`, `Debug`, `PartialEq`,
 //! `Extend`, `FromIterator`, `Index`, `IndexMut`) and the crate's [`Storage`] and [`Columnar`].
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::ops::{Index, IndexMut, Range};
 
@@ -147,6 +148,19 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     #[inline]
     fn reserve_slots(&mut self, slots: Range<u64>) {
         SparseMap::reserve_slots(self, slots);
+    }
+
+    #[inline]
+    fn fresh_run_len(&self, keys: &[K]) -> usize {
+        let room = self.values.capacity() - self.values.len();
+        self.set.fresh_run_len(&keys[..keys.len().min(room)])
+    }
+
+    #[inline]
+    fn push_fresh_run(&mut self, keys: &[K], values: &mut Vec<V>) {
+        let pushed = self.set.push_fresh_run(keys);
+        debug_assert_eq!(pushed, keys.len(), "a run longer than `fresh_run_len` measured");
+        self.values.extend(values.drain(..pushed));
     }
 
     #[inline]

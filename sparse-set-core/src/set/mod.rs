@@ -620,6 +620,67 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.try_insert_outside_fast_path(key, slot)
     }
 
+    /// How many of `keys`, from the first, [`push_fresh_run`](Self::push_fresh_run) would
+    /// store: while each is new on [`try_insert`](Self::try_insert)'s common path (its slot in
+    /// the sparse index's flat prefix and empty, not older than the version the slot has seen,
+    /// within a bounded set's limits) and fits in the room reserved for keys. The keys must be
+    /// distinct, as a batch of entities just spawned is. What a batch of whole rows checks in
+    /// every storage before it writes any.
+    ///
+    /// Computes in **O(run)** time; reads one sparse cell per key.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn fresh_run_len(&self, keys: &[K]) -> usize {
+        let len = self.dense.len();
+        let room = self.dense.capacity() - len;
+        keys.iter()
+            .take(room)
+            .enumerate()
+            .take_while(|&(i, &key)| {
+                let slot = key.sparse_slot();
+                let at = usize::try_from(slot).unwrap_or(usize::MAX);
+                self.sparse.prefix_cell(at, Self::STRIDE).is_some_and(|cell| {
+                    cell[0] == D::ZERO
+                        && (!K::SLOT_AND_VERSION_ARE_KEY
+                            || key.version() >= Prefix::version_in(cell))
+                        && Self::check_room_for(self.bounds, len + i, slot).is_ok()
+                })
+            })
+            .count()
+    }
+
+    /// Appends the run of new `keys` that [`fresh_run_len`](Self::fresh_run_len) measured, in
+    /// order, each as [`try_insert`](Self::try_insert) would (one sparse cell written per key),
+    /// without growing anything; returns how many it stored, which is `keys.len()` when the
+    /// caller passed no more than the measured run. It stops at the first key that is not new
+    /// on the common path, so the set stays consistent whatever it is given.
+    ///
+    /// Computes in **O(run)** time; never allocates.
+    #[doc(hidden)]
+    pub fn push_fresh_run(&mut self, keys: &[K]) -> usize {
+        let len = self.dense.len();
+        let room = self.dense.capacity() - len;
+        let mut pushed = 0;
+        for &key in keys.iter().take(room) {
+            let slot = key.sparse_slot();
+            let position = len + pushed;
+            let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE) else { break };
+            if cell[0] != D::ZERO
+                || (K::SLOT_AND_VERSION_ARE_KEY && key.version() < Prefix::version_in(cell))
+                || Self::check_room_for(self.bounds, position, slot).is_err()
+            {
+                break;
+            }
+            cell[0] = D::from_usize(position + 1);
+            if K::SLOT_AND_VERSION_ARE_KEY {
+                Prefix::set_version_in(cell, key.version());
+            }
+            pushed += 1;
+        }
+        self.dense.extend_from_slice(&keys[..pushed]);
+        pushed
+    }
+
     /// [`try_insert`](Self::try_insert) past its common case: a held slot, or a slot outside
     /// the prefix. Out of line, so that the common case inlines into its callers.
     #[inline(never)]

@@ -19,6 +19,7 @@
 //! nothing; a spawn then also frees its entity. The groups are finished on every path, also
 //! while unwinding, and the replaced values are dropped only after that.
 
+use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::ops::Range;
 
@@ -119,6 +120,15 @@ pub trait RowStorage<P, V> {
     fn reserve(&mut self, additional: usize, slots: Range<u64>);
     /// Ends the row: a group repairs its prefix for `entity`.
     fn finish(&mut self, entity: Entity);
+    /// How many of `entities` (just spawned), from the first, [`put_run`](Self::put_run) can
+    /// store as new rows without growing anything or failing: `Storage::fresh_run_len`.
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize;
+    /// Stores the first `entities.len()` of `values` (drained from the front) under
+    /// `entities`, no more of them than [`fresh_run_len`](Self::fresh_run_len) measured. A
+    /// group's prefix waits for [`finish_run`](Self::finish_run).
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<V>);
+    /// Ends the rows of a run: a group repairs its prefix for `entities`, in order.
+    fn finish_run(&mut self, entities: &[Entity]);
 }
 
 impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
@@ -143,6 +153,19 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
 
     #[inline]
     fn finish(&mut self, _: Entity) {}
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        Storage::fresh_run_len(self, entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<S::Value>) {
+        self.push_fresh_run(entities, values);
+    }
+
+    #[inline]
+    fn finish_run(&mut self, _: &[Entity]) {}
 }
 
 /// A tag is stored as `()` in its part; the replaced "value" given back is the tag itself.
@@ -165,6 +188,24 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
     #[inline]
     fn finish(&mut self, entity: Entity) {
         RowStorage::<P, ()>::finish(self, entity);
+    }
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        RowStorage::<P, ()>::fresh_run_len(self, entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], tags: &mut Vec<T>) {
+        // A `Vec` of `()` never allocates.
+        let mut units: Vec<()> = core::iter::repeat_n((), entities.len()).collect();
+        RowStorage::<P, ()>::put_run(self, entities, &mut units);
+        tags.drain(..entities.len());
+    }
+
+    #[inline]
+    fn finish_run(&mut self, entities: &[Entity]) {
+        RowStorage::<P, ()>::finish_run(self, entities);
     }
 }
 
@@ -200,6 +241,21 @@ where
     fn finish(&mut self, entity: Entity) {
         self.finish_row(entity);
     }
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        self.member_run_len::<I>(entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<M, I> as Storage>::Value>) {
+        self.put_member_run::<I>(entities, values);
+    }
+
+    #[inline]
+    fn finish_run(&mut self, entities: &[Entity]) {
+        self.finish_rows(entities);
+    }
 }
 
 impl<M, X, N, const I: usize> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::Value>
@@ -231,6 +287,21 @@ where
     #[inline]
     fn finish(&mut self, entity: Entity) {
         self.finish_row(entity);
+    }
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        self.excluded_run_len::<I>(entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<X, I> as Storage>::Value>) {
+        self.put_excluded_run::<I>(entities, values);
+    }
+
+    #[inline]
+    fn finish_run(&mut self, entities: &[Entity]) {
+        self.finish_rows(entities);
     }
 }
 
@@ -265,6 +336,21 @@ where
     fn finish(&mut self, entity: Entity) {
         self.finish_row(entity);
     }
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        self.nested_member_run_len::<I>(entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<M2, I> as Storage>::Value>) {
+        self.put_nested_member_run::<I>(entities, values);
+    }
+
+    #[inline]
+    fn finish_run(&mut self, entities: &[Entity]) {
+        self.finish_rows(entities);
+    }
 }
 
 impl<M, X, M2, X2, const I: usize> RowStorage<NestedExcluded<I>, <NthOf<X2, I> as Storage>::Value>
@@ -297,6 +383,21 @@ where
     #[inline]
     fn finish(&mut self, entity: Entity) {
         self.finish_row(entity);
+    }
+
+    #[inline]
+    fn fresh_run_len(&self, entities: &[Entity]) -> usize {
+        self.nested_excluded_run_len::<I>(entities)
+    }
+
+    #[inline]
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<X2, I> as Storage>::Value>) {
+        self.put_nested_excluded_run::<I>(entities, values);
+    }
+
+    #[inline]
+    fn finish_run(&mut self, entities: &[Entity]) {
+        self.finish_rows(entities);
     }
 }
 
@@ -338,6 +439,14 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N> RowStorage<Whol
     fn reserve(&mut self, _: usize, _: Range<u64>) {}
 
     fn finish(&mut self, _: Entity) {}
+
+    fn fresh_run_len(&self, _: &[Entity]) -> usize {
+        0
+    }
+
+    fn put_run(&mut self, _: &[Entity], _: &mut Vec<NoValue<M, X>>) {}
+
+    fn finish_run(&mut self, _: &[Entity]) {}
 }
 
 /// A value with a storage in world `W`: one component of a row. `I` says where it goes (which
@@ -391,6 +500,34 @@ pub trait Bundle<W, I>: Sized {
     /// entities whose indices lie in `slots`, as a hint.
     #[doc(hidden)]
     fn reserve(world: &mut W, additional: usize, slots: Range<u64>);
+
+    /// Spawns rows of `rows`, in order, as `spawn` would one by one: every row left if `all`,
+    /// else the next row or run of rows (none once `rows` has ended). The entities spawned are
+    /// appended to `spawned`, if given.
+    ///
+    /// # Panics
+    ///
+    /// Where `spawn` would, with its message; the rows spawned before stay.
+    #[doc(hidden)]
+    #[track_caller]
+    fn spawn_rows<R: Iterator<Item = Self>>(
+        world: &mut W,
+        rows: &mut R,
+        mut spawned: Option<&mut Vec<Entity>>,
+        all: bool,
+    ) where
+        W: RowWorld,
+    {
+        for row in rows {
+            let entity = spawn(world, row);
+            if let Some(spawned) = spawned.as_deref_mut() {
+                spawned.push(entity);
+            }
+            if !all {
+                break;
+            }
+        }
+    }
 }
 
 /// One component, alone: the row's index type.
@@ -547,6 +684,65 @@ macro_rules! row_tuple {
             fn reserve(world: &mut W, additional: usize, slots: Range<u64>) {
                 $($c::storage(world).reserve(additional, slots.clone());)+
             }
+
+            #[track_caller]
+            fn spawn_rows<R: Iterator<Item = Self>>(
+                world: &mut W,
+                rows: &mut R,
+                spawned: Option<&mut Vec<Entity>>,
+                all: bool,
+            ) where
+                W: RowWorld,
+            {
+                spawn_runs::<W, Self, ($($i,)+), R>(world, rows, spawned, all);
+            }
+        }
+
+        impl<W, $($i: Place, $c: Component<W, $i, Storage: RowStorage<$i::Part, $c>>),+>
+            Runs<W, ($($i,)+)> for ($($c,)+)
+        {
+            type Buffers = ($(Vec<$c>,)+);
+
+            #[inline]
+            #[allow(non_snake_case, reason = "the components, named as their types")]
+            fn gather(buffers: &mut Self::Buffers, row: Self) {
+                let ($($c,)+) = row;
+                $(buffers.$n.push($c);)+
+            }
+
+            #[inline]
+            fn gathered(buffers: &Self::Buffers) -> usize {
+                buffers.0.len()
+            }
+
+            #[inline]
+            fn run_len(world: &mut W, entities: &[Entity]) -> usize {
+                let mut run = entities.len();
+                $(
+                    run = run.min(RowStorage::<$i::Part, $c>::fresh_run_len(
+                        $c::storage(world),
+                        &entities[..run],
+                    ));
+                )+
+                run
+            }
+
+            #[inline]
+            fn put_run(world: &mut W, entities: &[Entity], buffers: &mut Self::Buffers) {
+                $($c::storage(world).put_run(entities, &mut buffers.$n);)+
+                let places = [$($i::WHERE),+];
+                $(
+                    if !finished_later(&places, $n) {
+                        $c::storage(world).finish_run(entities);
+                    }
+                )+
+            }
+
+            #[inline]
+            fn take_rows(buffers: &mut Self::Buffers) -> impl Iterator<Item = Self> {
+                let mut drains = ($(buffers.$n.drain(..),)+);
+                core::iter::from_fn(move || Some(($(drains.$n.next()?,)+)))
+            }
         }
     };
     (@none $c:ident) => { None };
@@ -574,6 +770,134 @@ row_tuple!(
     (A IA 0) (B IB 1) (C IC 2) (D ID 3) (E IE 4) (F IF 5) (G IG 6) (H IH 7);
     (H 7) (G 6) (F 5) (E 4) (D 3) (C 2) (B 1) (A 0)
 );
+
+/// A tuple row's parts for spawning many rows at once ([`spawn_runs`]): its components gathered
+/// column by column, and every storage it names measured, filled and finished for a run of new
+/// entities at once.
+trait Runs<W, I>: Sized {
+    /// One `Vec` per component.
+    type Buffers: Default;
+    /// Moves `row`'s components to the end of `buffers`.
+    fn gather(buffers: &mut Self::Buffers, row: Self);
+    /// How many rows `buffers` holds.
+    fn gathered(buffers: &Self::Buffers) -> usize;
+    /// How many of `entities`, from the first, every storage the row names can store as new
+    /// rows at once (the least of their `RowStorage::fresh_run_len`).
+    fn run_len(world: &mut W, entities: &[Entity]) -> usize;
+    /// Stores the first `entities.len()` rows of `buffers` (drained) under `entities`, no more
+    /// than [`run_len`](Self::run_len) measured, and finishes every field once.
+    fn put_run(world: &mut W, entities: &[Entity], buffers: &mut Self::Buffers);
+    /// The rows left in `buffers`, drained in order.
+    fn take_rows(buffers: &mut Self::Buffers) -> impl Iterator<Item = Self>;
+}
+
+/// How many rows a batch gathers at most before it stores them: enough to make each storage's
+/// loop long, few enough that the gathered rows stay in the first-level cache.
+const RUN: usize = 256;
+
+/// Fewer rows than this left (as the iterator's `size_hint` says) are spawned one by one.
+const MIN_RUN: usize = 16;
+
+/// The rows gathered for a run and the world they go to. Dropped with rows in it (the rows
+/// iterator panicked while they were gathered), it spawns them one by one, as a batch spawning
+/// row by row would have; a row that cannot be spawned then is dropped, since a second panic
+/// while unwinding would abort.
+struct Gathered<'w, W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> {
+    world: &'w mut W,
+    buffers: B::Buffers,
+    entities: Vec<Entity>,
+}
+
+impl<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> Gathered<'_, W, B, I> {
+    /// Stores the rows gathered: a run of them at once, the rest one by one.
+    ///
+    /// New entities are spawned for all of them, and every storage measures how many it can
+    /// store at once ([`Runs::run_len`]: new keys on the common path, with room reserved). The
+    /// entities past the shortest run are given back to the allocator, last first, so the rows
+    /// left get the same entities when they are spawned one by one (a storage holding a row of
+    /// an older generation of one of them, for instance).
+    #[track_caller]
+    fn store(&mut self, mut spawned: Option<&mut Vec<Entity>>) {
+        let rows = B::gathered(&self.buffers);
+        // Room for the run in every storage, and its sparse index laid out over the entities'
+        // new slots (a hint; the run measures what it finds).
+        let slots = self.world.entities().fresh_slots(rows);
+        B::reserve(self.world, rows, slots);
+        self.entities.clear();
+        if self.entities.try_reserve(rows).is_ok() {
+            self.world.entities().spawn_into(rows, &mut self.entities);
+        }
+        let run = B::run_len(self.world, &self.entities);
+        let allocator = self.world.entities();
+        for &entity in self.entities[run..].iter().rev() {
+            allocator.undo_spawn(entity);
+        }
+        if run > 0 {
+            B::put_run(self.world, &self.entities[..run], &mut self.buffers);
+            if let Some(spawned) = spawned.as_deref_mut() {
+                spawned.extend_from_slice(&self.entities[..run]);
+            }
+        }
+        for row in B::take_rows(&mut self.buffers) {
+            let entity = spawn(self.world, row);
+            if let Some(spawned) = spawned.as_deref_mut() {
+                spawned.push(entity);
+            }
+        }
+    }
+}
+
+impl<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> Drop for Gathered<'_, W, B, I> {
+    fn drop(&mut self) {
+        for row in B::take_rows(&mut self.buffers) {
+            let _ = try_spawn(self.world, row);
+        }
+    }
+}
+
+/// [`Bundle::spawn_rows`] a run of rows at a time: the rows are gathered column by column, and
+/// each storage stores its part of the run in one loop (no lookup per row, no value replaced,
+/// nothing to undo), then each group is finished once for the run. Rows the run cannot take (a
+/// storage that holds an older generation of the entity, or is full) and the last few rows are
+/// spawned one by one.
+///
+/// # Panics
+///
+/// Where `spawn` would, with its message; the rows spawned before stay.
+#[track_caller]
+fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B>>(
+    world: &mut W,
+    rows: &mut R,
+    mut spawned: Option<&mut Vec<Entity>>,
+    all: bool,
+) {
+    let mut gathered =
+        Gathered::<W, B, I> { world, buffers: B::Buffers::default(), entities: Vec::new() };
+    loop {
+        let (at_least, _) = rows.size_hint();
+        if at_least < MIN_RUN {
+            let Some(row) = rows.next() else { break };
+            let entity = spawn(gathered.world, row);
+            if let Some(spawned) = spawned.as_deref_mut() {
+                spawned.push(entity);
+            }
+        } else {
+            let wanted = at_least.min(RUN);
+            for row in rows.by_ref().take(wanted) {
+                B::gather(&mut gathered.buffers, row);
+            }
+            // Fewer rows than the hint promised: the rows ended (as a `for` loop, ask no more).
+            let ended = B::gathered(&gathered.buffers) < wanted;
+            gathered.store(spawned.as_deref_mut());
+            if ended {
+                break;
+            }
+        }
+        if !all {
+            break;
+        }
+    }
+}
 
 /// What a world that spawns rows gives the runtime: its allocator and its despawn. Written by
 /// `#[derive(World)]` for a world with an `Entities` field and no generic parameters.
@@ -657,16 +981,28 @@ pub fn insert<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, entity: Entity, ro
     try_insert(world, entity, row).unwrap_or_else(|error| fail(error));
 }
 
-/// The iterator `#[derive(World)]`'s `spawn_batch` returns: it spawns one row per step and
-/// yields its entity; dropped, it spawns the rows left. Made by [`SpawnBatch::new`], which
-/// reserves room for the rows the iterator says it has at least.
+/// The iterator `#[derive(World)]`'s `spawn_batch` returns: it yields the entity of each row,
+/// in order; dropped, it spawns the rows left. Made by [`SpawnBatch::new`], which reserves room
+/// for the rows the iterator says it has at least.
+///
+/// Rows of a tuple are spawned a run at a time (up to 256, as many as the rows' `size_hint`
+/// promises): every storage stores its part of the run in one loop, and every group is finished
+/// once per run, which is what makes a batch cheaper than as many `spawn`s. A step may so spawn
+/// rows ahead of the entity it yields; the world cannot be seen while the batch borrows it, so
+/// only the moment a failing row panics tells. The last rows, a row the run cannot take (a
+/// storage holds an older generation of its entity, or is full) and rows of one component are
+/// spawned one at a time, as `spawn` does.
 ///
 /// # Panics
 ///
-/// A step panics where `spawn` would, with its message; the rows spawned before stay.
+/// A step panics where `spawn` would, with its message; the rows spawned before stay. If the
+/// rows' iterator panics, the rows it gave before are spawned.
 pub struct SpawnBatch<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> {
     world: &'w mut W,
     rows: R,
+    /// The entities of rows spawned ahead (a run at a time), not yielded yet: from `next` on.
+    spawned: Vec<Entity>,
+    next: usize,
     index: PhantomData<I>,
 }
 
@@ -682,7 +1018,7 @@ impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, 
             let slots = entities.fresh_slots(at_least);
             B::reserve(world, at_least, slots);
         }
-        SpawnBatch { world, rows, index: PhantomData }
+        SpawnBatch { world, rows, spawned: Vec::new(), next: 0, index: PhantomData }
     }
 }
 
@@ -694,13 +1030,21 @@ impl<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> Iterator
     #[inline]
     #[track_caller]
     fn next(&mut self) -> Option<Entity> {
-        let row = self.rows.next()?;
-        Some(spawn(self.world, row))
+        if self.next == self.spawned.len() {
+            self.spawned.clear();
+            self.next = 0;
+            B::spawn_rows(self.world, &mut self.rows, Some(&mut self.spawned), false);
+        }
+        let entity = self.spawned.get(self.next).copied()?;
+        self.next += 1;
+        Some(entity)
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.rows.size_hint()
+        let ready = self.spawned.len() - self.next;
+        let (at_least, at_most) = self.rows.size_hint();
+        (at_least.saturating_add(ready), at_most.and_then(|at_most| at_most.checked_add(ready)))
     }
 }
 
@@ -711,9 +1055,7 @@ impl<W: RowWorld, R: ExactSizeIterator<Item = B>, B: Bundle<W, I>, I> ExactSizeI
 
 impl<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> Drop for SpawnBatch<'_, W, R, B, I> {
     fn drop(&mut self) {
-        for row in self.rows.by_ref() {
-            spawn(self.world, row);
-        }
+        B::spawn_rows(self.world, &mut self.rows, None, true);
     }
 }
 

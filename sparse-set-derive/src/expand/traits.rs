@@ -263,6 +263,7 @@ fn storage(input: &Input<'_>) -> TokenStream {
     let value = input.owning(ident);
     let keys = &names.keys_field;
     let columns = input.fields.iter().map(|field| &field.column);
+    let fresh_run = fresh_run(input);
     let messages = input.fields.iter().map(|field| {
         format!("column `{}` has a different length than the keys", field.display_name())
     });
@@ -323,6 +324,8 @@ fn storage(input: &Input<'_>) -> TokenStream {
                 Self::reserve_slots(self, slots);
             }
 
+            #fresh_run
+
             #[inline]
             fn remove(&mut self, key: #k) -> #option<#value> {
                 Self::remove(self, key)
@@ -349,6 +352,44 @@ fn storage(input: &Input<'_>) -> TokenStream {
                         #messages,
                     );
                 )*
+            }
+        }
+    }
+}
+
+/// The `Storage` methods a batch of whole rows stores a run of new rows with: the run's length
+/// is the key index's, capped by the room every column has; the values then move into the
+/// columns, one push per field.
+fn fresh_run(input: &Input<'_>) -> TokenStream {
+    let Input { ident, names, private: p, key: k, .. } = input;
+    let keys = &names.keys_field;
+    let value = input.owning(ident);
+    let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
+    let members = input.fields.iter().map(|field| &field.member);
+    let bindings: Vec<_> = input.fields.iter().map(|field| &field.binding).collect();
+    let usize = quote!(::core::primitive::usize);
+    quote! {
+        #[inline]
+        fn fresh_run_len(&self, keys: &[#k]) -> #usize {
+            let mut __room = keys.len();
+            #(__room = ::core::cmp::Ord::min(
+                __room,
+                self.#columns.capacity() - self.#columns.len(),
+            );)*
+            #p::SparseSet::fresh_run_len(&self.#keys, &keys[..__room])
+        }
+
+        #[inline]
+        fn push_fresh_run(&mut self, keys: &[#k], values: &mut #p::Vec<#value>) {
+            let __pushed = #p::SparseSet::push_fresh_run(&mut self.#keys, keys);
+            ::core::debug_assert_eq!(
+                __pushed,
+                keys.len(),
+                "a run longer than `fresh_run_len` measured"
+            );
+            for __value in values.drain(..__pushed) {
+                let #ident { #(#members: #bindings,)* } = __value;
+                #(self.#columns.push(#bindings);)*
             }
         }
     }
