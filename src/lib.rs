@@ -91,7 +91,8 @@ pub mod __private {
         At, Excluded, FieldValue, Keyed, Member, NestedExcluded, NestedMember, One, RowWorld, Tag,
         Whole, WorldStorage, check_world_alive, despawn, disjoint_positions, disjoint_rows_mut,
         fail_bounded, fail_insert, insert, put_one, reserve_one, retain_keys, shrink, spawn,
-        try_insert, try_reserve, try_reserve_exact, try_spawn, vec_bytes, world_storage,
+        spawn_rows_one, try_insert, try_reserve, try_reserve_exact, try_spawn, vec_bytes,
+        world_storage,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{

@@ -156,7 +156,7 @@ pub mod __private {
     pub use crate::world::{
         At, Excluded, FieldValue, Keyed, Member, NestedExcluded, NestedMember, NoValue, One, Place,
         RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
-        reserve_one, retain_keys, spawn, try_insert, try_spawn, world_storage,
+        reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn, world_storage,
     };
     #[cfg(feature = "rayon")]
     pub use rayon;

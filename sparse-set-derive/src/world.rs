@@ -370,6 +370,17 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
                     ) {
                         #p::reserve_one::<#ident, #at, Self>(world, additional, slots);
                     }
+
+                    #[inline]
+                    #[track_caller]
+                    fn spawn_rows<R: ::core::iter::Iterator<Item = Self>>(
+                        world: &mut #ident,
+                        rows: &mut R,
+                        spawned: ::core::option::Option<&mut #p::Vec<#p::Entity>>,
+                        all: ::core::primitive::bool,
+                    ) {
+                        #p::spawn_rows_one::<#ident, #at, Self, R>(world, rows, spawned, all);
+                    }
                 }
             });
         };

@@ -370,8 +370,8 @@ enum Op {
     Thaw(usize),
     SortByX,
     Batch(u8),
-    /// A large batch (stored a run at a time): its size, which row shape (plain, frozen,
-    /// named with a spark), and whether its entities are collected or it is dropped at once.
+    /// A large batch (stored a run at a time): its size, which row shape (plain, frozen, one
+    /// component, named with a spark), and whether its entities are collected or it is dropped at once.
     LargeBatch(u16, u8, bool),
     RetainEven,
 }
@@ -387,7 +387,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::Thaw),
         1 => Just(Op::SortByX),
         1 => (0..6_u8).prop_map(Op::Batch),
-        1 => (0..300_u16, 0..3_u8, any::<bool>())
+        1 => (0..300_u16, 0..4_u8, any::<bool>())
             .prop_map(|(n, shape, collect)| Op::LargeBatch(n, shape, collect)),
         1 => Just(Op::RetainEven),
     ]
@@ -569,6 +569,7 @@ fn large_batch(
     let yielded = match shape {
         0 => spawn(game, xs.map(row), collect),
         1 => spawn(game, xs.map(|x| (row(x).0, row(x).1, Frozen)), collect),
+        2 => spawn(game, xs.map(|x| row(x).0), collect),
         _ => spawn(game, xs.map(|x| (Spark, format!("n{x}"), row(x).1, row(x).0)), collect),
     };
     let spawned: Vec<Entity> =
@@ -584,9 +585,11 @@ fn large_batch(
     for entity in spawned {
         let x = *game.motion.members().0.get(entity).expect("a position").x;
         reference.positions.insert(entity, x);
-        reference.velocities.insert(entity, x);
+        if shape != 2 {
+            reference.velocities.insert(entity, x);
+        }
         match shape {
-            0 => {}
+            0 | 2 => {}
             1 => drop(reference.frozen.insert(entity)),
             _ => {
                 reference.names.insert(entity, format!("n{x}"));

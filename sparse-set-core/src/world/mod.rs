@@ -11,7 +11,7 @@ mod row;
 pub use row::{
     At, Bundle, Component, Excluded, FieldValue, Member, NestedExcluded, NestedMember, NoValue,
     One, Place, RowStorage, RowWorld, SpawnBatch, Tag, Whole, distinct, insert, put_one,
-    reserve_one, spawn, try_insert, try_spawn,
+    reserve_one, spawn, spawn_rows_one, try_insert, try_spawn,
 };
 
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};

@@ -565,6 +565,30 @@ pub fn reserve_one<W, I: Place, C: Component<W, I, Storage: RowStorage<I::Part, 
     C::storage(world).reserve(additional, slots);
 }
 
+/// [`Bundle::spawn_rows`] for rows of one component: as rows of a tuple of one, a run at a
+/// time.
+///
+/// # Panics
+///
+/// Where `spawn` would, with its message; the rows spawned before stay.
+#[doc(hidden)]
+#[inline]
+#[track_caller]
+pub fn spawn_rows_one<W, I, C, R>(
+    world: &mut W,
+    rows: &mut R,
+    spawned: Option<&mut Vec<Entity>>,
+    all: bool,
+) where
+    W: RowWorld,
+    I: Place,
+    C: Component<W, I, Storage: RowStorage<I::Part, C>>,
+    R: Iterator<Item = C>,
+{
+    let mut rows = rows.map(|component| (component,));
+    spawn_runs::<W, (C,), (I,), _>(world, &mut rows, spawned, all);
+}
+
 /// Finishes one storage's row when dropped: after the put, on the error path, or while
 /// unwinding.
 struct Finish<'s, S: RowStorage<P, V>, P, V> {
