@@ -9,7 +9,8 @@
 //! - `spawn_rows`: spawn n entities one by one into an empty world (`spawn`, `create`,
 //!   `add_entity`).
 //! - `spawn_batch`: the same n entities through each crate's batch form (`spawn_batch`,
-//!   `extend`, `bulk_add_entity`).
+//!   `extend`, `bulk_add_entity`); `sparse-soa-maps` stores each component as one value in a
+//!   `SparseMap` (one column, as the peers do) instead of one column per field.
 //! - `despawn_rows`: despawn all n entities of a full world, in random order.
 //! - `respawn_grouped`: steady state on 100,000 live entities with positions and velocities
 //!   grouped: each iteration despawns 10,000 random live entities and spawns 10,000 new ones.
@@ -39,7 +40,7 @@ use std::hint::black_box;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion};
 use sparse_soa::group::Nested;
-use sparse_soa::{Entities, Entity, Group, SparseSoa};
+use sparse_soa::{Entities, Entity, Group, SparseMap, SparseSoa};
 use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
 
 fn sizes() -> Vec<u32> {
@@ -106,6 +107,27 @@ struct NestedWorld {
 struct Wide {
     entities: Entities,
     motion: Group<(PosSoa, VelSoa, AccSoa)>,
+}
+
+/// The same components as one-column values, each in a `SparseMap` (an array of structs, as
+/// sparsey, shipyard and bevy's sparse sets store them): what a row costs without the
+/// structure-of-arrays split.
+struct MapPos(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct MapVel(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+struct MapAcc(#[expect(dead_code, reason = "stored, never read")] [f32; 3]);
+
+/// Three ungrouped maps.
+#[derive(Default, sparse_soa::World)]
+struct Maps {
+    entities: Entities,
+    positions: SparseMap<Entity, MapPos>,
+    velocities: SparseMap<Entity, MapVel>,
+    accelerations: SparseMap<Entity, MapAcc>,
+}
+
+#[inline]
+fn map_row(i: u32) -> (MapPos, MapVel, MapAcc) {
+    (MapPos(pos(i)), MapVel(VEL), MapAcc(ACC))
 }
 
 fn pos(i: u32) -> [f32; 3] {
@@ -299,6 +321,15 @@ fn spawn_batch(c: &mut Criterion) {
                 Grouped::default,
                 |world| {
                     world.spawn_batch((0..size).map(row));
+                },
+                BatchSize::LargeInput,
+            );
+        });
+        g.bench_function("sparse-soa-maps", |b| {
+            b.iter_batched_ref(
+                Maps::default,
+                |world| {
+                    world.spawn_batch((0..size).map(map_row));
                 },
                 BatchSize::LargeInput,
             );
