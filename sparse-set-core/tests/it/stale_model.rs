@@ -226,3 +226,51 @@ fn slots_laid_out_for_a_batch_know_the_versions_they_hold_and_keep_the_new_ones(
     );
     assert_eq!(map.get(entity(2 * page + 5, 3)), Some(&(2 * page + 5)));
 }
+
+/// A run of new keys (what a batch of rows stores at once) stops at the first key `try_insert`
+/// would not store as new on its common path: a held slot, a slot that has seen a newer
+/// version, a slot outside the prefix, a full bounded set. What it stores is what `try_insert`
+/// stores, versions included.
+#[test]
+fn a_run_of_new_keys_stops_where_try_insert_would_not_store_a_new_key() {
+    // One page laid out (a hint takes a whole page only where the keys fill half of it).
+    let mut map = SparseMap::<Entity, u32>::new();
+    map.reserve(512);
+    Storage::reserve_slots(&mut map, 0..512);
+    map.insert(entity(5, 1), 5);
+    map.insert(entity(8, 4), 8);
+    map.remove(entity(8, 4));
+    let keys: Vec<Entity> = (0..10).map(|slot| entity(slot, 2)).collect();
+    // Slot 5 is held.
+    assert_eq!(Storage::fresh_run_len(&map, &keys), 5);
+    assert_eq!(Storage::fresh_run_len(&map, &keys[6..]), 2, "slot 8 saw version 4");
+    let mut values: Vec<u32> = (0..5).collect();
+    Storage::push_fresh_run(&mut map, &keys[..5], &mut values);
+    assert!(values.is_empty());
+    map.assert_invariants();
+    assert_eq!(map.keys(), [entity(5, 1), keys[0], keys[1], keys[2], keys[3], keys[4]]);
+    assert_eq!(map.get(keys[3]), Some(&3));
+    map.remove(keys[3]);
+    assert_eq!(
+        map.try_insert(entity(3, 1), 0),
+        Err(Error::StaleKey { index: 3, version: 1, held: 2 }),
+        "the run kept the versions it stored"
+    );
+    // Past the laid-out prefix, nothing is taken at once.
+    assert_eq!(Storage::fresh_run_len(&map, &[entity(100_000, 1)]), 0);
+    // A bounded set takes up to its capacity; a set with no room reserved takes nothing.
+    let mut bounded = SparseSet::<Entity>::bounded(3, 100);
+    let keys: Vec<Entity> = (10..20).map(|slot| entity(slot, 1)).collect();
+    assert_eq!(bounded.fresh_run_len(&keys), 3);
+    assert_eq!(bounded.push_fresh_run(&keys), 3);
+    assert_eq!(bounded.fresh_run_len(&keys[3..]), 0);
+    bounded.assert_invariants();
+    assert_eq!(SparseSet::<Entity>::new().fresh_run_len(&keys), 0);
+    // A repeated key ends the run where it repeats.
+    let mut set = SparseSet::<Entity>::new();
+    set.reserve(512);
+    set.reserve_slots(0..512);
+    let repeated = [entity(1, 1), entity(2, 1), entity(1, 1)];
+    assert_eq!(set.push_fresh_run(&repeated), 2);
+    set.assert_invariants();
+}
