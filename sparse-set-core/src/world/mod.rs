@@ -1,17 +1,20 @@
 //! The algorithms behind `#[derive(World)]` (in `sparse-soa`): removing a key from every storage
 //! of a world, and retaining the keys a predicate keeps (this file); storing a whole row of
-//! components for one entity (`row.rs`). The generated code only lists the world's storages,
+//! components for one entity (`row.rs`), and rows of a tuple and batches of rows stored a run
+//! at a time (`batch.rs`). The generated code only lists the world's storages,
 //! as a slice of [`WorldStorage`] trait objects, and names the storage of each component type;
 //! the algorithms are here. Apart from [`Bundle`], [`Component`] and [`SpawnBatch`], which
 //! appear in the generated methods' signatures, not public API: reached through `__private`,
 //! and may change in any release.
 
+mod batch;
 mod row;
 
+pub use batch::{SpawnBatch, spawn_rows_one};
 pub use row::{
     At, Bundle, Component, Excluded, FieldValue, Member, NestedExcluded, NestedMember, NoValue,
-    One, Place, RowStorage, RowWorld, SpawnBatch, Tag, Whole, distinct, insert, put_one,
-    reserve_one, spawn, spawn_rows_one, try_insert, try_spawn,
+    One, Place, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one, reserve_one, spawn,
+    try_insert, try_spawn,
 };
 
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};
