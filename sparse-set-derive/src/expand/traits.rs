@@ -367,6 +367,10 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let members = input.fields.iter().map(|field| &field.member);
     let bindings: Vec<_> = input.fields.iter().map(|field| &field.binding).collect();
+    let (first_column, rest_columns) = (columns[0], &columns[1..]);
+    let (first_binding, rest_bindings) = (bindings[0], &bindings[1..]);
+    let rest_locals: Vec<_> =
+        rest_columns.iter().map(|column| quote::format_ident!("__{}", column)).collect();
     let usize = quote!(::core::primitive::usize);
     quote! {
         #[inline]
@@ -387,10 +391,17 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
                 keys.len(),
                 "a run longer than `fresh_run_len` measured"
             );
-            for __value in values.drain(..__pushed) {
-                let #ident { #(#members: #bindings,)* } = __value;
-                #(self.#columns.push(#bindings);)*
-            }
+            // The first column extends from an iterator of known length (no check of its
+            // room per row); the others are pushed beside it.
+            #(let #rest_locals = &mut self.#rest_columns;)*
+            ::core::iter::Extend::extend(
+                &mut self.#first_column,
+                ::core::iter::Iterator::map(values.drain(..__pushed), |__value| {
+                    let #ident { #(#members: #bindings,)* } = __value;
+                    #(#rest_locals.push(#rest_bindings);)*
+                    #first_binding
+                }),
+            );
         }
     }
 }
