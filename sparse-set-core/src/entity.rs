@@ -568,8 +568,8 @@ impl Entities {
     /// What a batch of rows spawns its run of entities with: one pass, no result per entity.
     pub(crate) fn spawn_into(&mut self, count: usize, spawned: &mut Vec<Entity>) {
         let reused = count.min(self.free.len());
-        for _ in 0..reused {
-            let Some(index) = self.free.pop() else { break };
+        // The free list's last slots, last first, as `pop` hands them out.
+        for index in self.free.drain(self.free.len() - reused..).rev() {
             let slot = &mut self.slots[index as usize];
             slot.alive = true;
             spawned.push(Entity { index, generation: slot.generation });

@@ -637,16 +637,23 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             .take(room)
             .enumerate()
             .take_while(|&(i, &key)| {
-                let slot = key.sparse_slot();
-                let at = usize::try_from(slot).unwrap_or(usize::MAX);
-                self.sparse.prefix_cell(at, Self::STRIDE).is_some_and(|cell| {
-                    cell[0] == D::ZERO
-                        && (!K::SLOT_AND_VERSION_ARE_KEY
-                            || key.version() >= Prefix::version_in(cell))
-                        && Self::check_room_for(self.bounds, len + i, slot).is_ok()
-                })
+                let at = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
+                self.sparse
+                    .prefix_cell(at, Self::STRIDE)
+                    .is_some_and(|cell| Self::takes_fresh_in(self.bounds, cell, key, len + i))
             })
             .count()
+    }
+
+    /// Whether `key`, whose prefix cell is `cell`, is new on [`try_insert`](Self::try_insert)'s
+    /// common path at dense `position`: the cell empty, the key not older than the version the
+    /// slot has seen, and the position within `bounds` and the dense width. What a run of new
+    /// keys checks per key, once measuring it and once writing it.
+    #[inline]
+    fn takes_fresh_in(bounds: Option<Bounds>, cell: &[D], key: K, position: usize) -> bool {
+        cell[0] == D::ZERO
+            && (!K::SLOT_AND_VERSION_ARE_KEY || key.version() >= Prefix::version_in(cell))
+            && Self::check_room_for(bounds, position, key.sparse_slot()).is_ok()
     }
 
     /// Appends the run of new `keys` that [`fresh_run_len`](Self::fresh_run_len) measured, in
@@ -662,13 +669,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let room = self.dense.capacity() - len;
         let mut pushed = 0;
         for &key in keys.iter().take(room) {
-            let slot = key.sparse_slot();
             let position = len + pushed;
-            let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE) else { break };
-            if cell[0] != D::ZERO
-                || (K::SLOT_AND_VERSION_ARE_KEY && key.version() < Prefix::version_in(cell))
-                || Self::check_room_for(self.bounds, position, slot).is_err()
-            {
+            let bounds = self.bounds;
+            let Some(cell) = self.sparse.prefix_cell_mut(key.sparse_slot(), Self::STRIDE) else {
+                break;
+            };
+            if !Self::takes_fresh_in(bounds, cell, key, position) {
                 break;
             }
             cell[0] = D::from_usize(position + 1);

@@ -288,10 +288,7 @@ impl<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> Gathered<'_, W, B, I> {
             }
         }
         for row in B::take_rows(&mut self.buffers) {
-            let entity = spawn(self.world, row);
-            if let Some(spawned) = spawned.as_deref_mut() {
-                spawned.push(entity);
-            }
+            spawn_listed(self.world, row, spawned.as_deref_mut());
         }
     }
 }
@@ -301,6 +298,23 @@ impl<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> Drop for Gathered<'_, W, B, I
         for row in B::take_rows(&mut self.buffers) {
             let _ = try_spawn(self.world, row);
         }
+    }
+}
+
+/// `spawn`, with the entity appended to `spawned` if given: a row stored on its own.
+///
+/// # Panics
+///
+/// Where `spawn` would, with its message.
+#[track_caller]
+fn spawn_listed<W: RowWorld, B: Bundle<W, I>, I>(
+    world: &mut W,
+    row: B,
+    spawned: Option<&mut Vec<Entity>>,
+) {
+    let entity = spawn(world, row);
+    if let Some(spawned) = spawned {
+        spawned.push(entity);
     }
 }
 
@@ -326,10 +340,7 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
         let (at_least, _) = rows.size_hint();
         if at_least < MIN_RUN {
             let Some(row) = rows.next() else { break };
-            let entity = spawn(gathered.world, row);
-            if let Some(spawned) = spawned.as_deref_mut() {
-                spawned.push(entity);
-            }
+            spawn_listed(gathered.world, row, spawned.as_deref_mut());
         } else {
             let wanted = at_least.min(RUN);
             for row in rows.by_ref().take(wanted) {

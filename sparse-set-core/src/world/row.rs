@@ -514,21 +514,10 @@ pub trait Bundle<W, I>: Sized {
     fn spawn_rows<R: Iterator<Item = Self>>(
         world: &mut W,
         rows: &mut R,
-        mut spawned: Option<&mut Vec<Entity>>,
+        spawned: Option<&mut Vec<Entity>>,
         all: bool,
     ) where
-        W: RowWorld,
-    {
-        for row in rows {
-            let entity = spawn(world, row);
-            if let Some(spawned) = spawned.as_deref_mut() {
-                spawned.push(entity);
-            }
-            if !all {
-                break;
-            }
-        }
-    }
+        W: RowWorld;
 }
 
 /// One component, alone: the row's index type.
