@@ -88,7 +88,7 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        At, Excluded, FieldValue, Keyed, Member, NestedExcluded, NestedMember, One, RowWorld, Tag,
+        At, Excluded, FieldValue, Keyed, LevelExcluded, LevelMember, Member, One, RowWorld, Tag,
         Whole, WorldStorage, check_world_alive, despawn, disjoint_positions, disjoint_rows_mut,
         fail_bounded, fail_insert, insert, put_one, reserve_one, retain_keys, shrink, spawn,
         spawn_rows_one, try_insert, try_reserve, try_reserve_exact, try_spawn, vec_bytes,

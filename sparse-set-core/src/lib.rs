@@ -154,7 +154,7 @@ pub mod __private {
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::world::{
-        At, Excluded, FieldValue, Keyed, Member, NestedExcluded, NestedMember, NoValue, One, Place,
+        At, Excluded, FieldValue, Keyed, LevelExcluded, LevelMember, Member, NoValue, One, Place,
         RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
         reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn, world_storage,
     };

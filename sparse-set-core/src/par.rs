@@ -242,7 +242,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// A parallel iterator over the aligned keys with the mutable views of every member.
     ///
     /// Computes in **O(1)** time; the walk in **O(len / threads)**.
@@ -280,7 +280,7 @@ impl<'a, M, X, N> IntoParallelIterator for &'a mut Group<M, X, N>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
     ParRows<M::RowsMut<'a>>: ParallelIterator,
 {
     type Iter = ParRows<M::RowsMut<'a>>;

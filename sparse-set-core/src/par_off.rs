@@ -37,7 +37,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// Needs the `rayon` feature: see `Group::par_iter_mut` in the docs built with it.
     pub fn par_iter_mut(&mut self)
     where

@@ -387,10 +387,9 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
         let value = quote_spanned!(storage.span=> <#ty as #p::FieldValue>::Value);
         component(storage.span, value, quote!(#p::Whole));
         if let Some(parts) = group_parts(ty) {
-            for (part, index, part_ty) in parts.all() {
-                let part = Ident::new(part, storage.span);
+            for (part, part_ty) in parts.all() {
                 let value = quote_spanned!(storage.span=> <#part_ty as #p::Storage>::Value);
-                component(storage.span, value, quote!(#p::#part<#index>));
+                component(storage.span, value, part.tokens(p));
             }
         }
         for (index, tag) in storage.tags.iter().enumerate() {
@@ -517,25 +516,44 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
 /// The storage types a group field is written with: what the derive can name components by.
 #[derive(Default)]
 struct GroupParts<'a> {
-    members: Vec<&'a Type>,
-    excluded: Vec<&'a Type>,
-    /// The members of the nested level, if written `Nested<(..), (..)>`.
-    nested_members: Vec<&'a Type>,
-    nested_excluded: Vec<&'a Type>,
+    /// The group's members and excluded storages, then those of each nested level, from the
+    /// outermost, if written `Nested<(..), (..), Nested<..>>`.
+    levels: Vec<(Vec<&'a Type>, Vec<&'a Type>)>,
+}
+
+/// Which part of a group field a storage is: a member or an excluded storage of level `depth`
+/// (0 is the group, 1 its nested level).
+#[derive(Clone, Copy)]
+struct Part {
+    depth: usize,
+    excluded: bool,
+    index: usize,
+}
+
+impl Part {
+    /// The part as the runtime names it: `Member<I>`, `Excluded<I>`, `LevelMember<D, I>` or
+    /// `LevelExcluded<D, I>`.
+    fn tokens(self, p: &TokenStream) -> TokenStream {
+        let Part { depth, excluded, index } = self;
+        match (depth, excluded) {
+            (0, false) => quote!(#p::Member<#index>),
+            (0, true) => quote!(#p::Excluded<#index>),
+            (_, false) => quote!(#p::LevelMember<#depth, #index>),
+            (_, true) => quote!(#p::LevelExcluded<#depth, #index>),
+        }
+    }
 }
 
 impl<'a> GroupParts<'a> {
-    /// Every part with the index type the runtime names it by (`Member`, `Excluded`,
-    /// `NestedMember`, `NestedExcluded`), in that order.
-    fn all(&self) -> impl Iterator<Item = (&'static str, usize, &'a Type)> + '_ {
-        let lists = [
-            ("Member", &self.members),
-            ("Excluded", &self.excluded),
-            ("NestedMember", &self.nested_members),
-            ("NestedExcluded", &self.nested_excluded),
-        ];
-        lists.into_iter().flat_map(|(part, list)| {
-            list.iter().enumerate().map(move |(index, &ty)| (part, index, ty))
+    /// Every part, level by level from the group inward, members before excluded storages.
+    fn all(&self) -> impl Iterator<Item = (Part, &'a Type)> + '_ {
+        self.levels.iter().enumerate().flat_map(|(depth, (members, excluded))| {
+            let kinds = [(false, members), (true, excluded)];
+            kinds.into_iter().flat_map(move |(is_excluded, list)| {
+                list.iter()
+                    .enumerate()
+                    .map(move |(index, &ty)| (Part { depth, excluded: is_excluded, index }, ty))
+            })
         })
     }
 }
@@ -560,24 +578,24 @@ fn arguments_of<'a>(
 }
 
 /// The member and excluded storage types of a field written `Group<(M, ..)>`,
-/// `Group<(M, ..), (X, ..)>` or `Group<(M, ..), (X, ..), Nested<(M2, ..), (X2, ..)>>` (the
-/// last path segments named `Group` and `Nested`, with tuples): what the derive can name
-/// components by. `None` for any other type, such as an alias of a group.
+/// `Group<(M, ..), (X, ..)>` or `Group<(M, ..), (X, ..), Nested<(M2, ..), (X2, ..)>>`, the
+/// nested level holding levels of its own the same way (`Nested<(M2, ..), (X2, ..),
+/// Nested<..>>`; the last path segments named `Group` and `Nested`, with tuples): what the
+/// derive can name components by. `None` for any other type, such as an alias of a group.
 fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
+    let mut parts = GroupParts::default();
     let mut arguments = arguments_of(ty, "Group")?;
-    let mut parts = GroupParts { members: tuple_of(arguments.next()?)?, ..GroupParts::default() };
-    if let Some(excluded) = arguments.next() {
-        parts.excluded = tuple_of(excluded)?;
-    }
-    if let Some(nested) = arguments.next() {
+    loop {
+        let members = tuple_of(arguments.next()?)?;
+        let excluded = match arguments.next() {
+            Some(excluded) => tuple_of(excluded)?,
+            None => Vec::new(),
+        };
+        parts.levels.push((members, excluded));
+        let Some(nested) = arguments.next() else { return Some(parts) };
         let syn::GenericArgument::Type(nested) = nested else { return None };
-        let mut arguments = arguments_of(nested, "Nested")?;
-        parts.nested_members = tuple_of(arguments.next()?)?;
-        if let Some(excluded) = arguments.next() {
-            parts.nested_excluded = tuple_of(excluded)?;
-        }
+        arguments = arguments_of(nested, "Nested")?;
     }
-    Some(parts)
 }
 
 /// Where tag `index` of `storage` goes, as the part of `At`: the whole field, or for a group
@@ -602,12 +620,9 @@ fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<Toke
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
         _ => false,
     };
-    let mut found = parts.all().filter(|&(_, _, part)| written(part));
+    let mut found = parts.all().filter(|&(_, part)| written(part));
     match (found.next(), found.next()) {
-        (Some((part, index, _)), None) => {
-            let part = Ident::new(part, Span::call_site());
-            Ok(quote!(#p::#part<#index>))
-        }
+        (Some((part, _)), None) => Ok(part.tokens(p)),
         _ => Err(format!(
             "no member or excluded storage of this group is written `{storage_name}` (once): in a group field, `tag = {name}` names the tag of the part written `{storage_name}`"
         )),

@@ -49,7 +49,7 @@ impl<K: fmt::Debug> fmt::Display for Misaligned<K> {
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// The group's invariant over its keys (the storages' own are theirs), and the nested
     /// level's: the first way it is broken.
     ///

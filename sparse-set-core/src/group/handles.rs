@@ -51,7 +51,7 @@ impl<M, X, const I: usize, N> MemberMut<'_, M, X, I, N>
 where
     M: GroupMembers + Nth<I, Storage: Columnar<Key = M::Key>>,
     X: GroupExcluded<M::Key>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
 {
     /// Stores `value` under `key` in this member; returns the value it replaced. If `key` is
     /// now held by every member and no excluded storage, it joins the aligned prefix.
@@ -239,7 +239,7 @@ impl<M, X, const I: usize, N> ExcludedMut<'_, M, X, I, N>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key> + Nth<I, Storage: Storage<Key = M::Key>>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
 {
     /// Stores `value` under `key` in this excluded storage; returns the value it replaced. An
     /// aligned `key` leaves the prefix.

@@ -100,6 +100,7 @@
 mod both;
 mod check;
 mod handles;
+mod level;
 mod nested;
 mod query;
 mod repair;
@@ -117,7 +118,9 @@ use crate::storage::{Columnar, Storage};
 
 pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
-pub use nested::{Nest, Nested, NestedExcludedMut, NestedMemberMut, NestedView};
+pub(crate) use level::{ExcludedOf, MemberOf};
+pub use level::{Level, LevelExcludedMut, LevelMemberMut, NestedExcludedMut, NestedMemberMut};
+pub use nested::{Nest, Nested, NestedView};
 pub use query::{GroupFetch, GroupFetchMut};
 pub use tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
 pub use view::NestedMut;
@@ -424,7 +427,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// A handle to member `I` (its position in the members tuple) that changes its values
     /// freely and its keys only through the group. See [`MemberMut`].
     ///
@@ -653,7 +656,7 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> IntoIterator for &'a Group<M
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> IntoIterator
+impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> IntoIterator
     for &'a mut Group<M, X, N>
 {
     type Item = (M::Key, M::Muts<'a>);

@@ -2,17 +2,15 @@
 //! [`Nested`]), the trait that reaches it from every change of keys ([`Nest`]), the views of the
 //! level as a group, and its handles.
 
-use core::ops::Deref;
-
-use crate::error::{Error, fail_insert};
 use crate::group::Group;
 use crate::group::both::Both;
 use crate::group::check::Misaligned;
-use crate::group::tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
+use crate::group::level::{NestedExcludedMut, NestedMemberMut};
+use crate::group::tuples::{
+    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth, SwapRows,
+};
 use crate::group::view::NestedMut;
 use crate::storage::{Columnar, Storage};
-
-type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
 /// The nested level of a [`Group`]: member storages `M` (a tuple of 1 to 8 [`Columnar`]
 /// storages of the group's key) and excluded storages `X`, whose keys the group keeps aligned
@@ -96,9 +94,10 @@ type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 ///   nested level's can, with [`Group::sort_nested_by`] and the other `sort_nested_*` methods.
 ///   They move the group's members in the same swaps, so both prefixes stay aligned.
 #[derive(Clone, Debug, Default)]
-pub struct Nested<M, X = ()> {
+pub struct Nested<M, X = (), N = ()> {
     pub(super) members: M,
     pub(super) excluded: X,
+    pub(super) nested: N,
     pub(super) len: usize,
 }
 
@@ -117,7 +116,7 @@ impl<M: GroupMembers> Nested<M, ()> {
     /// ```
     #[must_use]
     pub fn new(members: M) -> Self {
-        Nested { members, excluded: (), len: 0 }
+        Nested { members, excluded: (), nested: (), len: 0 }
     }
 }
 
@@ -125,7 +124,68 @@ impl<M, X> Nested<M, X> {
     /// A level whose first `len` keys are aligned with its group's, as checked by the caller
     /// (none for a detached level, which is aligned when a group takes it).
     pub(crate) fn aligned(members: M, excluded: X, len: usize) -> Self {
-        Nested { members, excluded, len }
+        Nested { members, excluded, nested: (), len }
+    }
+
+    /// Gives the storages back: the members and the excluded storages.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let level = Nested::new((SparseSet::<u32>::from_iter([1, 2]),));
+    /// let ((set,), ()) = level.into_parts();
+    /// assert_eq!(set.len(), 2);
+    /// ```
+    pub fn into_parts(self) -> (M, X) {
+        (self.members, self.excluded)
+    }
+
+    /// Puts `level` (with the levels inside it) inside this one: a family of three levels or more, each one's keys a
+    /// subset of the one around it. Detached, like this level: a group aligns every level
+    /// when [`Group::nest`] takes the outermost.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// // (a), (a, b), (a, b, c): each level a superset of the next one's members.
+    /// let family = Group::new((set(&[1, 2, 3]),))
+    ///     .nest(Nested::new((set(&[2, 3]),)).nest(Nested::new((set(&[3]),))));
+    /// assert_eq!(family.len(), 3);
+    /// assert_eq!(family.nested().len(), 2);
+    /// assert_eq!(family.nested().nested().keys(), &[3]);
+    /// ```
+    #[must_use]
+    pub fn nest<M2, X2, N2>(self, level: Nested<M2, X2, N2>) -> Nested<M, X, Nested<M2, X2, N2>> {
+        let Nested { members, excluded, len, .. } = self;
+        Nested { members, excluded, nested: Nested { len: 0, ..level }, len }
+    }
+}
+
+impl<M, X, N> Nested<M, X, N> {
+    /// Takes the levels inside this one out: this level alone, and the level that was inside it
+    /// (`()` if none).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let level = Nested::new((SparseSet::<u32>::new(),)).nest(Nested::new((SparseSet::<u32>::new(),)));
+    /// let (outer, inner) = level.unnest();
+    /// let ((_,), ()) = outer.into_parts();
+    /// let ((_,), ()) = inner.into_parts();
+    /// ```
+    pub fn unnest(self) -> (Nested<M, X>, N) {
+        let Nested { members, excluded, nested, len } = self;
+        (Nested { members, excluded, nested: (), len }, nested)
     }
 
     /// The level's own member storages, shared.
@@ -161,22 +221,6 @@ impl<M, X> Nested<M, X> {
     pub fn excluded(&self) -> &X {
         &self.excluded
     }
-
-    /// Gives the storages back: the members and the excluded storages.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let level = Nested::new((SparseSet::<u32>::from_iter([1, 2]),));
-    /// let ((set,), ()) = level.into_parts();
-    /// assert_eq!(set.len(), 2);
-    /// ```
-    pub fn into_parts(self) -> (M, X) {
-        (self.members, self.excluded)
-    }
 }
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
@@ -196,103 +240,106 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
     /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
-        Nested { members, excluded, len: 0 }
+        Nested { members, excluded, nested: (), len: 0 }
     }
 }
 
-/// The nested level of a group: `()` for none, or a [`Nested`] level. The methods are the
-/// group's plumbing: how a change of keys reaches the nested level's prefix.
-pub trait Nest<M: GroupRows> {
-    /// After the group's prefix was repaired for `key`, which is in it at `position`: `key`
-    /// joins or leaves the nested level's prefix as it now qualifies.
+/// The nested level of a group: `()` for none, or a [`Nested`] level (which may hold one of
+/// its own). The methods are the family's plumbing: how a change of keys reaches every nested
+/// prefix. `outer` is every member of the levels around the level, from the group's inward.
+pub trait Nest<K: Copy> {
+    /// After the outer levels' prefixes were repaired for `key`, which is in the innermost of
+    /// them at `position`: `key` joins or leaves this level's prefix (and the levels inside
+    /// it) as it now qualifies.
     #[doc(hidden)]
-    fn refresh(&mut self, outer: &mut M, key: M::Key, position: usize)
-    where
-        M: GroupMembers;
+    fn refresh<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize);
 
-    /// Before the key at `position` of the group's prefix leaves it: takes it out of the
-    /// nested level's prefix first. Returns its position now.
+    /// Before the key at `position` of the outer levels' prefixes leaves them: takes it out
+    /// of this level's prefix (and the levels inside it) first. Returns its position now.
     #[doc(hidden)]
-    fn leave_at(&mut self, outer: &mut M, position: usize) -> usize
-    where
-        M: GroupMembers;
+    fn leave_at<O: SwapRows>(&mut self, outer: &mut O, position: usize) -> usize;
 
-    /// What [`leave_for_removal`](Self::leave_for_removal) takes out of the level's members,
+    /// What [`leave_for_removal`](Self::leave_for_removal) takes out of the levels' members,
     /// dropped by the caller once every storage is done.
     #[doc(hidden)]
     type Taken: Default;
 
-    /// Before the key at `position` of the group's prefix of `outer_len` keys is removed from
-    /// every storage of the family (a despawn): if it is in the nested prefix, takes it out of
-    /// the level's members, and moves it in the group's members to where the group's removal
-    /// keeps the nested prefix whole. Returns its position in the group's members now, and
-    /// what was taken.
+    /// Before the key at `position` of the outer levels' prefix of `outer_len` keys is
+    /// removed from every storage of the family (a despawn): if it is in this level's prefix,
+    /// takes it out of the members of this level and of the levels inside it, and moves it in
+    /// the outer levels' members to where their removal keeps this prefix whole. Returns its
+    /// position in the outer members now, and what was taken.
     #[doc(hidden)]
-    fn leave_for_removal(
+    fn leave_for_removal<O: SwapRows>(
         &mut self,
-        outer: &mut M,
+        outer: &mut O,
         position: usize,
         outer_len: usize,
-    ) -> (usize, Self::Taken)
-    where
-        M: GroupMembers;
+    ) -> (usize, Self::Taken);
 
-    /// Removes `key`, which is in no prefix, from the level's storages, unless `taken` says
-    /// [`leave_for_removal`](Self::leave_for_removal) took it out of them already; whether any
-    /// held it.
+    /// Removes `key`, which is in no prefix, from the level's storages and those of the levels
+    /// inside it, except where `taken` says [`leave_for_removal`](Self::leave_for_removal)
+    /// took it out already; whether any held it.
     #[doc(hidden)]
-    fn remove(&mut self, key: M::Key, taken: &Self::Taken) -> bool;
+    fn remove(&mut self, key: K, taken: &Self::Taken) -> bool;
 
-    /// The nested level's invariant, within a group prefix of `outer_len` keys.
+    /// The level's invariant (and that of the levels inside it), within the outer levels'
+    /// prefix of `outer_len` keys.
     #[doc(hidden)]
-    fn check<X: GroupExcluded<M::Key>>(
+    fn check<O: GroupRows<Key = K>, OX: GroupExcluded<K>>(
         &self,
-        outer: &M,
-        outer_excluded: &X,
+        outer: &O,
+        outer_excluded: &OX,
         outer_len: usize,
-    ) -> Result<(), Misaligned<M::Key>>;
+    ) -> Result<(), Misaligned<K>>;
 
     /// Checks every storage's own invariants.
     #[doc(hidden)]
     fn assert_invariants(&self);
 
-    /// The number of the level's storages: members, then excluded storages.
+    /// The number of the level's storages (members, then excluded storages), and those of the
+    /// levels inside it.
     #[doc(hidden)]
     fn storage_count(&self) -> usize;
 
-    /// The keys of the level's storage `storage` (members, then excluded storages).
+    /// The keys of storage `storage`, counted as [`storage_count`](Self::storage_count) counts.
     #[doc(hidden)]
-    fn storage(&self, storage: usize) -> Option<&dyn KeySet<M::Key>>;
+    fn storage(&self, storage: usize) -> Option<&dyn KeySet<K>>;
 }
 
-impl<M: GroupRows> Nest<M> for () {
+impl<K: Copy> Nest<K> for () {
     #[inline]
-    fn refresh(&mut self, _: &mut M, _: M::Key, _: usize) {}
+    fn refresh<O: SwapRows>(&mut self, _: &mut O, _: K, _: usize) {}
 
     #[inline]
-    fn leave_at(&mut self, _: &mut M, position: usize) -> usize {
+    fn leave_at<O: SwapRows>(&mut self, _: &mut O, position: usize) -> usize {
         position
     }
 
     type Taken = ();
 
     #[inline]
-    fn leave_for_removal(&mut self, _: &mut M, position: usize, _: usize) -> (usize, ()) {
+    fn leave_for_removal<O: SwapRows>(
+        &mut self,
+        _: &mut O,
+        position: usize,
+        _: usize,
+    ) -> (usize, ()) {
         (position, ())
     }
 
     #[inline]
-    fn remove(&mut self, _: M::Key, (): &()) -> bool {
+    fn remove(&mut self, _: K, (): &()) -> bool {
         false
     }
 
     #[inline]
-    fn check<X: GroupExcluded<M::Key>>(
+    fn check<O: GroupRows<Key = K>, OX: GroupExcluded<K>>(
         &self,
-        _: &M,
-        _: &X,
+        _: &O,
+        _: &OX,
         _: usize,
-    ) -> Result<(), Misaligned<M::Key>> {
+    ) -> Result<(), Misaligned<K>> {
         Ok(())
     }
 
@@ -304,37 +351,40 @@ impl<M: GroupRows> Nest<M> for () {
     }
 
     #[inline]
-    fn storage(&self, _: usize) -> Option<&dyn KeySet<M::Key>> {
+    fn storage(&self, _: usize) -> Option<&dyn KeySet<K>> {
         None
     }
 }
 
-impl<OM, M, X> Nest<OM> for Nested<M, X>
+impl<K, M, X, N> Nest<K> for Nested<M, X, N>
 where
-    OM: GroupRows,
-    M: GroupMembers<Key = OM::Key>,
-    X: GroupExcludedMut<OM::Key>,
+    K: Copy,
+    M: GroupMembers<Key = K>,
+    X: GroupExcludedMut<K>,
+    N: Nest<K>,
 {
     #[inline]
-    fn refresh(&mut self, outer: &mut OM, key: OM::Key, position: usize)
-    where
-        OM: GroupMembers,
-    {
-        // In the group's prefix, every member of the group holds `key` at `position`: only the
+    fn refresh<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize) {
+        // In the outer prefixes, every outer member holds `key` at `position`: only the
         // level's own storages are looked up, and not even those when `key` was just pushed to
         // each (it is then every member's last key).
         let positions = self.members.last_positions(key).or_else(|| self.members.positions(key));
         match positions {
             Some(positions) if !self.excluded.holds(key) => {
-                // Past the nested prefix in the group's members means past it in the level's,
+                // Past the nested prefix in the outer members means past it in the level's,
                 // for keys implemented as `Key` asks; `joinable` checks the level's members, so
                 // that a key that is not never moves a swap out of bounds.
+                let mut position = position;
                 if position >= self.len && self.members.joinable(positions, self.len) {
                     if position != self.len {
-                        outer.swap(position, self.len);
+                        outer.swap_rows(position, self.len);
                     }
                     self.members.move_to(positions, self.len);
+                    position = self.len;
                     self.len += 1;
+                }
+                if position < self.len {
+                    self.nested.refresh(&mut Chain(outer, &mut self.members), key, position);
                 }
             }
             _ => {
@@ -344,56 +394,59 @@ where
     }
 
     #[inline]
-    fn leave_at(&mut self, outer: &mut OM, position: usize) -> usize
-    where
-        OM: GroupMembers,
-    {
+    fn leave_at<O: SwapRows>(&mut self, outer: &mut O, position: usize) -> usize {
         if position >= self.len {
             return position;
         }
-        // The last row of the nested prefix and this one trade places in every member of both
-        // levels; the nested prefix then ends before it.
+        // Out of the levels inside first. Then the last row of this prefix and this one trade
+        // places in every member of this level and the outer ones; the prefix then ends
+        // before it.
+        let position = self.nested.leave_at(&mut Chain(&mut *outer, &mut self.members), position);
         self.len -= 1;
         if position != self.len {
-            outer.swap(position, self.len);
+            outer.swap_rows(position, self.len);
             self.members.swap(position, self.len);
         }
         self.len
     }
 
-    type Taken = Option<M::Taken>;
+    type Taken = (Option<M::Taken>, N::Taken);
 
     #[inline]
-    fn leave_for_removal(
+    fn leave_for_removal<O: SwapRows>(
         &mut self,
-        outer: &mut OM,
+        outer: &mut O,
         position: usize,
         outer_len: usize,
-    ) -> (usize, Option<M::Taken>)
-    where
-        OM: GroupMembers,
-    {
+    ) -> (usize, Self::Taken) {
         if position >= self.len {
-            return (position, None);
+            return (position, (None, N::Taken::default()));
         }
-        // In the nested prefix: the level's members take the row out now, the prefix's last
-        // row filling its place (a member with no keys past the prefix swaps nothing). The
-        // group's members follow: that last row moves to `position` in them too, and the key
-        // to the nested prefix's old end, from where the group's removal takes it. When the
-        // nested prefix is all of the group's, the group's removal fills the hole with that
-        // same row by itself, and nothing needs swapping first.
+        // The levels inside take the row out first, leaving it at a position of this prefix
+        // past theirs. Then this level's members take it out, the prefix's last row filling
+        // its place (a member with no keys past the prefix swaps nothing). The outer members
+        // follow: that last row moves to `position` in them too, and the key to this prefix's
+        // old end, from where the outer removal takes it. When this prefix is all of the outer
+        // one, the outer removal fills the hole with that same row by itself, and nothing
+        // needs swapping first.
+        let (position, inner) = self.nested.leave_for_removal(
+            &mut Chain(&mut *outer, &mut self.members),
+            position,
+            self.len,
+        );
         let len = self.len;
         self.len -= 1;
         let taken = self.members.take_aligned(position, len);
         let last = self.len;
         if len == outer_len || position == last {
-            return (position, Some(taken));
+            return (position, (Some(taken), inner));
         }
-        outer.swap(position, last);
-        (last, Some(taken))
+        outer.swap_rows(position, last);
+        (last, (Some(taken), inner))
     }
 
-    fn remove(&mut self, key: OM::Key, taken: &Option<M::Taken>) -> bool {
+    fn remove(&mut self, key: K, (taken, inner): &Self::Taken) -> bool {
+        let inner = self.nested.remove(key, inner);
         if taken.is_some() {
             // Taken out of the members with the row; it qualified, so no excluded storage of
             // the level holds it.
@@ -401,15 +454,15 @@ where
         }
         // Every storage, whichever held the key.
         let held = self.members.remove(key);
-        self.excluded.remove(key) || held
+        self.excluded.remove(key) || held || inner
     }
 
-    fn check<OX: GroupExcluded<OM::Key>>(
+    fn check<O: GroupRows<Key = K>, OX: GroupExcluded<K>>(
         &self,
-        outer: &OM,
+        outer: &O,
         outer_excluded: &OX,
         outer_len: usize,
-    ) -> Result<(), Misaligned<OM::Key>> {
+    ) -> Result<(), Misaligned<K>> {
         if self.len > outer_len {
             return Err(Misaligned::NestedTooLong { len: self.len, outer_len });
         }
@@ -419,24 +472,28 @@ where
             nested: (),
             len: self.len,
         };
-        view.check_aligned()
+        view.check_aligned()?;
+        self.nested.check(&view.members, &view.excluded, self.len)
     }
 
     fn assert_invariants(&self) {
         self.members.assert_invariants();
         self.excluded.assert_invariants();
+        self.nested.assert_invariants();
     }
 
     #[inline]
     fn storage_count(&self) -> usize {
-        self.members.count() + self.excluded.count()
+        self.members.count() + self.excluded.count() + self.nested.storage_count()
     }
 
     #[inline]
-    fn storage(&self, storage: usize) -> Option<&dyn KeySet<OM::Key>> {
-        match storage.checked_sub(self.members.count()) {
-            None => self.members.part(storage),
-            Some(excluded) => self.excluded.part(excluded),
+    fn storage(&self, storage: usize) -> Option<&dyn KeySet<K>> {
+        let own = self.members.count() + self.excluded.count();
+        match (storage.checked_sub(self.members.count()), storage.checked_sub(own)) {
+            (None, _) => self.members.part(storage),
+            (Some(excluded), None) => self.excluded.part(excluded),
+            (_, Some(inner)) => self.nested.storage(inner),
         }
     }
 }
@@ -448,7 +505,7 @@ impl<M, X, N> Group<M, X, N> {
     }
 }
 
-impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>> {
+impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>> {
     /// The length of the nested level's prefix.
     pub(super) fn nested_len(&self) -> usize {
         self.nested.len
@@ -456,8 +513,10 @@ impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>> {
 }
 
 /// The shared view of a group's nested level: a group of the outer level's members beside the
-/// level's own.
-pub type NestedView<'g, M, X, M2, X2> = Group<Both<&'g M, &'g M2>, Both<&'g X, &'g X2>>;
+/// level's own, and the levels inside it (`N3`, `()` for none), read with
+/// [`nested`](Group::nested) again.
+pub type NestedView<'g, M, X, M2, X2, N3 = ()> =
+    Group<Both<&'g M, &'g M2>, Both<&'g X, &'g X2>, &'g N3>;
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Puts `level` inside this group: its keys that qualify for both (every member of the
@@ -477,10 +536,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// assert_eq!(family.keys()[0], 3); // the nested prefix starts the group's
     /// ```
     #[must_use]
-    pub fn nest<M2, X2>(self, level: Nested<M2, X2>) -> Group<M, X, Nested<M2, X2>>
+    pub fn nest<M2, X2, N3>(self, level: Nested<M2, X2, N3>) -> Group<M, X, Nested<M2, X2, N3>>
     where
         M2: GroupMembers<Key = M::Key>,
         X2: GroupExcludedMut<M::Key>,
+        N3: Nest<M::Key>,
     {
         let Group { members, excluded, len, .. } = self;
         let mut group = Group { members, excluded, nested: Nested { len: 0, ..level }, len };
@@ -494,36 +554,14 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
-impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>>
+impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
 {
-    /// After nested member `I` replaced the value of `key`'s slot in place: if that slot sits
-    /// in the nested prefix and the other members hold another key there (an older version of
-    /// `key`), the row leaves the nested prefix.
-    #[cold]
-    pub(super) fn realign_nested<const I: usize>(&mut self, key: M::Key)
-    where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        let Some(position) = self.nested.members.nth().get_index_of(key) else { return };
-        if position < self.nested.len && !self.nested().members.same_key_at(position) {
-            self.nested.leave_at(&mut self.members, position);
-        }
-    }
-
-    /// After a change to the nested level's storages alone: `key` joins or leaves the nested
-    /// prefix as it now qualifies. One lookup finds it in the group's prefix (outside it, it
-    /// is in neither), then the level's own storages are looked up.
-    pub(super) fn refresh_nested(&mut self, key: M::Key) {
-        if let Some(position) = self.index_of(key) {
-            self.nested.refresh(&mut self.members, key, position);
-        }
-    }
-
     /// The nested level as a group: its prefix, and rows of the group's members followed by
     /// the level's own (`((a, b), (c,))`). It stands wherever a shared group does: in a
     /// [`query`](crate::query()), its iterators, its lookups.
@@ -545,11 +583,11 @@ where
     /// ```
     #[inline]
     #[must_use]
-    pub fn nested(&self) -> NestedView<'_, M, X, M2, X2> {
+    pub fn nested(&self) -> NestedView<'_, M, X, M2, X2, N3> {
         Group {
             members: Both::new(&self.members, &self.nested.members),
             excluded: Both::new(&self.excluded, &self.nested.excluded),
-            nested: (),
+            nested: &self.nested.nested,
             len: self.nested.len,
         }
     }
@@ -581,7 +619,7 @@ where
     /// family.assert_invariants();
     /// ```
     #[inline]
-    pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2> {
+    pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3> {
         NestedMut { family: self }
     }
 
@@ -600,11 +638,11 @@ where
     /// assert_eq!(family.nested().keys(), &[2]);
     /// ```
     #[inline]
-    pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I>
+    pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I, N3>
     where
         M2: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
-        NestedMemberMut { group: self }
+        self.level_member_mut::<1, I>()
     }
 
     /// A handle to excluded storage `I` of the nested level whose `insert` and `remove` keep the
@@ -623,11 +661,13 @@ where
     /// assert_eq!(family.nested().keys(), &[2]);
     /// ```
     #[inline]
-    pub fn nested_excluded_mut<const I: usize>(&mut self) -> NestedExcludedMut<'_, M, X, M2, X2, I>
+    pub fn nested_excluded_mut<const I: usize>(
+        &mut self,
+    ) -> NestedExcludedMut<'_, M, X, M2, X2, I, N3>
     where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
-        NestedExcludedMut { group: self }
+        self.level_excluded_mut::<1, I>()
     }
 
     /// Takes the nested level out: the group as it was before [`nest`](Group::nest), and the
@@ -646,345 +686,41 @@ where
     /// b.clear(); // no longer nested: any change is allowed
     /// assert_eq!(group.len(), 1);
     /// ```
-    pub fn unnest(self) -> (Group<M, X>, Nested<M2, X2>) {
+    pub fn unnest(self) -> (Group<M, X>, Nested<M2, X2, N3>) {
         let Group { members, excluded, nested, len } = self;
         (Group { members, excluded, nested: (), len }, nested)
     }
 }
 
-/// A mutable handle to one member of a group's nested level, from
-/// [`Group::nested_member_mut`]: values change freely, keys only through the family. It
-/// dereferences to the member storage (`&S`).
-///
-/// ```
-/// use sparse_set_core::group::Nested;
-/// use sparse_set_core::{Group, SparseMap};
-///
-/// let a: SparseMap<u32, u8> = [(1, 0), (2, 0)].into_iter().collect();
-/// let mut family = Group::new((a,)).nest(Nested::new((SparseMap::<u32, char>::new(),)));
-/// family.nested_member_mut::<0>().insert(2, 'b');
-/// assert_eq!(family.nested().keys(), &[2]);
-/// *family.nested_member_mut::<0>().get_mut(2).unwrap() = 'c';
-/// assert_eq!(family.nested_member_mut::<0>().remove(2), Some('c'));
-/// assert!(family.nested().is_empty());
-/// ```
-pub struct NestedMemberMut<'g, M, X, M2, X2, const I: usize> {
-    group: &'g mut Group<M, X, Nested<M2, X2>>,
-}
-
-impl<M, X, M2: Nth<I>, X2, const I: usize> Deref for NestedMemberMut<'_, M, X, M2, X2, I> {
-    type Target = NthOf<M2, I>;
-
-    #[inline]
-    fn deref(&self) -> &NthOf<M2, I> {
-        self.group.nested.members.nth()
-    }
-}
-
-impl<M, X, M2, X2, const I: usize> NestedMemberMut<'_, M, X, M2, X2, I>
-where
-    M: GroupMembers,
-    X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key> + Nth<I, Storage: Columnar<Key = M::Key>>,
-    X2: GroupExcludedMut<M::Key>,
-{
-    /// Stores `value` under `key` in this member; returns the value it replaced. If `key` now
-    /// qualifies for the nested level, it joins its prefix.
-    ///
-    /// Computes in **O(1)** amortised time: the storage's insert, one lookup in the group's
-    /// prefix, one per storage of the level, at most one swap per member of both levels.
-    ///
-    /// # Panics
-    ///
-    /// As the member's `insert`; see [`try_insert`](Self::try_insert).
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'b'), None);
-    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'c'), Some('b'));
-    /// assert_eq!(family.nested().len(), 2);
-    /// ```
-    #[inline]
-    #[track_caller]
-    pub fn insert(
-        &mut self,
-        key: M::Key,
-        value: <NthOf<M2, I> as Storage>::Value,
-    ) -> Option<<NthOf<M2, I> as Storage>::Value> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<NthOf<M2, I>, _>(key, error))
-    }
-
-    /// The fallible twin of [`insert`](Self::insert): on an error the member, and the family,
-    /// are unchanged.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Errors
-    ///
-    /// As the member's `try_insert`: [`Error::StaleKey`], the limits of a bounded storage or
-    /// of the dense width, a failed allocation.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// assert_eq!(family.nested_member_mut::<0>().try_insert(2, 'b'), Ok(None));
-    /// assert_eq!(family.nested().keys().len(), 2);
-    /// ```
-    pub fn try_insert(
-        &mut self,
-        key: M::Key,
-        value: <NthOf<M2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<M2, I> as Storage>::Value>, Error> {
-        // The member refuses an older version before it changes. A newer version replacing an
-        // aligned older one in place leaves a row whose keys differ: it leaves the nested
-        // prefix. Then `key` joins if it now qualifies. Nothing in between runs the caller's
-        // code, so nothing can unwind there.
-        let replaced = self.group.put_nested_member::<I>(key, value)?;
-        self.group.refresh_nested(key);
-        Ok(replaced)
-    }
-
-    /// Removes `key` from this member by **swap-remove**; returns its value. If `key` was in
-    /// the nested prefix it leaves it first; the group's prefix is unchanged.
+impl<'g, A: Copy, B: Copy, M3, X3, N4> Group<A, B, &'g Nested<M3, X3, N4>> {
+    /// The level inside this view's level, as a group: its prefix, and rows of every outer
+    /// level's members followed by the level's own (`(((a,), (b,)), (c,))` for three levels).
+    /// Reads a family of any depth: `family.nested().nested()` is level 2.
     ///
     /// Computes in **O(1)** time.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    /// use sparse_set_core::{Group, SparseMap, query};
     ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// assert_eq!(family.nested_member_mut::<0>().remove(1), Some('a'));
-    /// assert!(family.nested().is_empty());
-    /// assert_eq!(family.len(), 2); // the group's prefix keeps the key
+    /// let map = |rows: &[(u32, u8)]| rows.iter().copied().collect::<SparseMap<u32, u8>>();
+    /// let family = Group::new((map(&[(1, 1), (2, 2), (3, 3)]),))
+    ///     .nest(Nested::new((map(&[(2, 20), (3, 30)]),)).nest(Nested::new((map(&[(3, 100)]),))));
+    /// let level = family.nested().nested();
+    /// assert_eq!(level.get(3), Some((((&3,), (&30,)), (&100,))));
+    /// let mut sum = 0;
+    /// query((&level,)).for_each(|_, ((((a,), (b,)), (c,)),)| sum += u32::from(*a + *b + *c));
+    /// assert_eq!(sum, 133);
     /// ```
-    pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M2, I> as Storage>::Value> {
-        let group = &mut *self.group;
-        let mut position = group.nested.members.nth().get_index_of(key)?;
-        if position < group.nested.len {
-            // In the nested prefix: at `position` in every member of both levels. Out of the
-            // nested prefix first (to its end); the group's prefix keeps it.
-            position = group.nested.leave_at(&mut group.members, position);
+    #[inline]
+    #[must_use]
+    pub fn nested(&self) -> Group<Both<A, &'g M3>, Both<B, &'g X3>, &'g N4> {
+        let level: &'g Nested<M3, X3, N4> = self.nested;
+        Group {
+            members: Both::new(self.members, &level.members),
+            excluded: Both::new(self.excluded, &level.excluded),
+            nested: &level.nested,
+            len: level.len,
         }
-        group.nested.members.nth_mut().swap_remove_index(position).map(|(_, value)| value)
-    }
-
-    /// The mutable view of `key`'s element in this member.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// *family.nested_member_mut::<0>().get_mut(1).unwrap() = 'z';
-    /// assert_eq!(family.nested().members().inner().0[1], 'z');
-    /// ```
-    #[inline]
-    pub fn get_mut(&mut self, key: M::Key) -> Option<<NthOf<M2, I> as Storage>::Mut<'_>> {
-        Storage::get_mut(self.group.nested.members.nth_mut(), key)
-    }
-
-    /// The key and mutable view at dense position `index` of this member.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// if let Some((_, value)) = family.nested_member_mut::<0>().get_index_mut(0) {
-    ///     *value = 'y';
-    /// }
-    /// assert_eq!(family.nested().members().inner().0[1], 'y');
-    /// ```
-    #[inline]
-    pub fn get_index_mut(
-        &mut self,
-        index: usize,
-    ) -> Option<(M::Key, <NthOf<M2, I> as Storage>::Mut<'_>)> {
-        Storage::get_index_mut(self.group.nested.members.nth_mut(), index)
-    }
-
-    /// Every column of this member, mutably, over all its keys; the keys read-only.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
-    /// for value in family.nested_member_mut::<0>().columns_mut().values {
-    ///     *value = value.to_ascii_uppercase();
-    /// }
-    /// assert_eq!(family.nested().members().inner().0.values(), &['A']);
-    /// ```
-    #[inline]
-    pub fn columns_mut(&mut self) -> <NthOf<M2, I> as Columnar>::ColumnsMut<'_> {
-        Columnar::columns_mut(self.group.nested.members.nth_mut())
-    }
-}
-
-/// A mutable handle to one excluded storage of a group's nested level, from
-/// [`Group::nested_excluded_mut`]: `insert` and `remove` keep the family aligned. It
-/// dereferences to the storage (`&S`).
-///
-/// ```
-/// use sparse_set_core::group::Nested;
-/// use sparse_set_core::{Group, SparseMap, SparseSet};
-///
-/// let a: SparseMap<u32, u8> = [(1, 0), (2, 0)].into_iter().collect();
-/// let level = Nested::with_excluded((SparseSet::<u32>::new(),), (SparseSet::<u32>::new(),));
-/// let mut family = Group::new((a,)).nest(level);
-/// family.nested_member_mut::<0>().insert(1, ());
-/// family.nested_excluded_mut::<0>().insert(1, ());
-/// assert!(family.nested().is_empty());
-/// assert_eq!(family.len(), 2); // the group's prefix is not the level's
-/// ```
-pub struct NestedExcludedMut<'g, M, X, M2, X2, const I: usize> {
-    group: &'g mut Group<M, X, Nested<M2, X2>>,
-}
-
-impl<M, X, M2, X2: Nth<I>, const I: usize> Deref for NestedExcludedMut<'_, M, X, M2, X2, I> {
-    type Target = NthOf<X2, I>;
-
-    #[inline]
-    fn deref(&self) -> &NthOf<X2, I> {
-        self.group.nested.excluded.nth()
-    }
-}
-
-impl<M, X, M2, X2, const I: usize> NestedExcludedMut<'_, M, X, M2, X2, I>
-where
-    M: GroupMembers,
-    X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key> + Nth<I, Storage: Storage<Key = M::Key>>,
-{
-    /// Stores `value` under `key` in this excluded storage; returns the value it replaced. A
-    /// `key` in the nested prefix leaves it.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Panics
-    ///
-    /// As the storage's `insert`; see [`try_insert`](Self::try_insert).
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
-    /// let mut family = Group::new((a,)).nest(level);
-    /// assert_eq!(family.nested_excluded_mut::<0>().insert(2, ()), None);
-    /// assert_eq!(family.nested().keys(), &[1]);
-    /// ```
-    #[inline]
-    #[track_caller]
-    pub fn insert(
-        &mut self,
-        key: M::Key,
-        value: <NthOf<X2, I> as Storage>::Value,
-    ) -> Option<<NthOf<X2, I> as Storage>::Value> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<NthOf<X2, I>, _>(key, error))
-    }
-
-    /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the family,
-    /// are unchanged.
-    ///
-    /// Computes in **O(1)** amortised time.
-    ///
-    /// # Errors
-    ///
-    /// As the storage's `try_insert`.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
-    /// let mut family = Group::new((a,)).nest(level);
-    /// assert_eq!(family.nested_excluded_mut::<0>().try_insert(1, ()), Ok(None));
-    /// assert_eq!(family.nested().keys(), &[2]);
-    /// ```
-    pub fn try_insert(
-        &mut self,
-        key: M::Key,
-        value: <NthOf<X2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error> {
-        // The insert runs none of the caller's code (the value it replaces is returned), so the
-        // repair follows it directly: an older version it displaced may join, `key` leaves.
-        let replaced = self.group.put_nested_excluded::<I>(key, value)?;
-        self.group.refresh_nested(key);
-        Ok(replaced)
-    }
-
-    /// Removes `key` from this excluded storage; returns its value. If `key` now qualifies
-    /// for the nested level it joins its prefix.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
-    /// let mut family = Group::new((a,)).nest(level);
-    /// family.nested_excluded_mut::<0>().insert(1, ());
-    /// assert_eq!(family.nested_excluded_mut::<0>().remove(1), Some(()));
-    /// assert_eq!(family.nested().len(), 2);
-    /// ```
-    pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<X2, I> as Storage>::Value> {
-        let removed = self.group.nested.excluded.nth_mut().remove(key);
-        self.group.refresh_nested(key);
-        removed
-    }
-
-    /// The mutable view of `key`'s element in this storage.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
-    /// let mut family = Group::new((a,)).nest(level);
-    /// family.nested_excluded_mut::<0>().insert(1, ());
-    /// assert_eq!(family.nested_excluded_mut::<0>().get_mut(1), Some(()));
-    /// ```
-    #[inline]
-    pub fn get_mut(&mut self, key: M::Key) -> Option<<NthOf<X2, I> as Storage>::Mut<'_>> {
-        Storage::get_mut(self.group.nested.excluded.nth_mut(), key)
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// Moves `key` into or out of the prefix, as whether it qualifies says, and then into or
     /// out of the nested level's (a key leaves the nested level's prefix before this one's,
     /// and joins it after). Idempotent, and safe after any change: every change of keys ends
@@ -57,12 +57,12 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
 /// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
 /// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
 /// the change is made; dropped without it (the change panicked), it does it while unwinding.
-struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> {
+struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> {
     group: &'g mut Group<M, X, N>,
     keys: [Option<M::Key>; 2],
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Refresh<'_, M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Refresh<'_, M, X, N> {
     fn repair(&mut self) {
         // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
         // panic), the drop that follows does not start it again.
@@ -79,13 +79,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Refresh<'_, M, X, N>
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Drop for Refresh<'_, M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Drop for Refresh<'_, M, X, N> {
     fn drop(&mut self) {
         self.repair();
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// Runs `change` on the group with `leave` out of the prefix first (for changes that would
     /// take a key from one member alone), and the prefix repaired for `keys` afterwards, also
     /// if `change` panics.

@@ -12,12 +12,13 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::error::Error;
-use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
+use crate::group::level::{ExcludedOf, MemberOf};
+use crate::group::{Group, GroupExcluded, GroupMembers, Level, Nest, Nth};
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// Stores `value` under `key` in member `I`, leaving the prefix as it was (or shorter):
     /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
     ///
@@ -215,144 +216,151 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
     }
 }
 
-/// Whole rows through a nested level: as through the group's own members and excluded
-/// storages, with [`finish_row`](Group::finish_row) repairing both prefixes.
-impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>>
+/// Whole rows through the levels of a family: as through the group's own members and excluded
+/// storages, with [`finish_row`](Group::finish_row) repairing every prefix.
+impl<M, X, N> Group<M, X, N>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
+    N: Nest<M::Key>,
 {
-    /// Stores `value` under `key` in nested member `I`, leaving both prefixes as they were (or
-    /// shorter): [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
+    /// Stores `value` under `key` in member `I` of level `D`, leaving every prefix as it was
+    /// (or shorter): [`finish_row`](Self::finish_row) must follow. Returns the value it
+    /// replaced.
     ///
     /// # Errors
     ///
     /// As the member's `try_insert`; nothing changed then.
-    pub(crate) fn put_nested_member<const I: usize>(
+    pub(crate) fn put_level_member<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        value: <NthOf<M2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<M2, I> as Storage>::Value>, Error>
+        value: <MemberOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Result<Option<<MemberOf<N, M::Key, D, I> as Storage>::Value>, Error>
     where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
-        let replaced = self.nested.members.nth_mut().try_insert(key, value)?;
+        let replaced = self.nested.level_members_mut().nth_mut().try_insert(key, value)?;
         if replaced.is_some() {
-            self.realign_nested::<I>(key);
+            self.realign_level::<D, I>(key);
         }
         Ok(replaced)
     }
 
-    /// Undoes [`put_nested_member`](Self::put_nested_member) for a row that failed.
-    pub(crate) fn take_back_nested_member<const I: usize>(
+    /// Undoes [`put_level_member`](Self::put_level_member) for a row that failed.
+    pub(crate) fn take_back_level_member<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        replaced: Option<<NthOf<M2, I> as Storage>::Value>,
+        replaced: Option<<MemberOf<N, M::Key, D, I> as Storage>::Value>,
     ) where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
-        take_back(self.nested.members.nth_mut(), key, replaced);
+        take_back(self.nested.level_members_mut().nth_mut(), key, replaced);
     }
 
-    /// Room for `additional` more keys in nested member `I`, as a hint.
-    pub(crate) fn reserve_nested_member<const I: usize>(
+    /// Room for `additional` more keys in member `I` of level `D`, as a hint.
+    pub(crate) fn reserve_level_member<const D: usize, const I: usize>(
         &mut self,
         additional: usize,
         slots: Range<u64>,
     ) where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
-        reserve_for_batch(self.nested.members.nth_mut(), additional, slots);
+        reserve_for_batch(self.nested.level_members_mut().nth_mut(), additional, slots);
     }
 
-    /// Stores `value` under `key` in nested excluded storage `I`;
+    /// How many of `keys`, from the first, member `I` of level `D` can store as new rows
+    /// (`Storage::fresh_run_len`).
+    pub(crate) fn level_member_run_len<const D: usize, const I: usize>(
+        &self,
+        keys: &[M::Key],
+    ) -> usize
+    where
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
+    {
+        self.nested.level_members().nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in member `I` of level `D`, as measured by its run length,
+    /// leaving every prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New
+    /// keys are past every prefix, and no other version of them is held, so nothing else
+    /// needs repair.
+    pub(crate) fn put_level_member_run<const D: usize, const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<MemberOf<N, M::Key, D, I> as Storage>::Value>,
+    ) where
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
+    {
+        self.nested.level_members_mut().nth_mut().push_fresh_run(keys, values);
+    }
+
+    /// Stores `value` under `key` in excluded storage `I` of level `D`;
     /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
     ///
     /// # Errors
     ///
     /// As the storage's `try_insert`; nothing changed then.
-    pub(crate) fn put_nested_excluded<const I: usize>(
+    pub(crate) fn put_level_excluded<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        value: <NthOf<X2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error>
+        value: <ExcludedOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Result<Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>, Error>
     where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
-        let held = self.nested.excluded.nth().as_sparse_set().other_version(key);
-        let replaced = self.nested.excluded.nth_mut().try_insert(key, value)?;
+        let storage = self.nested.level_excluded_mut().nth_mut();
+        let held = storage.as_sparse_set().other_version(key);
+        let replaced = storage.try_insert(key, value)?;
         if let Some(held) = held {
-            self.refresh_nested(held);
+            self.refresh_level::<D>(held);
         }
         Ok(replaced)
     }
 
-    /// Undoes [`put_nested_excluded`](Self::put_nested_excluded) for a row that failed.
-    pub(crate) fn take_back_nested_excluded<const I: usize>(
+    /// Undoes [`put_level_excluded`](Self::put_level_excluded) for a row that failed.
+    pub(crate) fn take_back_level_excluded<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        replaced: Option<<NthOf<X2, I> as Storage>::Value>,
+        replaced: Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>,
     ) where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
-        take_back(self.nested.excluded.nth_mut(), key, replaced);
+        take_back(self.nested.level_excluded_mut().nth_mut(), key, replaced);
     }
 
-    /// How many of `keys`, from the first, nested member `I` can store as new rows
-    /// (`Storage::fresh_run_len`).
-    pub(crate) fn nested_member_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
-    where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        self.nested.members.nth().fresh_run_len(keys)
-    }
-
-    /// Stores a run of new rows in nested member `I`, as measured by its run length, leaving the
-    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
-    /// every prefix, and no other version of them is held, so nothing else needs repair.
-    pub(crate) fn put_nested_member_run<const I: usize>(
-        &mut self,
-        keys: &[M::Key],
-        values: &mut Vec<<NthOf<M2, I> as Storage>::Value>,
-    ) where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        self.nested.members.nth_mut().push_fresh_run(keys, values);
-    }
-
-    /// How many of `keys`, from the first, nested excluded storage `I` can store as new rows
-    /// (`Storage::fresh_run_len`).
-    pub(crate) fn nested_excluded_run_len<const I: usize>(&self, keys: &[M::Key]) -> usize
-    where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
-    {
-        self.nested.excluded.nth().fresh_run_len(keys)
-    }
-
-    /// Stores a run of new rows in nested excluded storage `I`, as measured by its run length, leaving the
-    /// prefix as it was: [`finish_rows`](Group::finish_rows) must follow. New keys are past
-    /// every prefix, and no other version of them is held, so nothing else needs repair.
-    pub(crate) fn put_nested_excluded_run<const I: usize>(
-        &mut self,
-        keys: &[M::Key],
-        values: &mut Vec<<NthOf<X2, I> as Storage>::Value>,
-    ) where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
-    {
-        self.nested.excluded.nth_mut().push_fresh_run(keys, values);
-    }
-
-    /// Room for `additional` more keys in nested excluded storage `I`, as a hint.
-    pub(crate) fn reserve_nested_excluded<const I: usize>(
+    /// Room for `additional` more keys in excluded storage `I` of level `D`, as a hint.
+    pub(crate) fn reserve_level_excluded<const D: usize, const I: usize>(
         &mut self,
         additional: usize,
         slots: Range<u64>,
     ) where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
-        reserve_for_batch(self.nested.excluded.nth_mut(), additional, slots);
+        reserve_for_batch(self.nested.level_excluded_mut().nth_mut(), additional, slots);
+    }
+
+    /// How many of `keys`, from the first, excluded storage `I` of level `D` can store as new
+    /// rows (`Storage::fresh_run_len`).
+    pub(crate) fn level_excluded_run_len<const D: usize, const I: usize>(
+        &self,
+        keys: &[M::Key],
+    ) -> usize
+    where
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
+    {
+        self.nested.level_excluded().nth().fresh_run_len(keys)
+    }
+
+    /// Stores a run of new rows in excluded storage `I` of level `D`, as measured by its run
+    /// length, leaving every prefix as it was: [`finish_rows`](Group::finish_rows) must follow.
+    pub(crate) fn put_level_excluded_run<const D: usize, const I: usize>(
+        &mut self,
+        keys: &[M::Key],
+        values: &mut Vec<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>,
+    ) where
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
+    {
+        self.nested.level_excluded_mut().nth_mut().push_fresh_run(keys, values);
     }
 }
 

@@ -201,6 +201,33 @@ pub trait GroupMembers: GroupRows {
     ) -> (&SparseSet<Self::Key, Self::FirstDense>, Self::RowsMut<'_>);
 }
 
+/// Rows that move in step: the members of one group, or of several levels of a family. What
+/// the repair of a nested level moves in the levels around it.
+#[doc(hidden)]
+pub trait SwapRows {
+    /// Swaps positions `a` and `b` of every member.
+    fn swap_rows(&mut self, a: usize, b: usize);
+}
+
+impl<T: GroupMembers> SwapRows for T {
+    #[inline]
+    fn swap_rows(&mut self, a: usize, b: usize) {
+        self.swap(a, b);
+    }
+}
+
+/// The members of the levels around a nested level (`A`), then its own (`B`): what the levels
+/// inside it move when they repair.
+pub(crate) struct Chain<'a, A, B>(pub(crate) &'a mut A, pub(crate) &'a mut B);
+
+impl<A: SwapRows, B: GroupMembers> SwapRows for Chain<'_, A, B> {
+    #[inline]
+    fn swap_rows(&mut self, a: usize, b: usize) {
+        self.0.swap_rows(a, b);
+        self.1.swap(a, b);
+    }
+}
+
 /// The excluded storages of a [`Group`]: `()` or a tuple of 1 to 8 [`Storage`]s keyed by `K`.
 /// The methods are the group's plumbing.
 pub trait GroupExcluded<K> {

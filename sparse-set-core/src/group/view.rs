@@ -5,7 +5,7 @@
 
 use crate::group::both::Both;
 use crate::group::{
-    Group, GroupExcluded, GroupExcludedMut, GroupFetchMut, GroupMembers, GroupRows, Nested,
+    Group, GroupExcluded, GroupExcludedMut, GroupFetchMut, GroupMembers, GroupRows, Nest, Nested,
 };
 use crate::query::member::past_rows;
 use crate::query::{ExactMember, Member, MemberLookup, MemberView, rows_at};
@@ -31,16 +31,17 @@ type Level<M, M2> = Both<M, M2>;
 /// }
 /// assert_eq!(family.members().0[2], 22);
 /// ```
-pub struct NestedMut<'g, M, X, M2, X2> {
-    pub(super) family: &'g mut Group<M, X, Nested<M2, X2>>,
+pub struct NestedMut<'g, M, X, M2, X2, N3 = ()> {
+    pub(super) family: &'g mut Group<M, X, Nested<M2, X2, N3>>,
 }
 
-impl<M, X, M2, X2> NestedMut<'_, M, X, M2, X2>
+impl<M, X, M2, X2, N3> NestedMut<'_, M, X, M2, X2, N3>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
 {
     /// The number of keys in the nested prefix.
     ///
@@ -331,17 +332,18 @@ where
 
 /// The nested level as a mutable member of a query: its prefix drives (or is probed, one
 /// lookup), and its view is every member's of both levels.
-impl<'a, 'g, M, X, M2, X2> Member for &'a mut NestedMut<'g, M, X, M2, X2>
+impl<'a, 'g, M, X, M2, X2, N3> Member for &'a mut NestedMut<'g, M, X, M2, X2, N3>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
 {
     type Key = M::Key;
     type Fetch = GroupFetchMut<'a, Level<M, M2>>;
     type Reborrow<'q>
-        = &'q mut NestedMut<'g, M, X, M2, X2>
+        = &'q mut NestedMut<'g, M, X, M2, X2, N3>
     where
         Self: 'q;
 
@@ -362,25 +364,26 @@ where
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &mut NestedMut<'g, M, X, M2, X2> {
+    fn reborrow(&mut self) -> &mut NestedMut<'g, M, X, M2, X2, N3> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X, Nested<M2, X2>>>(self.family).cast()
+        core::ptr::from_ref::<Group<M, X, Nested<M2, X2, N3>>>(self.family).cast()
     }
 }
 
 /// The nested prefix drives over its whole length: a one-member query of it knows its length.
-impl<M, X, M2, X2> ExactMember for &mut NestedMut<'_, M, X, M2, X2> {}
+impl<M, X, M2, X2, N3> ExactMember for &mut NestedMut<'_, M, X, M2, X2, N3> {}
 
-impl<M, X, M2, X2> MemberLookup for &mut NestedMut<'_, M, X, M2, X2>
+impl<M, X, M2, X2, N3> MemberLookup for &mut NestedMut<'_, M, X, M2, X2, N3>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
 {
     type Slot = usize;
     type Read<'r>
@@ -403,12 +406,13 @@ where
     }
 }
 
-impl<'v, M, X, M2, X2> MemberView<'v> for &mut NestedMut<'_, M, X, M2, X2>
+impl<'v, M, X, M2, X2, N3> MemberView<'v> for &mut NestedMut<'_, M, X, M2, X2, N3>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
 {
     type View = <Level<M, M2> as GroupRows>::Muts<'v>;
 

@@ -12,8 +12,8 @@ mod row;
 
 pub use batch::{SpawnBatch, spawn_rows_one};
 pub use row::{
-    At, Bundle, Component, Excluded, FieldValue, Member, NestedExcluded, NestedMember, NoValue,
-    One, Place, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one, reserve_one, spawn,
+    At, Bundle, Component, Excluded, FieldValue, LevelExcluded, LevelMember, Member, NoValue, One,
+    Place, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one, reserve_one, spawn,
     try_insert, try_spawn,
 };
 
@@ -82,7 +82,7 @@ impl<M, X, N> WorldStorage<M::Key> for Group<M, X, N>
 where
     M: GroupMembers,
     X: GroupExcludedMut<M::Key>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
 {
     #[inline]
     fn parts(&self) -> usize {
@@ -110,7 +110,7 @@ where
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// Part `part`'s keys: a member's, then an excluded storage's, then a nested level's
     /// storage's.
     fn part(&self, part: usize) -> Option<&dyn KeySet<M::Key>> {

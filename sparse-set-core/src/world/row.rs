@@ -26,11 +26,12 @@ use core::ops::Range;
 
 use crate::entity::{Entities, Entity};
 use crate::error::{Error, fail};
-use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested, Nth};
+use crate::group::{ExcludedOf, Group, GroupExcluded, GroupMembers, Level, MemberOf, Nest, Nth};
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 /// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
-/// [`Excluded`], [`NestedMember`] or [`NestedExcluded`]). Written by the derive, picked by inference; never by hand.
+/// [`Excluded`], [`LevelMember`] or [`LevelExcluded`]). Written by the derive, picked by
+/// inference; never by hand.
 #[doc(hidden)]
 pub struct At<const N: usize, P>(PhantomData<P>);
 
@@ -46,13 +47,13 @@ pub struct Member<const I: usize>;
 #[doc(hidden)]
 pub struct Excluded<const I: usize>;
 
-/// Member `I` of a group field's nested level.
+/// Member `I` of level `D` of a group field's family (level 1 is the nested level).
 #[doc(hidden)]
-pub struct NestedMember<const I: usize>;
+pub struct LevelMember<const D: usize, const I: usize>;
 
-/// Excluded storage `I` of a group field's nested level.
+/// Excluded storage `I` of level `D` of a group field's family.
 #[doc(hidden)]
-pub struct NestedExcluded<const I: usize>;
+pub struct LevelExcluded<const D: usize, const I: usize>;
 
 /// A tag (a unit struct) stored in part `P`, a storage whose value is `()`: named by the
 /// world field's `#[sparse_soa(tag = T)]`.
@@ -84,14 +85,14 @@ impl<const N: usize, const I: usize> Place for At<N, Excluded<I>> {
     const WHERE: (usize, usize) = (N, 1 + 8 + I);
 }
 
-impl<const N: usize, const I: usize> Place for At<N, NestedMember<I>> {
-    type Part = NestedMember<I>;
-    const WHERE: (usize, usize) = (N, 1 + 16 + I);
+impl<const N: usize, const D: usize, const I: usize> Place for At<N, LevelMember<D, I>> {
+    type Part = LevelMember<D, I>;
+    const WHERE: (usize, usize) = (N, 1 + 16 * D + I);
 }
 
-impl<const N: usize, const I: usize> Place for At<N, NestedExcluded<I>> {
-    type Part = NestedExcluded<I>;
-    const WHERE: (usize, usize) = (N, 1 + 24 + I);
+impl<const N: usize, const D: usize, const I: usize> Place for At<N, LevelExcluded<D, I>> {
+    type Part = LevelExcluded<D, I>;
+    const WHERE: (usize, usize) = (N, 1 + 16 * D + 8 + I);
 }
 
 impl<const N: usize, P> Place for At<N, Tag<P>>
@@ -217,7 +218,7 @@ impl<M, X, N, const I: usize> RowStorage<Member<I>, <NthOf<M, I> as Storage>::Va
 where
     M: GroupMembers<Key = Entity> + Nth<I, Storage: Columnar<Key = Entity>>,
     X: GroupExcluded<Entity>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
 {
     #[inline]
     fn put(
@@ -264,7 +265,7 @@ impl<M, X, N, const I: usize> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity> + Nth<I, Storage: Storage<Key = Entity>>,
-    N: Nest<M>,
+    N: Nest<M::Key>,
 {
     #[inline]
     fn put(
@@ -306,31 +307,34 @@ where
     }
 }
 
-impl<M, X, M2, X2, const I: usize> RowStorage<NestedMember<I>, <NthOf<M2, I> as Storage>::Value>
-    for Group<M, X, Nested<M2, X2>>
+impl<M, X, N, const D: usize, const I: usize>
+    RowStorage<LevelMember<D, I>, <MemberOf<N, Entity, D, I> as Storage>::Value> for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity>,
-    M2: GroupMembers<Key = Entity> + Nth<I, Storage: Columnar<Key = Entity>>,
-    X2: GroupExcludedMut<Entity>,
+    N: Nest<Entity> + Level<Entity, D, Members: Nth<I, Storage: Columnar<Key = Entity>>>,
 {
     #[inline]
     fn put(
         &mut self,
         entity: Entity,
-        value: <NthOf<M2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<M2, I> as Storage>::Value>, Error> {
-        self.put_nested_member::<I>(entity, value)
+        value: <MemberOf<N, Entity, D, I> as Storage>::Value,
+    ) -> Result<Option<<MemberOf<N, Entity, D, I> as Storage>::Value>, Error> {
+        self.put_level_member::<D, I>(entity, value)
     }
 
     #[inline]
-    fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<M2, I> as Storage>::Value>) {
-        self.take_back_nested_member::<I>(entity, replaced);
+    fn take_back(
+        &mut self,
+        entity: Entity,
+        replaced: Option<<MemberOf<N, Entity, D, I> as Storage>::Value>,
+    ) {
+        self.take_back_level_member::<D, I>(entity, replaced);
     }
 
     #[inline]
     fn reserve(&mut self, additional: usize, slots: Range<u64>) {
-        self.reserve_nested_member::<I>(additional, slots);
+        self.reserve_level_member::<D, I>(additional, slots);
     }
 
     #[inline]
@@ -340,12 +344,16 @@ where
 
     #[inline]
     fn fresh_run_len(&self, entities: &[Entity]) -> usize {
-        self.nested_member_run_len::<I>(entities)
+        self.level_member_run_len::<D, I>(entities)
     }
 
     #[inline]
-    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<M2, I> as Storage>::Value>) {
-        self.put_nested_member_run::<I>(entities, values);
+    fn put_run(
+        &mut self,
+        entities: &[Entity],
+        values: &mut Vec<<MemberOf<N, Entity, D, I> as Storage>::Value>,
+    ) {
+        self.put_level_member_run::<D, I>(entities, values);
     }
 
     #[inline]
@@ -354,31 +362,35 @@ where
     }
 }
 
-impl<M, X, M2, X2, const I: usize> RowStorage<NestedExcluded<I>, <NthOf<X2, I> as Storage>::Value>
-    for Group<M, X, Nested<M2, X2>>
+impl<M, X, N, const D: usize, const I: usize>
+    RowStorage<LevelExcluded<D, I>, <ExcludedOf<N, Entity, D, I> as Storage>::Value>
+    for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity>,
-    M2: GroupMembers<Key = Entity>,
-    X2: GroupExcludedMut<Entity> + Nth<I, Storage: Storage<Key = Entity>>,
+    N: Nest<Entity> + Level<Entity, D, Excluded: Nth<I, Storage: Storage<Key = Entity>>>,
 {
     #[inline]
     fn put(
         &mut self,
         entity: Entity,
-        value: <NthOf<X2, I> as Storage>::Value,
-    ) -> Result<Option<<NthOf<X2, I> as Storage>::Value>, Error> {
-        self.put_nested_excluded::<I>(entity, value)
+        value: <ExcludedOf<N, Entity, D, I> as Storage>::Value,
+    ) -> Result<Option<<ExcludedOf<N, Entity, D, I> as Storage>::Value>, Error> {
+        self.put_level_excluded::<D, I>(entity, value)
     }
 
     #[inline]
-    fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<X2, I> as Storage>::Value>) {
-        self.take_back_nested_excluded::<I>(entity, replaced);
+    fn take_back(
+        &mut self,
+        entity: Entity,
+        replaced: Option<<ExcludedOf<N, Entity, D, I> as Storage>::Value>,
+    ) {
+        self.take_back_level_excluded::<D, I>(entity, replaced);
     }
 
     #[inline]
     fn reserve(&mut self, additional: usize, slots: Range<u64>) {
-        self.reserve_nested_excluded::<I>(additional, slots);
+        self.reserve_level_excluded::<D, I>(additional, slots);
     }
 
     #[inline]
@@ -388,12 +400,16 @@ where
 
     #[inline]
     fn fresh_run_len(&self, entities: &[Entity]) -> usize {
-        self.nested_excluded_run_len::<I>(entities)
+        self.level_excluded_run_len::<D, I>(entities)
     }
 
     #[inline]
-    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<<NthOf<X2, I> as Storage>::Value>) {
-        self.put_nested_excluded_run::<I>(entities, values);
+    fn put_run(
+        &mut self,
+        entities: &[Entity],
+        values: &mut Vec<<ExcludedOf<N, Entity, D, I> as Storage>::Value>,
+    ) {
+        self.put_level_excluded_run::<D, I>(entities, values);
     }
 
     #[inline]

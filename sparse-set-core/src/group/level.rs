@@ -1,0 +1,619 @@
+//! The levels of a family at any depth: [`Level`], which reaches level `D` from the group's
+//! nested level through the levels between, and the handles that change one storage of a level
+//! while the family stays aligned ([`LevelMemberMut`], [`LevelExcludedMut`]).
+
+use core::ops::Deref;
+
+use crate::error::{Error, fail_insert};
+use crate::group::nested::Nested;
+use crate::group::tuples::{
+    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nth, SwapRows,
+};
+use crate::group::{Group, Nest};
+use crate::storage::{Columnar, Storage};
+
+/// Member `I` of level `D` of the family inside `N`.
+pub(crate) type MemberOf<N, K, const D: usize, const I: usize> =
+    <<N as Level<K, D>>::Members as Nth<I>>::Storage;
+/// Excluded storage `I` of level `D` of the family inside `N`.
+pub(crate) type ExcludedOf<N, K, const D: usize, const I: usize> =
+    <<N as Level<K, D>>::Excluded as Nth<I>>::Storage;
+
+/// Level `D` of a family, counted from the [`Nested`] level it is asked of (level 1) inward:
+/// what a handle to one of its storages reaches, and how a change there is repaired. Families
+/// reach level 4 (a group and four nested levels). The methods are the family's plumbing.
+pub trait Level<K: Copy, const D: usize> {
+    /// The level's member storages.
+    type Members: GroupMembers<Key = K>;
+    /// The level's excluded storages.
+    type Excluded: GroupExcludedMut<K>;
+
+    /// The level's members, shared.
+    #[doc(hidden)]
+    fn level_members(&self) -> &Self::Members;
+
+    /// The level's members, mutably.
+    #[doc(hidden)]
+    fn level_members_mut(&mut self) -> &mut Self::Members;
+
+    /// The level's excluded storages, shared.
+    #[doc(hidden)]
+    fn level_excluded(&self) -> &Self::Excluded;
+
+    /// The level's excluded storages, mutably.
+    #[doc(hidden)]
+    fn level_excluded_mut(&mut self) -> &mut Self::Excluded;
+
+    /// The length of the level's prefix.
+    #[doc(hidden)]
+    fn level_len(&self) -> usize;
+
+    /// After a change to the level's storages alone: `key`, at `position` of the prefix
+    /// around level 1 (`outer` its members), joins or leaves the level's prefix as it now
+    /// qualifies. Nothing changes when a level between holds `key` outside its prefix.
+    #[doc(hidden)]
+    fn refresh_level<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize);
+
+    /// Takes the key at `position` of the level's prefix out of it (and out of the levels
+    /// inside it). Returns its position now, past the level's prefix.
+    #[doc(hidden)]
+    fn leave_level<O: SwapRows>(&mut self, outer: &mut O, position: usize) -> usize;
+}
+
+impl<K, M, X, N> Level<K, 1> for Nested<M, X, N>
+where
+    K: Copy,
+    M: GroupMembers<Key = K>,
+    X: GroupExcludedMut<K>,
+    N: Nest<K>,
+{
+    type Members = M;
+    type Excluded = X;
+
+    #[inline]
+    fn level_members(&self) -> &M {
+        &self.members
+    }
+
+    #[inline]
+    fn level_members_mut(&mut self) -> &mut M {
+        &mut self.members
+    }
+
+    #[inline]
+    fn level_excluded(&self) -> &X {
+        &self.excluded
+    }
+
+    #[inline]
+    fn level_excluded_mut(&mut self) -> &mut X {
+        &mut self.excluded
+    }
+
+    #[inline]
+    fn level_len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn refresh_level<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize) {
+        self.refresh(outer, key, position);
+    }
+
+    #[inline]
+    fn leave_level<O: SwapRows>(&mut self, outer: &mut O, position: usize) -> usize {
+        self.leave_at(outer, position)
+    }
+}
+
+/// Level `D + 1` of a level is level `D` of the level inside it, reached through this level's
+/// prefix, with this level's members beside the outer ones.
+macro_rules! deeper_level {
+    ($($depth:literal from $inner:literal),+) => {$(
+        impl<K, M, X, N> Level<K, $depth> for Nested<M, X, N>
+        where
+            K: Copy,
+            M: GroupMembers<Key = K>,
+            X: GroupExcludedMut<K>,
+            N: Nest<K> + Level<K, $inner>,
+        {
+            type Members = <N as Level<K, $inner>>::Members;
+            type Excluded = <N as Level<K, $inner>>::Excluded;
+
+            #[inline]
+            fn level_members(&self) -> &Self::Members {
+                self.nested.level_members()
+            }
+
+            #[inline]
+            fn level_members_mut(&mut self) -> &mut Self::Members {
+                self.nested.level_members_mut()
+            }
+
+            #[inline]
+            fn level_excluded(&self) -> &Self::Excluded {
+                self.nested.level_excluded()
+            }
+
+            #[inline]
+            fn level_excluded_mut(&mut self) -> &mut Self::Excluded {
+                self.nested.level_excluded_mut()
+            }
+
+            #[inline]
+            fn level_len(&self) -> usize {
+                self.nested.level_len()
+            }
+
+            #[inline]
+            fn refresh_level<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize) {
+                // Outside this level's prefix, `key` is outside every prefix inside it.
+                if position < self.len {
+                    let outer = &mut Chain(outer, &mut self.members);
+                    self.nested.refresh_level(outer, key, position);
+                }
+            }
+
+            #[inline]
+            fn leave_level<O: SwapRows>(&mut self, outer: &mut O, position: usize) -> usize {
+                self.nested.leave_level(&mut Chain(outer, &mut self.members), position)
+            }
+        }
+    )+};
+}
+
+deeper_level!(2 from 1, 3 from 2, 4 from 3);
+
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+    /// A handle to member `I` of level `D` of the family (level 1 is the nested level, level 2
+    /// the one inside it) that changes its values freely and its keys only through the family.
+    /// See [`LevelMemberMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let mut family = Group::new((set(&[1, 2, 3]),))
+    ///     .nest(Nested::new((set(&[1, 2]),)).nest(Nested::new((SparseMap::<u32, char>::new(),))));
+    /// family.level_member_mut::<2, 0>().insert(2, 'b');
+    /// family.level_member_mut::<2, 0>().insert(3, 'c'); // 3 is not in level 1: not in level 2
+    /// assert_eq!(family.nested().nested().keys(), &[2]);
+    /// family.assert_invariants();
+    /// ```
+    #[inline]
+    pub fn level_member_mut<const D: usize, const I: usize>(
+        &mut self,
+    ) -> LevelMemberMut<'_, M, X, N, D, I>
+    where
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
+    {
+        LevelMemberMut { group: self }
+    }
+
+    /// A handle to excluded storage `I` of level `D` of the family whose `insert` and `remove`
+    /// keep the family aligned. See [`LevelExcludedMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let inner = Nested::with_excluded((set(&[1, 2]),), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((set(&[1, 2]),)).nest(Nested::new((set(&[1, 2]),)).nest(inner));
+    /// family.level_excluded_mut::<2, 0>().insert(1, ());
+    /// assert_eq!(family.nested().nested().keys(), &[2]);
+    /// assert_eq!(family.nested().len(), 2); // level 1 keeps it
+    /// ```
+    #[inline]
+    pub fn level_excluded_mut<const D: usize, const I: usize>(
+        &mut self,
+    ) -> LevelExcludedMut<'_, M, X, N, D, I>
+    where
+        N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
+    {
+        LevelExcludedMut { group: self }
+    }
+
+    /// After a change to level `D`'s storages alone: `key` joins or leaves its prefix (and
+    /// those inside it) as it now qualifies. One lookup finds it in the group's prefix
+    /// (outside it, it is in no level's), then each level's own storages are looked up.
+    pub(super) fn refresh_level<const D: usize>(&mut self, key: M::Key)
+    where
+        N: Level<M::Key, D>,
+    {
+        if let Some(position) = self.index_of(key) {
+            self.nested.refresh_level(&mut self.members, key, position);
+        }
+    }
+
+    /// After member `I` of level `D` replaced the value of `key`'s slot in place: if that slot
+    /// sits in the level's prefix and the other members hold another key there (an older
+    /// version of `key`), the row leaves the level's prefix.
+    #[cold]
+    pub(super) fn realign_level<const D: usize, const I: usize>(&mut self, key: M::Key)
+    where
+        N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
+    {
+        let Some(position) = self.nested.level_members().nth().get_index_of(key) else { return };
+        // Every other storage of the row is unchanged and aligned: the group's first member
+        // speaks for them.
+        if position < self.nested.level_len() && self.members.first_keys()[position] != key {
+            self.nested.leave_level(&mut self.members, position);
+        }
+    }
+}
+
+/// A mutable handle to member `I` of level `D` of a group's family (level 1 is the nested
+/// level, level 2 the one inside it), from [`Group::level_member_mut`] or
+/// [`Group::nested_member_mut`]: values change freely, keys only through the family. It
+/// dereferences to the member storage (`&S`).
+///
+/// ```
+/// use sparse_set_core::group::Nested;
+/// use sparse_set_core::{Group, SparseMap};
+///
+/// let a: SparseMap<u32, u8> = [(1, 0), (2, 0)].into_iter().collect();
+/// let mut family = Group::new((a,)).nest(Nested::new((SparseMap::<u32, char>::new(),)));
+/// family.nested_member_mut::<0>().insert(2, 'b');
+/// assert_eq!(family.nested().keys(), &[2]);
+/// *family.nested_member_mut::<0>().get_mut(2).unwrap() = 'c';
+/// assert_eq!(family.nested_member_mut::<0>().remove(2), Some('c'));
+/// assert!(family.nested().is_empty());
+/// ```
+pub struct LevelMemberMut<'g, M, X, N, const D: usize, const I: usize> {
+    pub(super) group: &'g mut Group<M, X, N>,
+}
+
+/// The handle to member `I` of a group's nested level (level 1 of its family).
+pub type NestedMemberMut<'g, M, X, M2, X2, const I: usize, N3 = ()> =
+    LevelMemberMut<'g, M, X, Nested<M2, X2, N3>, 1, I>;
+
+impl<M, X, N, const D: usize, const I: usize> Deref for LevelMemberMut<'_, M, X, N, D, I>
+where
+    M: GroupRows,
+    N: Level<M::Key, D, Members: Nth<I>>,
+{
+    type Target = MemberOf<N, M::Key, D, I>;
+
+    #[inline]
+    fn deref(&self) -> &MemberOf<N, M::Key, D, I> {
+        self.group.nested.level_members().nth()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize> LevelMemberMut<'_, M, X, N, D, I>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
+{
+    fn storage_mut(&mut self) -> &mut MemberOf<N, M::Key, D, I> {
+        self.group.nested.level_members_mut().nth_mut()
+    }
+
+    /// Stores `value` under `key` in this member; returns the value it replaced. If `key` now
+    /// qualifies for the nested level, it joins its prefix.
+    ///
+    /// Computes in **O(1)** amortised time: the storage's insert, one lookup in the group's
+    /// prefix, one per storage of the level, at most one swap per member of both levels.
+    ///
+    /// # Panics
+    ///
+    /// As the member's `insert`; see [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'b'), None);
+    /// assert_eq!(family.nested_member_mut::<0>().insert(2, 'c'), Some('b'));
+    /// assert_eq!(family.nested().len(), 2);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn insert(
+        &mut self,
+        key: M::Key,
+        value: <MemberOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Option<<MemberOf<N, M::Key, D, I> as Storage>::Value> {
+        self.try_insert(key, value)
+            .unwrap_or_else(|error| fail_insert::<MemberOf<N, M::Key, D, I>, _>(key, error))
+    }
+
+    /// The fallible twin of [`insert`](Self::insert): on an error the member, and the family,
+    /// are unchanged.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As the member's `try_insert`: [`Error::StaleKey`], the limits of a bounded storage or
+    /// of the dense width, a failed allocation.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().try_insert(2, 'b'), Ok(None));
+    /// assert_eq!(family.nested().keys().len(), 2);
+    /// ```
+    pub fn try_insert(
+        &mut self,
+        key: M::Key,
+        value: <MemberOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Result<Option<<MemberOf<N, M::Key, D, I> as Storage>::Value>, Error> {
+        // The member refuses an older version before it changes. A newer version replacing an
+        // aligned older one in place leaves a row whose keys differ: it leaves the nested
+        // prefix. Then `key` joins if it now qualifies. Nothing in between runs the caller's
+        // code, so nothing can unwind there.
+        let replaced = self.group.put_level_member::<D, I>(key, value)?;
+        self.group.refresh_level::<D>(key);
+        Ok(replaced)
+    }
+
+    /// Removes `key` from this member by **swap-remove**; returns its value. If `key` was in
+    /// the nested prefix it leaves it first; the group's prefix is unchanged.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// assert_eq!(family.nested_member_mut::<0>().remove(1), Some('a'));
+    /// assert!(family.nested().is_empty());
+    /// assert_eq!(family.len(), 2); // the group's prefix keeps the key
+    /// ```
+    pub fn remove(&mut self, key: M::Key) -> Option<<MemberOf<N, M::Key, D, I> as Storage>::Value> {
+        let group = &mut *self.group;
+        let mut position = group.nested.level_members().nth().get_index_of(key)?;
+        if position < group.nested.level_len() {
+            // In the level's prefix: at `position` in every member of it and of the levels
+            // around it. Out of the prefix first (to its end, and out of the levels inside
+            // it); the levels around it keep it.
+            position = group.nested.leave_level(&mut group.members, position);
+        }
+        self.storage_mut().swap_remove_index(position).map(|(_, value)| value)
+    }
+
+    /// The mutable view of `key`'s element in this member.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// *family.nested_member_mut::<0>().get_mut(1).unwrap() = 'z';
+    /// assert_eq!(family.nested().members().inner().0[1], 'z');
+    /// ```
+    #[inline]
+    pub fn get_mut(
+        &mut self,
+        key: M::Key,
+    ) -> Option<<MemberOf<N, M::Key, D, I> as Storage>::Mut<'_>> {
+        Storage::get_mut(self.storage_mut(), key)
+    }
+
+    /// The key and mutable view at dense position `index` of this member.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// if let Some((_, value)) = family.nested_member_mut::<0>().get_index_mut(0) {
+    ///     *value = 'y';
+    /// }
+    /// assert_eq!(family.nested().members().inner().0[1], 'y');
+    /// ```
+    #[inline]
+    pub fn get_index_mut(
+        &mut self,
+        index: usize,
+    ) -> Option<(M::Key, <MemberOf<N, M::Key, D, I> as Storage>::Mut<'_>)> {
+        Storage::get_index_mut(self.storage_mut(), index)
+    }
+
+    /// Every column of this member, mutably, over all its keys; the keys read-only.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseMap<u32, char> = [(1, 'a')].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
+    /// for value in family.nested_member_mut::<0>().columns_mut().values {
+    ///     *value = value.to_ascii_uppercase();
+    /// }
+    /// assert_eq!(family.nested().members().inner().0.values(), &['A']);
+    /// ```
+    #[inline]
+    pub fn columns_mut(&mut self) -> <MemberOf<N, M::Key, D, I> as Columnar>::ColumnsMut<'_> {
+        Columnar::columns_mut(self.storage_mut())
+    }
+}
+
+/// A mutable handle to excluded storage `I` of level `D` of a group's family, from
+/// [`Group::level_excluded_mut`] or [`Group::nested_excluded_mut`]: `insert` and `remove` keep
+/// the family aligned. It dereferences to the storage (`&S`).
+///
+/// ```
+/// use sparse_set_core::group::Nested;
+/// use sparse_set_core::{Group, SparseMap, SparseSet};
+///
+/// let a: SparseMap<u32, u8> = [(1, 0), (2, 0)].into_iter().collect();
+/// let level = Nested::with_excluded((SparseSet::<u32>::new(),), (SparseSet::<u32>::new(),));
+/// let mut family = Group::new((a,)).nest(level);
+/// family.nested_member_mut::<0>().insert(1, ());
+/// family.nested_excluded_mut::<0>().insert(1, ());
+/// assert!(family.nested().is_empty());
+/// assert_eq!(family.len(), 2); // the group's prefix is not the level's
+/// ```
+pub struct LevelExcludedMut<'g, M, X, N, const D: usize, const I: usize> {
+    pub(super) group: &'g mut Group<M, X, N>,
+}
+
+/// The handle to excluded storage `I` of a group's nested level (level 1 of its family).
+pub type NestedExcludedMut<'g, M, X, M2, X2, const I: usize, N3 = ()> =
+    LevelExcludedMut<'g, M, X, Nested<M2, X2, N3>, 1, I>;
+
+impl<M, X, N, const D: usize, const I: usize> Deref for LevelExcludedMut<'_, M, X, N, D, I>
+where
+    M: GroupRows,
+    N: Level<M::Key, D, Excluded: Nth<I>>,
+{
+    type Target = ExcludedOf<N, M::Key, D, I>;
+
+    #[inline]
+    fn deref(&self) -> &ExcludedOf<N, M::Key, D, I> {
+        self.group.nested.level_excluded().nth()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize> LevelExcludedMut<'_, M, X, N, D, I>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
+{
+    fn storage_mut(&mut self) -> &mut ExcludedOf<N, M::Key, D, I> {
+        self.group.nested.level_excluded_mut().nth_mut()
+    }
+
+    /// Stores `value` under `key` in this excluded storage; returns the value it replaced. A
+    /// `key` in the nested prefix leaves it.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Panics
+    ///
+    /// As the storage's `insert`; see [`try_insert`](Self::try_insert).
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// assert_eq!(family.nested_excluded_mut::<0>().insert(2, ()), None);
+    /// assert_eq!(family.nested().keys(), &[1]);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn insert(
+        &mut self,
+        key: M::Key,
+        value: <ExcludedOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value> {
+        self.try_insert(key, value)
+            .unwrap_or_else(|error| fail_insert::<ExcludedOf<N, M::Key, D, I>, _>(key, error))
+    }
+
+    /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the family,
+    /// are unchanged.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As the storage's `try_insert`.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// assert_eq!(family.nested_excluded_mut::<0>().try_insert(1, ()), Ok(None));
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
+    pub fn try_insert(
+        &mut self,
+        key: M::Key,
+        value: <ExcludedOf<N, M::Key, D, I> as Storage>::Value,
+    ) -> Result<Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>, Error> {
+        // The insert runs none of the caller's code (the value it replaces is returned), so the
+        // repair follows it directly: an older version it displaced may join, `key` leaves.
+        let replaced = self.group.put_level_excluded::<D, I>(key, value)?;
+        self.group.refresh_level::<D>(key);
+        Ok(replaced)
+    }
+
+    /// Removes `key` from this excluded storage; returns its value. If `key` now qualifies
+    /// for the nested level it joins its prefix.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested_excluded_mut::<0>().remove(1), Some(()));
+    /// assert_eq!(family.nested().len(), 2);
+    /// ```
+    pub fn remove(
+        &mut self,
+        key: M::Key,
+    ) -> Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value> {
+        let removed = self.storage_mut().remove(key);
+        self.group.refresh_level::<D>(key);
+        removed
+    }
+
+    /// The mutable view of `key`'s element in this storage.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let level = Nested::with_excluded((b,), (SparseSet::<u32>::new(),));
+    /// let mut family = Group::new((a,)).nest(level);
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested_excluded_mut::<0>().get_mut(1), Some(()));
+    /// ```
+    #[inline]
+    pub fn get_mut(
+        &mut self,
+        key: M::Key,
+    ) -> Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Mut<'_>> {
+        Storage::get_mut(self.storage_mut(), key)
+    }
+}
