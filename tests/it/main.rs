@@ -17,6 +17,7 @@ use sparse_soa_test_support::CountingAlloc;
 static GLOBAL: CountingAlloc = CountingAlloc;
 
 mod allocation_bounds;
+mod deep_family;
 mod derive_adversarial_keys;
 mod derive_alloc_failure;
 mod derive_api;
