@@ -340,3 +340,115 @@ mod nested {
         }
     }
 }
+
+mod deep {
+    //! A family of three levels round-trips in its order, every prefix included, and loads only
+    //! when every level is aligned inside the one around it.
+
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+    use sparse_soa::group::Nested;
+    use sparse_soa::{Group, SparseSet};
+    use sparse_soa_test_support::model;
+
+    type Family = Group<
+        (SparseSet<u32>,),
+        (),
+        Nested<(SparseSet<u32>,), (SparseSet<u32>,), Nested<(SparseSet<u32>,)>>,
+    >;
+
+    fn set(keys: &[u32]) -> SparseSet<u32> {
+        keys.iter().copied().collect()
+    }
+
+    fn family(a: &[u32], b: &[u32], hidden: &[u32], c: &[u32]) -> Family {
+        let inner = Nested::new((set(c),));
+        Group::new((set(a),)).nest(Nested::with_excluded((set(b),), (set(hidden),)).nest(inner))
+    }
+
+    fn assert_same(loaded: &Family, family: &Family) {
+        loaded.assert_invariants();
+        assert_eq!(loaded.keys(), family.keys());
+        assert_eq!(loaded.nested().keys(), family.nested().keys());
+        assert_eq!(loaded.nested().nested().keys(), family.nested().nested().keys());
+        let (c,) = loaded.nested().nested().members().inner();
+        let (c0,) = family.nested().nested().members().inner();
+        assert_eq!(c.as_slice(), c0.as_slice());
+    }
+
+    fn text(a: &str, b: &str, hidden: &str, c: &str) -> String {
+        let set = |keys: &str| format!(r#"[{{"bounds":null,"keys":[{keys}]}}]"#);
+        format!(
+            r#"{{"members":{},"excluded":null,"nested":{{"members":{},"excluded":{},"nested":{{"members":{},"excluded":null}}}}}}"#,
+            set(a),
+            set(b),
+            set(hidden),
+            set(c)
+        )
+    }
+
+    #[test]
+    fn a_family_of_three_levels_round_trips_with_every_prefix() {
+        let family = family(&[1, 2, 3, 4, 5], &[5, 4, 3, 2], &[5], &[2, 4, 9]);
+        assert_eq!(
+            (family.len(), family.nested().len(), family.nested().nested().len()),
+            (5, 3, 2)
+        );
+        let text = serde_json::to_string(&family).unwrap();
+        assert!(text.contains(r#""nested":{"members":[{"bounds":null,"keys":"#), "{text}");
+        let loaded: Family = serde_json::from_str(&text).unwrap();
+        assert_same(&loaded, &family);
+        let bytes = postcard::to_allocvec(&family).unwrap();
+        let loaded: Family = postcard::from_bytes(&bytes).unwrap();
+        assert_same(&loaded, &family);
+    }
+
+    #[test]
+    fn a_misaligned_inner_level_is_refused() {
+        // Aligned: 1 and 2 in every prefix, 3 in the outer two only.
+        let loaded: Family = serde_json::from_str(&text("1,2,3", "1,2,3", "", "1,2")).unwrap();
+        let lens = (loaded.len(), loaded.nested().len(), loaded.nested().nested().len());
+        assert_eq!(lens, (3, 3, 2));
+        // The innermost level holds its keys in another order than the level around it.
+        let error = serde_json::from_str::<Family>(&text("1,2,3", "1,2,3", "", "2,1")).unwrap_err();
+        assert!(
+            error.to_string().starts_with("not a group: key 2 is held by every member"),
+            "{error}"
+        );
+        // A key of the innermost level that the level around it hides, first in its members.
+        let error = serde_json::from_str::<Family>(&text("1,2", "1,2", "1", "1,2")).unwrap_err();
+        assert!(error.to_string().contains("not a group"), "{error}");
+        // The innermost level's field is required.
+        let error = serde_json::from_str::<Family>(
+            r#"{"members":[{"bounds":null,"keys":[]}],"excluded":null,"nested":{"members":[{"bounds":null,"keys":[]}],"excluded":[{"bounds":null,"keys":[]}]}}"#,
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("missing field `nested`"), "{error}");
+    }
+
+    proptest! {
+        #![proptest_config(model::config())]
+
+        /// Any family of three levels a program can make round-trips with the same order.
+        #[test]
+        fn every_deep_family_round_trips(
+            keys in prop::collection::vec((0_u32..30, 0_u8..16), 0..60),
+            changes in prop::collection::vec((0_u32..30, 0_u8..5), 0..20),
+        ) {
+            let pick = |bit: u8| keys.iter().filter(|(_, bits)| bits & bit != 0).map(|(key, _)| *key).collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
+            let mut family = family(&pick(1), &pick(2), &pick(4), &pick(8));
+            for (key, change) in changes {
+                match change {
+                    0 => drop(family.member_mut::<0>().remove(key)),
+                    1 => drop(family.nested_member_mut::<0>().insert(key, ())),
+                    2 => drop(family.nested_excluded_mut::<0>().insert(key, ())),
+                    3 => drop(family.level_member_mut::<2, 0>().insert(key, ())),
+                    _ => drop(family.level_member_mut::<2, 0>().remove(key)),
+                }
+            }
+            let loaded: Family = serde_json::from_str(&serde_json::to_string(&family).unwrap()).unwrap();
+            assert_same(&loaded, &family);
+        }
+    }
+}

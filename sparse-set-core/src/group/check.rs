@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nest, Nested};
+use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
 
 /// How storages break a group's invariant (the [module docs](super)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,14 +118,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
-/// A group with a nested level.
-type Family<M, X, M2, X2> = Group<M, X, Nested<M2, X2>>;
-
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
-    /// This group with a nested level of storages that are aligned already (as a family left
-    /// them), without moving a key: the level's prefix is every leading position of the
-    /// group's where the level's members hold the group's key and no excluded storage of the
-    /// level holds it.
+    /// This group with nested levels of storages that are aligned already (as a family left
+    /// them), without moving a key: each level's prefix is every leading position of the
+    /// prefix around it where the level's members hold that prefix's key and no excluded
+    /// storage of the level holds it.
     ///
     /// Computes in **O(total len)** time.
     ///
@@ -136,36 +133,38 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         not(feature = "serde"),
         expect(dead_code, reason = "loading (feature `serde`) is its caller")
     )]
-    pub(crate) fn with_aligned_nested<M2, X2>(
+    pub(crate) fn with_aligned_levels<N: Nest<M::Key>>(
         self,
-        members: M2,
-        excluded: X2,
-    ) -> Result<Family<M, X, M2, X2>, Misaligned<M::Key>>
-    where
-        M2: GroupMembers<Key = M::Key>,
-        X2: GroupExcludedMut<M::Key>,
-    {
-        let shortest = (0..members.count())
-            .map(|member| members.member_keys(member).len())
-            .fold(self.len, usize::min);
-        let keys = self.members.first_keys();
-        let len = (0..shortest)
-            .take_while(|&position| {
-                members.same_key_at(position)
-                    && members.key_at(0, position) == keys.get(position).copied()
-                    && !excluded.holds(keys[position])
-            })
-            .count();
-        let Group { members: outer, excluded: outer_excluded, len: outer_len, .. } = self;
-        let group = Group {
-            members: outer,
-            excluded: outer_excluded,
-            nested: Nested::aligned(members, excluded, len),
-            len: outer_len,
-        };
+        mut nested: N,
+    ) -> Result<Group<M, X, N>, Misaligned<M::Key>> {
+        nested.measure(&self.members, self.len);
+        let Group { members, excluded, len, .. } = self;
+        let group = Group { members, excluded, nested, len };
         // The prefixes hold by construction: what is left is that no qualifying key is past
-        // the nested one.
+        // one.
         group.check_aligned()?;
         Ok(group)
     }
+}
+
+/// The length of an aligned prefix that `members` and `excluded` (a level's) keep inside the
+/// first `outer_len` keys of `outer` (the levels around it): every leading position where each
+/// member holds the outer key and no excluded storage holds it.
+pub(super) fn aligned_len<O, M, X>(outer: &O, outer_len: usize, members: &M, excluded: &X) -> usize
+where
+    O: GroupRows,
+    M: GroupRows<Key = O::Key>,
+    X: GroupExcluded<O::Key>,
+{
+    let shortest = (0..members.count())
+        .map(|member| members.member_keys(member).len())
+        .fold(outer_len, usize::min);
+    let keys = outer.first_keys();
+    (0..shortest)
+        .take_while(|&position| {
+            members.same_key_at(position)
+                && members.key_at(0, position) == keys.get(position).copied()
+                && !excluded.holds(keys[position])
+        })
+        .count()
 }

@@ -4,7 +4,7 @@
 
 use crate::group::Group;
 use crate::group::both::Both;
-use crate::group::check::Misaligned;
+use crate::group::check::{Misaligned, aligned_len};
 use crate::group::level::{NestedExcludedMut, NestedMemberMut};
 use crate::group::tuples::{
     Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth, SwapRows,
@@ -121,10 +121,14 @@ impl<M: GroupMembers> Nested<M, ()> {
 }
 
 impl<M, X> Nested<M, X> {
-    /// A level whose first `len` keys are aligned with its group's, as checked by the caller
-    /// (none for a detached level, which is aligned when a group takes it).
-    pub(crate) fn aligned(members: M, excluded: X, len: usize) -> Self {
-        Nested { members, excluded, nested: (), len }
+    /// A detached level of any storages, aligned when a group takes it (or a loaded family
+    /// measures it).
+    #[cfg_attr(
+        not(feature = "serde"),
+        expect(dead_code, reason = "loading (feature `serde`) is its caller")
+    )]
+    pub(crate) fn detached(members: M, excluded: X) -> Self {
+        Nested { members, excluded, nested: (), len: 0 }
     }
 
     /// Gives the storages back: the members and the excluded storages.
@@ -203,6 +207,24 @@ impl<M, X, N> Nested<M, X, N> {
     #[must_use]
     pub fn members(&self) -> &M {
         &self.members
+    }
+
+    /// The level inside this one (`()` for none), shared.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let inner = Nested::new(([7].into_iter().collect::<SparseSet<u32>>(),));
+    /// let level = Nested::new((SparseSet::<u32>::new(),)).nest(inner);
+    /// assert!(level.nested().members().0.contains(7));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn nested(&self) -> &N {
+        &self.nested
     }
 
     /// The level's own excluded storages, shared.
@@ -293,6 +315,12 @@ pub trait Nest<K: Copy> {
         outer_len: usize,
     ) -> Result<(), Misaligned<K>>;
 
+    /// Sets the level's prefix (and those inside it) to what its storages hold aligned
+    /// already inside the outer levels' prefix of `outer_len` keys, moving nothing: how a
+    /// loaded family finds its prefixes, checked afterwards.
+    #[doc(hidden)]
+    fn measure<O: GroupRows<Key = K>>(&mut self, outer: &O, outer_len: usize);
+
     /// Checks every storage's own invariants.
     #[doc(hidden)]
     fn assert_invariants(&self);
@@ -342,6 +370,9 @@ impl<K: Copy> Nest<K> for () {
     ) -> Result<(), Misaligned<K>> {
         Ok(())
     }
+
+    #[inline]
+    fn measure<O: GroupRows<Key = K>>(&mut self, _: &O, _: usize) {}
 
     fn assert_invariants(&self) {}
 
@@ -474,6 +505,11 @@ where
         };
         view.check_aligned()?;
         self.nested.check(&view.members, &view.excluded, self.len)
+    }
+
+    fn measure<O: GroupRows<Key = K>>(&mut self, outer: &O, outer_len: usize) {
+        self.len = aligned_len(outer, outer_len, &self.members, &self.excluded);
+        self.nested.measure(&Both::new(outer, &self.members), self.len);
     }
 
     fn assert_invariants(&self) {

@@ -1,8 +1,8 @@
 //! A [`Group`] through serde: a struct `Group` of its `members` and `excluded` storages, each
 //! in its own format, and for a group with a [`Nested`] level a third field, `nested`, a struct
-//! `Nested` of the level's `members` and `excluded`. Loading re-checks the alignment: the
-//! storages must be aligned as a group leaves them, or the load is refused naming the key or
-//! position that is not.
+//! `Nested` of the level's `members` and `excluded` (and its own `nested`, for a level inside
+//! it). Loading re-checks the alignment: the storages must be aligned as a family leaves them,
+//! or the load is refused naming the key or position that is not.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -11,11 +11,11 @@ use ::serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use ::serde::ser::{SerializeStruct, Serializer};
 use ::serde::{Deserialize, Serialize};
 
-use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nested};
+use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, Nest, Nested};
 use crate::serialization::format::FieldIn;
 
 /// The fields of a group's struct (and of a nested level's), and of a group with a nested
-/// level's.
+/// level's (and of a level with one inside it).
 const GROUP_FIELDS: &[&str] = &["members", "excluded"];
 const FAMILY_FIELDS: &[&str] = &["members", "excluded", "nested"];
 
@@ -31,13 +31,15 @@ impl<M: GroupMembers + Serialize, X: GroupExcluded<M::Key> + Serialize> Serializ
 }
 
 /// A struct `Group` of `members`, `excluded` and `nested`: the nested level as a struct
-/// `Nested` of its own `members` and `excluded`.
-impl<M, X, M2, X2> Serialize for Group<M, X, Nested<M2, X2>>
+/// `Nested` of its own `members` and `excluded` (and `nested`, for a level inside it).
+impl<M, X, M2, X2, N3> Serialize for Group<M, X, Nested<M2, X2, N3>>
 where
     M: GroupMembers + Serialize,
     X: GroupExcluded<M::Key> + Serialize,
-    M2: GroupMembers<Key = M::Key> + Serialize,
-    X2: GroupExcludedMut<M::Key> + Serialize,
+    M2: GroupMembers<Key = M::Key>,
+    X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
+    Nested<M2, X2, N3>: Serialize,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct("Group", 3)?;
@@ -54,6 +56,21 @@ impl<M: Serialize, X: Serialize> Serialize for Nested<M, X> {
         let mut state = serializer.serialize_struct("Nested", 2)?;
         state.serialize_field("members", self.members())?;
         state.serialize_field("excluded", self.excluded())?;
+        state.end()
+    }
+}
+
+/// A struct `Nested` of `members`, `excluded` and `nested`, the level inside it.
+impl<M: Serialize, X: Serialize, M3: Serialize, X3: Serialize, N4> Serialize
+    for Nested<M, X, Nested<M3, X3, N4>>
+where
+    Nested<M3, X3, N4>: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut state = serializer.serialize_struct("Nested", 3)?;
+        state.serialize_field("members", self.members())?;
+        state.serialize_field("excluded", self.excluded())?;
+        state.serialize_field("nested", self.nested())?;
         state.end()
     }
 }
@@ -75,22 +92,23 @@ where
     }
 }
 
-/// As a group without a nested level, and then the nested level: its keys that qualify must
-/// start the group's prefix, in the same order in the level's members.
-impl<'de, M, X, M2, X2> Deserialize<'de> for Group<M, X, Nested<M2, X2>>
+/// As a group without a nested level, and then each nested level: its keys that qualify must
+/// start the prefix around it, in the same order in the level's members.
+impl<'de, M, X, M2, X2, N3> Deserialize<'de> for Group<M, X, Nested<M2, X2, N3>>
 where
     M: GroupMembers + Deserialize<'de>,
     X: GroupExcluded<M::Key> + Deserialize<'de>,
-    M2: GroupMembers<Key = M::Key> + Deserialize<'de>,
-    X2: GroupExcludedMut<M::Key> + Deserialize<'de>,
+    M2: GroupMembers<Key = M::Key>,
+    X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
+    Nested<M2, X2, N3>: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let visitor = PartsVisitor::<(M, X, Nested<M2, X2>)>::new(FAMILY_FIELDS, "a group");
+        let visitor = PartsVisitor::<(M, X, Nested<M2, X2, N3>)>::new(FAMILY_FIELDS, "a group");
         let (members, excluded, nested) =
             deserializer.deserialize_struct("Group", FAMILY_FIELDS, visitor)?;
         let group = Group::from_aligned_parts(members, excluded).map_err(not_a_group)?;
-        let (members, excluded) = nested.into_parts();
-        group.with_aligned_nested(members, excluded).map_err(not_a_group)
+        group.with_aligned_levels(nested).map_err(not_a_group)
     }
 }
 
@@ -100,7 +118,24 @@ impl<'de, M: Deserialize<'de>, X: Deserialize<'de>> Deserialize<'de> for Nested<
         let visitor = PartsVisitor::<(M, X)>::new(GROUP_FIELDS, "a nested level");
         let (members, excluded) =
             deserializer.deserialize_struct("Nested", GROUP_FIELDS, visitor)?;
-        Ok(Nested::aligned(members, excluded, 0))
+        Ok(Nested::detached(members, excluded))
+    }
+}
+
+/// A detached level with the levels inside it: their storages, aligned when [`Group::nest`]
+/// takes the outermost.
+impl<'de, M, X, M3, X3, N4> Deserialize<'de> for Nested<M, X, Nested<M3, X3, N4>>
+where
+    M: Deserialize<'de>,
+    X: Deserialize<'de>,
+    Nested<M3, X3, N4>: Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let visitor =
+            PartsVisitor::<(M, X, Nested<M3, X3, N4>)>::new(FAMILY_FIELDS, "a nested level");
+        let (members, excluded, inner) =
+            deserializer.deserialize_struct("Nested", FAMILY_FIELDS, visitor)?;
+        Ok(Nested::detached(members, excluded).nest(inner))
     }
 }
 
