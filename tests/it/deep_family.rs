@@ -34,6 +34,7 @@ enum Op {
     Retain(u32),
     AddOne,
     Renest,
+    Unnest(u32),
 }
 
 fn key() -> impl Strategy<Value = u32> {
@@ -49,6 +50,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (2..5_u32).prop_map(Op::Retain),
         1 => Just(Op::AddOne),
         1 => Just(Op::Renest),
+        1 => key().prop_map(Op::Unnest),
     ]
 }
 
@@ -155,14 +157,13 @@ fn check(family: &Family, model: &Model) {
 
 /// Stores `value` in `storage` through the family's handle for it; the value it replaced.
 fn insert(family: &mut Family, storage: usize, key: u32, value: i32) -> Option<i32> {
-    #[allow(clippy::cast_possible_truncation, reason = "the model keeps the narrowed value")]
     match storage {
         0 => family.member_mut::<0>().insert(key, value),
         1 => family.member_mut::<1>().insert(key, ()).map(|()| 0),
         2 => family.excluded_mut::<0>().insert(key, ()).map(|()| 0),
-        3 => family.nested_member_mut::<0>().insert(key, value as u16).map(i32::from),
+        3 => family.nested_member_mut::<0>().insert(key, low16(value)).map(i32::from),
         4 => family.level_excluded_mut::<1, 0>().insert(key, ()).map(|()| 0),
-        5 => family.level_member_mut::<2, 0>().insert(key, value as u8).map(i32::from),
+        5 => family.level_member_mut::<2, 0>().insert(key, low8(value)).map(i32::from),
         6 => family.level_member_mut::<3, 0>().insert(key, ()).map(|()| 0),
         _ => family.level_excluded_mut::<3, 0>().insert(key, ()).map(|()| 0),
     }
@@ -182,13 +183,23 @@ fn remove(family: &mut Family, storage: usize, key: u32) -> Option<i32> {
     }
 }
 
+/// The low 16 bits of `value`.
+fn low16(value: i32) -> u16 {
+    let [a, b, ..] = value.to_le_bytes();
+    u16::from_le_bytes([a, b])
+}
+
+/// The low 8 bits of `value`.
+fn low8(value: i32) -> u8 {
+    value.to_le_bytes()[0]
+}
+
 /// The value `storage` keeps of `value`.
 fn kept(storage: usize, value: i32) -> i32 {
-    #[allow(clippy::cast_possible_truncation, reason = "as the storage narrows it")]
     match storage {
         0 => value,
-        3 => i32::from(value as u16),
-        5 => i32::from(value as u8),
+        3 => i32::from(low16(value)),
+        5 => i32::from(low8(value)),
         _ => 0,
     }
 }
@@ -238,6 +249,29 @@ fn run(ops: &[Op]) {
                     *c = c.wrapping_add(1);
                     model.storages[3].insert(key, i32::from(*c));
                 }
+                // Deeper levels through their mutable views, iterated and queried.
+                for (key, (_, (d,))) in family.level_mut::<2>().iter_mut() {
+                    *d = d.wrapping_add(1);
+                    model.storages[5].insert(key, i32::from(*d));
+                }
+                let mut innermost = family.level_mut::<3>();
+                query((&mut innermost,)).for_each(|key, (((((a, ()), _), (d,)), ((),)),)| {
+                    *a = a.wrapping_sub(i32::from(*d));
+                    model.storages[0].insert(key, *a);
+                });
+                let keys = innermost.keys().to_vec();
+                for key in keys {
+                    let ((((a, ()), _), _), _) = innermost.get_mut(key).unwrap();
+                    *a = a.wrapping_mul(3);
+                    model.storages[0].insert(key, *a);
+                }
+            }
+            Op::Unnest(key) => {
+                // Out whole, with the prefixes the levels had; the group changes alone; back in:
+                // every level is aligned anew, whatever it held before.
+                let (mut group, level1) = core::mem::take(family).unnest();
+                assert_eq!(group.member_mut::<0>().remove(key), model.storages[0].remove(&key));
+                *family = group.nest(level1);
             }
             Op::Renest => {
                 // Taken apart level by level and nested again: every level is aligned anew.
@@ -423,4 +457,17 @@ mod world {
         assert_eq!(batched.motion.nested().nested().keys(), single.motion.nested().nested().keys());
         assert_eq!(batched.motion.nested().nested().len(), 600);
     }
+}
+
+#[test]
+fn a_family_taken_apart_and_changed_aligns_every_level_anew() {
+    let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    let level = Nested::new((set(&[1, 2, 3]),)).nest(Nested::new((set(&[1, 2]),)));
+    let family = Group::new((set(&[1, 2, 3]),)).nest(level);
+    assert_eq!(family.nested().nested().len(), 2);
+    let (mut group, level) = family.unnest();
+    group.member_mut::<0>().remove(1);
+    let family = group.nest(level);
+    family.assert_invariants();
+    assert_eq!(family.nested().nested().keys(), &[2]);
 }

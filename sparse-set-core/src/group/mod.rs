@@ -118,12 +118,12 @@ use crate::storage::{Columnar, Storage};
 
 pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
-pub(crate) use level::{ExcludedOf, MemberOf};
+pub(crate) use level::{ExcludedValue, MemberValue};
 pub use level::{Level, LevelExcludedMut, LevelMemberMut, NestedExcludedMut, NestedMemberMut};
 pub use nested::{Nest, Nested, NestedView};
 pub use query::{GroupFetch, GroupFetchMut};
 pub use tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
-pub use view::NestedMut;
+pub use view::{LevelMut, NestedMut};
 
 /// Storages kept aligned: the keys every member holds and no excluded storage holds sit at
 /// positions `0..len` of every member, in the same order. See the [module docs](self).

@@ -97,7 +97,7 @@ use crate::storage::{Columnar, Storage};
 pub struct Nested<M, X = (), N = ()> {
     pub(super) members: M,
     pub(super) excluded: X,
-    pub(super) nested: N,
+    pub(super) inner: N,
     pub(super) len: usize,
 }
 
@@ -116,7 +116,7 @@ impl<M: GroupMembers> Nested<M, ()> {
     /// ```
     #[must_use]
     pub fn new(members: M) -> Self {
-        Nested { members, excluded: (), nested: (), len: 0 }
+        Nested { members, excluded: (), inner: (), len: 0 }
     }
 }
 
@@ -128,7 +128,7 @@ impl<M, X> Nested<M, X> {
         expect(dead_code, reason = "loading (feature `serde`) is its caller")
     )]
     pub(crate) fn detached(members: M, excluded: X) -> Self {
-        Nested { members, excluded, nested: (), len: 0 }
+        Nested { members, excluded, inner: (), len: 0 }
     }
 
     /// Gives the storages back: the members and the excluded storages.
@@ -168,7 +168,7 @@ impl<M, X> Nested<M, X> {
     #[must_use]
     pub fn nest<M2, X2, N2>(self, level: Nested<M2, X2, N2>) -> Nested<M, X, Nested<M2, X2, N2>> {
         let Nested { members, excluded, len, .. } = self;
-        Nested { members, excluded, nested: Nested { len: 0, ..level }, len }
+        Nested { members, excluded, inner: level, len }
     }
 }
 
@@ -188,8 +188,8 @@ impl<M, X, N> Nested<M, X, N> {
     /// let ((_,), ()) = inner.into_parts();
     /// ```
     pub fn unnest(self) -> (Nested<M, X>, N) {
-        let Nested { members, excluded, nested, len } = self;
-        (Nested { members, excluded, nested: (), len }, nested)
+        let Nested { members, excluded, inner, len } = self;
+        (Nested { members, excluded, inner: (), len }, inner)
     }
 
     /// The level's own member storages, shared.
@@ -224,7 +224,7 @@ impl<M, X, N> Nested<M, X, N> {
     #[inline]
     #[must_use]
     pub fn nested(&self) -> &N {
-        &self.nested
+        &self.inner
     }
 
     /// The level's own excluded storages, shared.
@@ -262,7 +262,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
     /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
-        Nested { members, excluded, nested: (), len: 0 }
+        Nested { members, excluded, inner: (), len: 0 }
     }
 }
 
@@ -314,6 +314,11 @@ pub trait Nest<K: Copy> {
         outer_excluded: &OX,
         outer_len: usize,
     ) -> Result<(), Misaligned<K>>;
+
+    /// Empties the level's prefix and those inside it, moving nothing: a level taken out of a
+    /// family is aligned anew when a group takes it.
+    #[doc(hidden)]
+    fn reset(&mut self);
 
     /// Sets the level's prefix (and those inside it) to what its storages hold aligned
     /// already inside the outer levels' prefix of `outer_len` keys, moving nothing: how a
@@ -372,6 +377,9 @@ impl<K: Copy> Nest<K> for () {
     }
 
     #[inline]
+    fn reset(&mut self) {}
+
+    #[inline]
     fn measure<O: GroupRows<Key = K>>(&mut self, _: &O, _: usize) {}
 
     fn assert_invariants(&self) {}
@@ -415,7 +423,7 @@ where
                     self.len += 1;
                 }
                 if position < self.len {
-                    self.nested.refresh(&mut Chain(outer, &mut self.members), key, position);
+                    self.inner.refresh(&mut Chain(outer, &mut self.members), key, position);
                 }
             }
             _ => {
@@ -432,7 +440,7 @@ where
         // Out of the levels inside first. Then the last row of this prefix and this one trade
         // places in every member of this level and the outer ones; the prefix then ends
         // before it.
-        let position = self.nested.leave_at(&mut Chain(&mut *outer, &mut self.members), position);
+        let position = self.inner.leave_at(&mut Chain(&mut *outer, &mut self.members), position);
         self.len -= 1;
         if position != self.len {
             outer.swap_rows(position, self.len);
@@ -460,7 +468,7 @@ where
         // old end, from where the outer removal takes it. When this prefix is all of the outer
         // one, the outer removal fills the hole with that same row by itself, and nothing
         // needs swapping first.
-        let (position, inner) = self.nested.leave_for_removal(
+        let (position, inner) = self.inner.leave_for_removal(
             &mut Chain(&mut *outer, &mut self.members),
             position,
             self.len,
@@ -477,7 +485,7 @@ where
     }
 
     fn remove(&mut self, key: K, (taken, inner): &Self::Taken) -> bool {
-        let inner = self.nested.remove(key, inner);
+        let inner = self.inner.remove(key, inner);
         if taken.is_some() {
             // Taken out of the members with the row; it qualified, so no excluded storage of
             // the level holds it.
@@ -504,23 +512,28 @@ where
             len: self.len,
         };
         view.check_aligned()?;
-        self.nested.check(&view.members, &view.excluded, self.len)
+        self.inner.check(&view.members, &view.excluded, self.len)
+    }
+
+    fn reset(&mut self) {
+        self.len = 0;
+        self.inner.reset();
     }
 
     fn measure<O: GroupRows<Key = K>>(&mut self, outer: &O, outer_len: usize) {
         self.len = aligned_len(outer, outer_len, &self.members, &self.excluded);
-        self.nested.measure(&Both::new(outer, &self.members), self.len);
+        self.inner.measure(&Both::new(outer, &self.members), self.len);
     }
 
     fn assert_invariants(&self) {
         self.members.assert_invariants();
         self.excluded.assert_invariants();
-        self.nested.assert_invariants();
+        self.inner.assert_invariants();
     }
 
     #[inline]
     fn storage_count(&self) -> usize {
-        self.members.count() + self.excluded.count() + self.nested.storage_count()
+        self.members.count() + self.excluded.count() + self.inner.storage_count()
     }
 
     #[inline]
@@ -529,7 +542,7 @@ where
         match (storage.checked_sub(self.members.count()), storage.checked_sub(own)) {
             (None, _) => self.members.part(storage),
             (Some(excluded), None) => self.excluded.part(excluded),
-            (_, Some(inner)) => self.nested.storage(inner),
+            (_, Some(inner)) => self.inner.storage(inner),
         }
     }
 }
@@ -579,7 +592,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
         N3: Nest<M::Key>,
     {
         let Group { members, excluded, len, .. } = self;
-        let mut group = Group { members, excluded, nested: Nested { len: 0, ..level }, len };
+        let mut level = level;
+        level.reset();
+        let mut group = Group { members, excluded, nested: level, len };
         // Walk the group's prefix forwards. Joining swaps a key from `index` to the nested
         // length, and the key there (already visited) to `index`: each key is visited once.
         for index in 0..len {
@@ -623,7 +638,7 @@ where
         Group {
             members: Both::new(&self.members, &self.nested.members),
             excluded: Both::new(&self.excluded, &self.nested.excluded),
-            nested: &self.nested.nested,
+            nested: &self.nested.inner,
             len: self.nested.len,
         }
     }
@@ -656,7 +671,7 @@ where
     /// ```
     #[inline]
     pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3> {
-        NestedMut { family: self }
+        self.level_mut::<1>()
     }
 
     /// A handle to member `I` of the nested level that changes its values freely and its keys
@@ -755,7 +770,7 @@ impl<'g, A: Copy, B: Copy, M3, X3, N4> Group<A, B, &'g Nested<M3, X3, N4>> {
         Group {
             members: Both::new(self.members, &level.members),
             excluded: Both::new(self.excluded, &level.excluded),
-            nested: &level.nested,
+            nested: &level.inner,
             len: level.len,
         }
     }

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::error::Error;
-use crate::group::level::{ExcludedOf, MemberOf};
+use crate::group::level::{ExcludedValue, MemberValue};
 use crate::group::{Group, GroupExcluded, GroupMembers, Level, Nest, Nth};
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
@@ -234,8 +234,8 @@ where
     pub(crate) fn put_level_member<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        value: <MemberOf<N, M::Key, D, I> as Storage>::Value,
-    ) -> Result<Option<<MemberOf<N, M::Key, D, I> as Storage>::Value>, Error>
+        value: MemberValue<N, M::Key, D, I>,
+    ) -> Result<Option<MemberValue<N, M::Key, D, I>>, Error>
     where
         N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
@@ -250,7 +250,7 @@ where
     pub(crate) fn take_back_level_member<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        replaced: Option<<MemberOf<N, M::Key, D, I> as Storage>::Value>,
+        replaced: Option<MemberValue<N, M::Key, D, I>>,
     ) where
         N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
@@ -287,7 +287,7 @@ where
     pub(crate) fn put_level_member_run<const D: usize, const I: usize>(
         &mut self,
         keys: &[M::Key],
-        values: &mut Vec<<MemberOf<N, M::Key, D, I> as Storage>::Value>,
+        values: &mut Vec<MemberValue<N, M::Key, D, I>>,
     ) where
         N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
@@ -303,8 +303,8 @@ where
     pub(crate) fn put_level_excluded<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        value: <ExcludedOf<N, M::Key, D, I> as Storage>::Value,
-    ) -> Result<Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>, Error>
+        value: ExcludedValue<N, M::Key, D, I>,
+    ) -> Result<Option<ExcludedValue<N, M::Key, D, I>>, Error>
     where
         N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
@@ -321,7 +321,7 @@ where
     pub(crate) fn take_back_level_excluded<const D: usize, const I: usize>(
         &mut self,
         key: M::Key,
-        replaced: Option<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>,
+        replaced: Option<ExcludedValue<N, M::Key, D, I>>,
     ) where
         N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
@@ -356,7 +356,7 @@ where
     pub(crate) fn put_level_excluded_run<const D: usize, const I: usize>(
         &mut self,
         keys: &[M::Key],
-        values: &mut Vec<<ExcludedOf<N, M::Key, D, I> as Storage>::Value>,
+        values: &mut Vec<ExcludedValue<N, M::Key, D, I>>,
     ) where
         N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {

@@ -1,21 +1,24 @@
-//! [`NestedMut`]: a nested level's values, mutably, as iterators, columns, lookups and a
-//! mutable member of a query. Its rows are the group's members' views followed by the level's
-//! own, read through [`Both`] of the owned member tuples, so that the view's row types do not
-//! depend on how long the view is borrowed.
+//! [`LevelMut`] ([`NestedMut`] for level 1): a level's values, mutably, as iterators, columns,
+//! lookups and a mutable member of a query. Its rows are the group's members' views followed by
+//! each level's own down to it, typed as [`Both`] of the owned member tuples
+//! ([`Level::Path`]), so that the view's row types do not depend on how long the view is
+//! borrowed.
 
+#[cfg(doc)]
 use crate::group::both::Both;
 use crate::group::{
-    Group, GroupExcluded, GroupExcludedMut, GroupFetchMut, GroupMembers, GroupRows, Nest, Nested,
+    Group, GroupExcluded, GroupFetchMut, GroupMembers, GroupRows, Level, Nest, Nested,
 };
 use crate::query::member::past_rows;
 use crate::query::{ExactMember, Member, MemberLookup, MemberView, rows_at};
-use crate::rows::{Aligned, Rows};
+use crate::rows::Rows;
 
-/// The rows of a nested level: the group's members' views, then the level's own.
-type Level<M, M2> = Both<M, M2>;
+/// The rows of level `D` inside `N`: the group's members' views, then each level's own.
+type PathOf<N, M, const D: usize> = <N as Level<<M as GroupRows>::Key, D>>::Path<M>;
 
-/// The nested level of a [`Group`], its values borrowed mutably: from
-/// [`Group::nested_mut`]. Its keys and their order change only through the family.
+/// Level `D` of a [`Group`]'s family (level 1 is the nested level), its values borrowed
+/// mutably: from [`Group::level_mut`] or [`Group::nested_mut`]. Its keys and their order
+/// change only through the family.
 ///
 /// ```
 /// use sparse_set_core::group::Nested;
@@ -31,17 +34,36 @@ type Level<M, M2> = Both<M, M2>;
 /// }
 /// assert_eq!(family.members().0[2], 22);
 /// ```
-pub struct NestedMut<'g, M, X, M2, X2, N3 = ()> {
-    pub(super) family: &'g mut Group<M, X, Nested<M2, X2, N3>>,
+///
+/// A level deeper in, with the rows of every level around it:
+///
+/// ```
+/// use sparse_set_core::group::Nested;
+/// use sparse_set_core::{Group, SparseMap, query};
+///
+/// let map = |rows: &[(u32, i32)]| rows.iter().copied().collect::<SparseMap<u32, i32>>();
+/// let level = Nested::new((map(&[(1, 10), (2, 20)]),)).nest(Nested::new((map(&[(2, 5)]),)));
+/// let mut family = Group::new((map(&[(1, 0), (2, 0), (3, 0)]),)).nest(level);
+/// let mut innermost = family.level_mut::<2>();
+/// for (_, (((a,), (b,)), (c,))) in innermost.iter_mut() {
+///     *a = *b + *c;
+/// }
+/// query((&mut innermost,)).for_each(|_, ((_, (c,)),)| *c = 0);
+/// assert_eq!(family.members().0[2], 25);
+/// assert_eq!(family.nested().nested().get(2), Some((((&25,), (&20,)), (&0,))));
+/// ```
+pub struct LevelMut<'g, M, X, N, const D: usize> {
+    pub(super) family: &'g mut Group<M, X, N>,
 }
 
-impl<M, X, M2, X2, N3> NestedMut<'_, M, X, M2, X2, N3>
+/// The nested level of a [`Group`] (level 1 of its family), its values borrowed mutably.
+pub type NestedMut<'g, M, X, M2, X2, N3 = ()> = LevelMut<'g, M, X, Nested<M2, X2, N3>, 1>;
+
+impl<M, X, N, const D: usize> LevelMut<'_, M, X, N, D>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
-    N3: Nest<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D>,
 {
     /// The number of keys in the nested prefix.
     ///
@@ -60,7 +82,7 @@ where
     #[inline]
     #[must_use]
     pub fn len(&self) -> usize {
-        self.family.nested_len()
+        self.family.nested_level().level_len()
     }
 
     /// Whether the nested prefix is empty.
@@ -162,9 +184,10 @@ where
     /// ```
     #[inline]
     #[must_use]
-    pub fn get(&self, key: M::Key) -> Option<<Level<M, M2> as GroupRows>::Refs<'_>> {
+    pub fn get(&self, key: M::Key) -> Option<<PathOf<N, M, D> as GroupRows>::Refs<'_>> {
         let position = self.index_of(key)?;
-        Some((self.family.members.views(position)?, self.family.nested.members.views(position)?))
+        let family = &*self.family;
+        family.nested.path_views::<M>(family.members.views(position)?, position)
     }
 
     /// The mutable views of `key`'s row, if it is in the nested prefix.
@@ -185,10 +208,10 @@ where
     /// assert_eq!(family.members().0[1], 11);
     /// ```
     #[inline]
-    pub fn get_mut(&mut self, key: M::Key) -> Option<<Level<M, M2> as GroupRows>::Muts<'_>> {
+    pub fn get_mut(&mut self, key: M::Key) -> Option<<PathOf<N, M, D> as GroupRows>::Muts<'_>> {
         let position = self.index_of(key)?;
         let family = &mut *self.family;
-        Some((family.members.views_mut(position)?, family.nested.members.views_mut(position)?))
+        family.nested.path_views_mut::<M>(family.members.views_mut(position)?, position)
     }
 
     /// Every column of both levels' members over the nested prefix.
@@ -209,9 +232,10 @@ where
     /// ```
     #[inline]
     #[must_use]
-    pub fn columns(&self) -> <Level<M, M2> as GroupRows>::Columns<'_> {
+    pub fn columns(&self) -> <PathOf<N, M, D> as GroupRows>::Columns<'_> {
         let len = self.len();
-        (self.family.members.columns(len), self.family.nested.members.columns(len))
+        let family = &*self.family;
+        family.nested.path_columns::<M>(family.members.columns(len), len)
     }
 
     /// Every column of both levels' members over the nested prefix, mutably (the keys
@@ -234,10 +258,10 @@ where
     /// assert_eq!((family.members().0[1], family.members().0[3]), (10, 30));
     /// ```
     #[inline]
-    pub fn columns_mut(&mut self) -> <Level<M, M2> as GroupRows>::ColumnsMut<'_> {
+    pub fn columns_mut(&mut self) -> <PathOf<N, M, D> as GroupRows>::ColumnsMut<'_> {
         let len = self.len();
         let family = &mut *self.family;
-        (family.members.columns_mut(len), family.nested.members.columns_mut(len))
+        family.nested.path_columns_mut::<M>(family.members.columns_mut(len), len)
     }
 
     /// The nested prefix as [`Rows`].
@@ -257,9 +281,10 @@ where
     /// ```
     #[inline]
     #[must_use]
-    pub fn rows(&self) -> <Level<M, M2> as GroupRows>::Rows<'_> {
+    pub fn rows(&self) -> <PathOf<N, M, D> as GroupRows>::Rows<'_> {
         let len = self.len();
-        Aligned::new((self.family.members.rows(len), self.family.nested.members.rows(len)))
+        let family = &*self.family;
+        family.nested.path_rows::<M>(family.members.rows(len), len)
     }
 
     /// The nested prefix as mutable [`Rows`].
@@ -281,10 +306,10 @@ where
     /// assert_eq!(family.members().0[2], 2); // outside the nested prefix
     /// ```
     #[inline]
-    pub fn rows_mut(&mut self) -> <Level<M, M2> as GroupRows>::RowsMut<'_> {
+    pub fn rows_mut(&mut self) -> <PathOf<N, M, D> as GroupRows>::RowsMut<'_> {
         let len = self.len();
         let family = &mut *self.family;
-        Aligned::new((family.members.rows_mut(len), family.nested.members.rows_mut(len)))
+        family.nested.path_rows_mut::<M>(family.members.rows_mut(len), len)
     }
 
     /// Iterates over the nested prefix's keys with the views of both levels' members.
@@ -303,7 +328,7 @@ where
     /// assert_eq!(sum, 44);
     /// ```
     #[inline]
-    pub fn iter(&self) -> <<Level<M, M2> as GroupRows>::Rows<'_> as Rows>::Iter {
+    pub fn iter(&self) -> <<PathOf<N, M, D> as GroupRows>::Rows<'_> as Rows>::Iter {
         self.rows().into_rows()
     }
 
@@ -325,25 +350,23 @@ where
     /// assert_eq!(family.nested().members().inner().0[3], -30);
     /// ```
     #[inline]
-    pub fn iter_mut(&mut self) -> <<Level<M, M2> as GroupRows>::RowsMut<'_> as Rows>::Iter {
+    pub fn iter_mut(&mut self) -> <<PathOf<N, M, D> as GroupRows>::RowsMut<'_> as Rows>::Iter {
         self.rows_mut().into_rows()
     }
 }
 
-/// The nested level as a mutable member of a query: its prefix drives (or is probed, one
-/// lookup), and its view is every member's of both levels.
-impl<'a, 'g, M, X, M2, X2, N3> Member for &'a mut NestedMut<'g, M, X, M2, X2, N3>
+/// A level as a mutable member of a query: its prefix drives (or is probed, one lookup), and
+/// its view is every member's of every level down to it.
+impl<'a, 'g, M, X, N, const D: usize> Member for &'a mut LevelMut<'g, M, X, N, D>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
-    N3: Nest<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D>,
 {
     type Key = M::Key;
-    type Fetch = GroupFetchMut<'a, Level<M, M2>>;
+    type Fetch = GroupFetchMut<'a, PathOf<N, M, D>>;
     type Reborrow<'q>
-        = &'q mut NestedMut<'g, M, X, M2, X2, N3>
+        = &'q mut LevelMut<'g, M, X, N, D>
     where
         Self: 'q;
 
@@ -351,43 +374,40 @@ where
 
     #[inline]
     fn len(&self) -> usize {
-        NestedMut::len(self)
+        LevelMut::len(self)
     }
 
     #[inline]
-    fn into_fetch(self) -> GroupFetchMut<'a, Level<M, M2>> {
+    fn into_fetch(self) -> GroupFetchMut<'a, PathOf<N, M, D>> {
         let len = self.len();
         let family = &mut *self.family;
         let (index, outer) = family.members.index_and_rows_mut(len);
-        let inner = family.nested.members.rows_mut(len);
-        GroupFetchMut::new(index, Aligned::new((outer, inner)))
+        GroupFetchMut::new(index, family.nested.path_rows_mut::<M>(outer, len))
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &mut NestedMut<'g, M, X, M2, X2, N3> {
+    fn reborrow(&mut self) -> &mut LevelMut<'g, M, X, N, D> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X, Nested<M2, X2, N3>>>(self.family).cast()
+        core::ptr::from_ref::<Group<M, X, N>>(self.family).cast()
     }
 }
 
-/// The nested prefix drives over its whole length: a one-member query of it knows its length.
-impl<M, X, M2, X2, N3> ExactMember for &mut NestedMut<'_, M, X, M2, X2, N3> {}
+/// A level's prefix drives over its whole length: a one-member query of it knows its length.
+impl<M, X, N, const D: usize> ExactMember for &mut LevelMut<'_, M, X, N, D> {}
 
-impl<M, X, M2, X2, N3> MemberLookup for &mut NestedMut<'_, M, X, M2, X2, N3>
+impl<M, X, N, const D: usize> MemberLookup for &mut LevelMut<'_, M, X, N, D>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
-    N3: Nest<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D>,
 {
     type Slot = usize;
     type Read<'r>
-        = <Level<M, M2> as GroupRows>::Refs<'r>
+        = <PathOf<N, M, D> as GroupRows>::Refs<'r>
     where
         Self: 'r;
 
@@ -397,32 +417,30 @@ where
     }
 
     #[inline]
-    fn read_at(&self, slot: usize) -> <Level<M, M2> as GroupRows>::Refs<'_> {
+    fn read_at(&self, slot: usize) -> <PathOf<N, M, D> as GroupRows>::Refs<'_> {
         let family = &*self.family;
-        match (family.members.views(slot), family.nested.members.views(slot)) {
-            (Some(outer), Some(inner)) => (outer, inner),
-            _ => past_rows(slot),
-        }
+        let row =
+            family.members.views(slot).and_then(|outer| family.nested.path_views::<M>(outer, slot));
+        row.unwrap_or_else(|| past_rows(slot))
     }
 }
 
-impl<'v, M, X, M2, X2, N3> MemberView<'v> for &mut NestedMut<'_, M, X, M2, X2, N3>
+impl<'v, M, X, L, const D: usize> MemberView<'v> for &mut LevelMut<'_, M, X, L, D>
 where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
-    M2: GroupMembers<Key = M::Key>,
-    X2: GroupExcludedMut<M::Key>,
-    N3: Nest<M::Key>,
+    L: Nest<M::Key> + Level<M::Key, D>,
 {
-    type View = <Level<M, M2> as GroupRows>::Muts<'v>;
+    type View = <PathOf<L, M, D> as GroupRows>::Muts<'v>;
 
     #[inline]
     fn view_at(&'v mut self, slot: usize) -> Self::View {
         let family = &mut *self.family;
-        match (family.members.views_mut(slot), family.nested.members.views_mut(slot)) {
-            (Some(outer), Some(inner)) => (outer, inner),
-            _ => past_rows(slot),
-        }
+        let row = match family.members.views_mut(slot) {
+            Some(outer) => family.nested.path_views_mut::<M>(outer, slot),
+            None => None,
+        };
+        row.unwrap_or_else(|| past_rows(slot))
     }
 
     #[inline]
@@ -431,5 +449,36 @@ where
         slots: [Option<usize>; N],
     ) -> [Option<Self::View>; N] {
         rows_at(self.rows_mut(), slots)
+    }
+}
+
+impl<'a, M, X, N, const D: usize> IntoIterator for &'a LevelMut<'_, M, X, N, D>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D>,
+{
+    type Item = (M::Key, <PathOf<N, M, D> as GroupRows>::Refs<'a>);
+    type IntoIter = <<PathOf<N, M, D> as GroupRows>::Rows<'a> as Rows>::Iter;
+
+    /// Iterates over the level's prefix with every member's view: [`LevelMut::iter`].
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, M, X, N, const D: usize> IntoIterator for &'a mut LevelMut<'_, M, X, N, D>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key> + Level<M::Key, D>,
+{
+    type Item = (M::Key, <PathOf<N, M, D> as GroupRows>::Muts<'a>);
+    type IntoIter = <<PathOf<N, M, D> as GroupRows>::RowsMut<'a> as Rows>::Iter;
+
+    /// Iterates over the level's prefix with every member's mutable view:
+    /// [`LevelMut::iter_mut`].
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
     }
 }

@@ -26,7 +26,9 @@ use core::ops::Range;
 
 use crate::entity::{Entities, Entity};
 use crate::error::{Error, fail};
-use crate::group::{ExcludedOf, Group, GroupExcluded, GroupMembers, Level, MemberOf, Nest, Nth};
+use crate::group::{
+    ExcludedValue, Group, GroupExcluded, GroupMembers, Level, MemberValue, Nest, Nth,
+};
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 /// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
@@ -308,7 +310,7 @@ where
 }
 
 impl<M, X, N, const D: usize, const I: usize>
-    RowStorage<LevelMember<D, I>, <MemberOf<N, Entity, D, I> as Storage>::Value> for Group<M, X, N>
+    RowStorage<LevelMember<D, I>, MemberValue<N, Entity, D, I>> for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity>,
@@ -318,17 +320,13 @@ where
     fn put(
         &mut self,
         entity: Entity,
-        value: <MemberOf<N, Entity, D, I> as Storage>::Value,
-    ) -> Result<Option<<MemberOf<N, Entity, D, I> as Storage>::Value>, Error> {
+        value: MemberValue<N, Entity, D, I>,
+    ) -> Result<Option<MemberValue<N, Entity, D, I>>, Error> {
         self.put_level_member::<D, I>(entity, value)
     }
 
     #[inline]
-    fn take_back(
-        &mut self,
-        entity: Entity,
-        replaced: Option<<MemberOf<N, Entity, D, I> as Storage>::Value>,
-    ) {
+    fn take_back(&mut self, entity: Entity, replaced: Option<MemberValue<N, Entity, D, I>>) {
         self.take_back_level_member::<D, I>(entity, replaced);
     }
 
@@ -348,11 +346,7 @@ where
     }
 
     #[inline]
-    fn put_run(
-        &mut self,
-        entities: &[Entity],
-        values: &mut Vec<<MemberOf<N, Entity, D, I> as Storage>::Value>,
-    ) {
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<MemberValue<N, Entity, D, I>>) {
         self.put_level_member_run::<D, I>(entities, values);
     }
 
@@ -363,8 +357,7 @@ where
 }
 
 impl<M, X, N, const D: usize, const I: usize>
-    RowStorage<LevelExcluded<D, I>, <ExcludedOf<N, Entity, D, I> as Storage>::Value>
-    for Group<M, X, N>
+    RowStorage<LevelExcluded<D, I>, ExcludedValue<N, Entity, D, I>> for Group<M, X, N>
 where
     M: GroupMembers<Key = Entity>,
     X: GroupExcluded<Entity>,
@@ -374,17 +367,13 @@ where
     fn put(
         &mut self,
         entity: Entity,
-        value: <ExcludedOf<N, Entity, D, I> as Storage>::Value,
-    ) -> Result<Option<<ExcludedOf<N, Entity, D, I> as Storage>::Value>, Error> {
+        value: ExcludedValue<N, Entity, D, I>,
+    ) -> Result<Option<ExcludedValue<N, Entity, D, I>>, Error> {
         self.put_level_excluded::<D, I>(entity, value)
     }
 
     #[inline]
-    fn take_back(
-        &mut self,
-        entity: Entity,
-        replaced: Option<<ExcludedOf<N, Entity, D, I> as Storage>::Value>,
-    ) {
+    fn take_back(&mut self, entity: Entity, replaced: Option<ExcludedValue<N, Entity, D, I>>) {
         self.take_back_level_excluded::<D, I>(entity, replaced);
     }
 
@@ -404,11 +393,7 @@ where
     }
 
     #[inline]
-    fn put_run(
-        &mut self,
-        entities: &[Entity],
-        values: &mut Vec<<ExcludedOf<N, Entity, D, I> as Storage>::Value>,
-    ) {
+    fn put_run(&mut self, entities: &[Entity], values: &mut Vec<ExcludedValue<N, Entity, D, I>>) {
         self.put_level_excluded_run::<D, I>(entities, values);
     }
 
