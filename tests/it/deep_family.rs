@@ -35,6 +35,10 @@ enum Op {
     AddOne,
     Renest,
     Unnest(u32),
+    SortInnermostKeys,
+    SortInnermostByA,
+    SortInnermostUnstableByD,
+    SortInnermostByKeyC,
 }
 
 fn key() -> impl Strategy<Value = u32> {
@@ -51,6 +55,10 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::AddOne),
         1 => Just(Op::Renest),
         1 => key().prop_map(Op::Unnest),
+        1 => Just(Op::SortInnermostKeys),
+        1 => Just(Op::SortInnermostByA),
+        1 => Just(Op::SortInnermostUnstableByD),
+        1 => Just(Op::SortInnermostByKeyC),
     ]
 }
 
@@ -272,6 +280,29 @@ fn run(ops: &[Op]) {
                 let (mut group, level1) = core::mem::take(family).unnest();
                 assert_eq!(group.member_mut::<0>().remove(key), model.storages[0].remove(&key));
                 *family = group.nest(level1);
+            }
+            Op::SortInnermostKeys => {
+                family.sort_level_keys::<3>();
+                assert!(family.nested().nested().nested().keys().is_sorted());
+            }
+            Op::SortInnermostByA => {
+                family.sort_level_by::<3, _>(
+                    |_, ((((a, ()), _), _), _), _, ((((b, ()), _), _), _)| a.cmp(b),
+                );
+                let level3 = family.nested().nested().nested();
+                assert!(level3.iter().map(|(_, ((((a, ()), _), _), _))| *a).is_sorted());
+            }
+            Op::SortInnermostUnstableByD => {
+                family.sort_level_unstable_by::<3, _>(|_, ((_, (a,)), _), _, ((_, (b,)), _)| {
+                    b.cmp(a)
+                });
+                let level3 = family.nested().nested().nested();
+                assert!(level3.iter().map(|(_, ((_, (d,)), _))| *d).is_sorted_by(|a, b| a >= b));
+            }
+            Op::SortInnermostByKeyC => {
+                family.sort_level_by_key::<3, _, _>(|_, (((_, (c,)), _), _)| *c);
+                let level3 = family.nested().nested().nested();
+                assert!(level3.iter().map(|(_, (((_, (c,)), _), _))| *c).is_sorted());
             }
             Op::Renest => {
                 // Taken apart level by level and nested again: every level is aligned anew.

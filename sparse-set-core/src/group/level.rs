@@ -43,6 +43,10 @@ pub trait Level<K: Copy, const D: usize> {
     /// The level's excluded storages.
     type Excluded: GroupExcludedMut<K>;
 
+    /// The level inside this one: `()` when it is the family's innermost, the only level
+    /// whose prefix can be sorted.
+    type Inner: Nest<K>;
+
     /// The level's members, shared.
     #[doc(hidden)]
     fn level_members(&self) -> &Self::Members;
@@ -117,6 +121,11 @@ pub trait Level<K: Copy, const D: usize> {
         len: usize,
     ) -> <Self::Path<O> as GroupRows>::RowsMut<'a>;
 
+    /// Swaps positions `a` and `b` of every member from `outer`'s to this level's (positions
+    /// inside this level's prefix, so that every prefix around it keeps its keys).
+    #[doc(hidden)]
+    fn swap_path<O: SwapRows>(&mut self, outer: &mut O, a: usize, b: usize);
+
     /// After a change to the level's storages alone: `key`, at `position` of the prefix
     /// around level 1 (`outer` its members), joins or leaves the level's prefix as it now
     /// qualifies. Nothing changes when a level between holds `key` outside its prefix.
@@ -162,6 +171,14 @@ where
     #[inline]
     fn level_len(&self) -> usize {
         self.len
+    }
+
+    type Inner = N;
+
+    #[inline]
+    fn swap_path<O: SwapRows>(&mut self, outer: &mut O, a: usize, b: usize) {
+        outer.swap_rows(a, b);
+        self.members.swap(a, b);
     }
 
     type Path<O: GroupRows<Key = K>> = Both<O, M>;
@@ -268,6 +285,13 @@ macro_rules! deeper_level {
             #[inline]
             fn level_len(&self) -> usize {
                 self.inner.level_len()
+            }
+
+            type Inner = <N as Level<K, $inner>>::Inner;
+
+            #[inline]
+            fn swap_path<O: SwapRows>(&mut self, outer: &mut O, a: usize, b: usize) {
+                self.inner.swap_path(&mut Chain(outer, &mut self.members), a, b);
             }
 
             type Path<O: GroupRows<Key = K>> = <N as Level<K, $inner>>::Path<Both<O, M>>;

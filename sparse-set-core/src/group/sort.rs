@@ -9,8 +9,11 @@
 use crate::error::Error;
 use core::cmp::Ordering;
 
-use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nested};
+use crate::group::{
+    Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Level, Nest, Nested,
+};
 use crate::permutation::{Permutation, sort_in_place};
+use crate::query::member::past_rows;
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// Sorts the aligned prefix (stably) with a comparator of two keys and their views in every
@@ -159,8 +162,200 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
+/// The views of one row of level `D` of the family inside `N`: every level's members', from the
+/// group's inward.
+type LevelRefs<'a, N, M, const D: usize> =
+    <<N as Level<<M as GroupRows>::Key, D>>::Path<M> as GroupRows>::Refs<'a>;
+
 /// The views of one row of a nested level: the group's members', then the level's own.
 type NestedRefs<'a, M, M2> = (<M as GroupRows>::Refs<'a>, <M2 as GroupRows>::Refs<'a>);
+
+/// The sorts of a family's innermost level (the only one whose prefix can move without
+/// scattering a level inside it). They move the members of every level around it in the same
+/// swaps, within the innermost prefix, so every prefix stays aligned; the prefixes around it
+/// past the innermost one do not move. (The group's own prefix, or a level's with a level
+/// inside it, cannot be sorted: that would scatter the levels inside.)
+impl<M, X, N> Group<M, X, N>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key>,
+{
+    /// Sorts the prefix of level `D`, the family's innermost, (stably) with a comparator of two
+    /// keys and their views (every level's members', from the group's inward); as
+    /// [`Group::sort_by`].
+    ///
+    /// Computes in **O(n log n)** time for the level's n keys and **O(n)** swaps per member of
+    /// every level; allocates **O(n)** memory.
+    ///
+    /// # Panics
+    ///
+    /// If the comparison panics, or the permutation's memory cannot be had (with the message of
+    /// [`Error::AllocFailed`]): before anything has moved.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let map = |rows: &[(u32, i32)]| rows.iter().copied().collect::<SparseMap<u32, i32>>();
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let level = Nested::new((set(&[1, 2, 3]),)).nest(Nested::new((map(&[(1, 9), (2, 8), (3, 7)]),)));
+    /// let mut family = Group::new((set(&[1, 2, 3, 4]),)).nest(level);
+    /// family.sort_level_by::<2, _>(|_, (_, (a,)), _, (_, (b,))| a.cmp(b));
+    /// assert_eq!(family.nested().nested().keys(), &[3, 2, 1]);
+    /// assert_eq!(&family.keys()[..3], &[3, 2, 1]);
+    /// family.assert_invariants();
+    /// ```
+    pub fn sort_level_by<const D: usize, F>(&mut self, mut compare: F)
+    where
+        N: Level<M::Key, D, Inner = ()>,
+        F: FnMut(&M::Key, LevelRefs<'_, N, M, D>, &M::Key, LevelRefs<'_, N, M, D>) -> Ordering,
+    {
+        let (members, nested) = (&self.members, &self.nested);
+        let keys = members.first_keys();
+        let row = |i| level_row::<M, N, D>(members, nested, i);
+        let permutation = Permutation::sorted_by(nested.level_len(), |a, b| {
+            compare(&keys[a], row(a), &keys[b], row(b))
+        });
+        self.apply_level::<D>(&permutation);
+    }
+
+    /// Sorts the prefix of level `D`, the family's innermost, (unstably, in place: it
+    /// allocates nothing) with a comparator of two keys and their views; as
+    /// [`Group::sort_unstable_by`].
+    ///
+    /// If the comparison panics, every prefix stays aligned, in the order the swaps so far
+    /// made.
+    ///
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
+    ///
+    /// # Panics
+    ///
+    /// If the comparison panics.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let map = |rows: &[(u32, i32)]| rows.iter().copied().collect::<SparseMap<u32, i32>>();
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let level = Nested::new((set(&[1, 2]),)).nest(Nested::new((set(&[1, 2]),)));
+    /// let mut family = Group::new((map(&[(1, 5), (2, 4)]),)).nest(level);
+    /// family.sort_level_unstable_by::<2, _>(|_, (((a,), _), _), _, (((b,), _), _)| a.cmp(b));
+    /// assert_eq!(family.nested().nested().keys(), &[2, 1]);
+    /// ```
+    pub fn sort_level_unstable_by<const D: usize, F>(&mut self, mut compare: F)
+    where
+        N: Level<M::Key, D, Inner = ()>,
+        F: FnMut(&M::Key, LevelRefs<'_, N, M, D>, &M::Key, LevelRefs<'_, N, M, D>) -> Ordering,
+    {
+        let len = self.nested.level_len();
+        sort_in_place(
+            &mut (&mut self.members, &mut self.nested),
+            len,
+            |(members, nested), a, b| {
+                let keys = members.first_keys();
+                let (row_a, row_b) = (
+                    level_row::<M, N, D>(members, nested, a),
+                    level_row::<M, N, D>(members, nested, b),
+                );
+                compare(&keys[a], row_a, &keys[b], row_b).is_lt()
+            },
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
+        );
+    }
+
+    /// Sorts the prefix of level `D`, the family's innermost, (stably) by the key `f` extracts
+    /// from each key and its views; as [`sort_level_by`](Self::sort_level_by).
+    ///
+    /// Computes in **O(n log n)** time and **O(n)** swaps per member of every level; allocates
+    /// **O(n)** memory.
+    ///
+    /// # Panics
+    ///
+    /// If `f` or the comparison panics, or the permutation's memory cannot be had: before
+    /// anything has moved.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let map = |rows: &[(u32, i32)]| rows.iter().copied().collect::<SparseMap<u32, i32>>();
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let level = Nested::new((set(&[1, 2]),)).nest(Nested::new((map(&[(1, 5), (2, 4)]),)));
+    /// let mut family = Group::new((set(&[1, 2]),)).nest(level);
+    /// family.sort_level_by_key::<2, _, _>(|_, (_, (c,))| *c);
+    /// assert_eq!(family.nested().nested().keys(), &[2, 1]);
+    /// ```
+    pub fn sort_level_by_key<const D: usize, T: Ord, F>(&mut self, mut f: F)
+    where
+        N: Level<M::Key, D, Inner = ()>,
+        F: FnMut(&M::Key, LevelRefs<'_, N, M, D>) -> T,
+    {
+        let (members, nested) = (&self.members, &self.nested);
+        let keys = members.first_keys();
+        let permutation = Permutation::sorted_by_key(nested.level_len(), |i| {
+            f(&keys[i], level_row::<M, N, D>(members, nested, i))
+        });
+        self.apply_level::<D>(&permutation);
+    }
+
+    /// Sorts the prefix of level `D`, the family's innermost, by key, ascending, in place: it
+    /// allocates nothing.
+    ///
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
+    ///
+    /// # Panics
+    ///
+    /// If the keys' comparison panics; every prefix stays aligned.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let level = Nested::new((set(&[3, 1, 2]),)).nest(Nested::new((set(&[2, 3, 1]),)));
+    /// let mut family = Group::new((set(&[1, 2, 3]),)).nest(level);
+    /// family.sort_level_keys::<2>();
+    /// assert_eq!(family.nested().nested().keys(), &[1, 2, 3]);
+    /// ```
+    pub fn sort_level_keys<const D: usize>(&mut self)
+    where
+        N: Level<M::Key, D, Inner = ()>,
+        M::Key: Ord,
+    {
+        let len = self.nested.level_len();
+        sort_in_place(
+            &mut (&mut self.members, &mut self.nested),
+            len,
+            |(members, _), a, b| {
+                let keys = members.first_keys();
+                keys[a] < keys[b]
+            },
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
+        );
+    }
+
+    /// Applies `permutation` (of level `D`'s prefix) to every member of every level down to it.
+    fn apply_level<const D: usize>(&mut self, permutation: &Permutation)
+    where
+        N: Level<M::Key, D>,
+    {
+        debug_assert_eq!(permutation.len(), self.nested.level_len());
+        permutation.for_each_swap(|a, b| self.nested.swap_path(&mut self.members, a, b));
+    }
+}
+
+/// The views at `index` (inside level `D`'s prefix) of every member from the group's to level
+/// `D`'s.
+#[inline]
+fn level_row<'a, M: GroupMembers, N: Level<M::Key, D>, const D: usize>(
+    members: &'a M,
+    nested: &'a N,
+    index: usize,
+) -> LevelRefs<'a, N, M, D> {
+    nested.path_views::<M>(members.view(index), index).unwrap_or_else(|| past_rows(index))
+}
 
 /// The sorts of a nested level's prefix. They move the group's members in the same swaps as the
 /// level's own, within the nested prefix, so both prefixes stay aligned; the group's prefix
