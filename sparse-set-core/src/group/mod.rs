@@ -93,9 +93,10 @@
 //! and excluded handles; `rows.rs` how a world puts a whole row into a group and finishes it
 //! once; `sort.rs` the sorts of the prefix; `tuples.rs` the tuples of storages a
 //! group is made of; `query.rs` a group as a member of a query; `nested.rs` the nested level
-//! of a family (its repair, construction and handles); `both.rs` the storages of both levels
-//! read as one group's; `view.rs` the nested level's values as a mutable view and query
-//! member.
+//! of a family (its repair, which recurses into the levels inside it, and its construction);
+//! `level.rs` level `D` of a family reached through the levels between (`Level`) and the
+//! handles that change its storages; `both.rs` the storages of several levels read as one
+//! group's; `view.rs` a level's values as a mutable view and query member.
 
 mod both;
 mod check;

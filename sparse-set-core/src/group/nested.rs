@@ -14,8 +14,9 @@ use crate::storage::{Columnar, Storage};
 
 /// The nested level of a [`Group`]: member storages `M` (a tuple of 1 to 8 [`Columnar`]
 /// storages of the group's key) and excluded storages `X`, whose keys the group keeps aligned
-/// inside its own prefix, so that a storage belongs to two groups that nest (`EnTT`'s nested
-/// owning groups, sparsey's group families). Made detached, then put in a group with
+/// inside its own prefix, so that a storage belongs to several groups that nest (`EnTT`'s
+/// nested owning groups, sparsey's group families), and `N`, the level inside this one (`()`
+/// for none; see "Deeper families" below). Made detached, then put in a group with
 /// [`Group::nest`].
 ///
 /// A group over members `M` (without `X`) with a [`Nested`] level of members `M2` (without
@@ -56,6 +57,35 @@ use crate::storage::{Columnar, Storage};
 /// family.assert_invariants();
 /// ```
 ///
+/// # Deeper families
+///
+/// A level holds a level of its own, put inside it with [`Nested::nest`] (innermost first):
+/// `Group<M, X, Nested<M2, X2, Nested<M3, X3>>>` keeps a third prefix, `0..len3` of every member
+/// of `M`, `M2` and `M3`, inside the second. Families reach level 4 (a group and four nested
+/// levels). Level `D` is read with `nested()` taken `D` times, written with
+/// [`Group::level_mut`], and its storages are changed with [`Group::level_member_mut`] and
+/// [`Group::level_excluded_mut`]; [`Level`](crate::group::Level) is how those reach it.
+///
+/// ```
+/// use sparse_set_core::group::Nested;
+/// use sparse_set_core::{Group, SparseSet};
+///
+/// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+/// // (a), (a, b), (a, b, c) without hidden, (a, b, c, d) without hidden.
+/// let inner = Nested::new((set(&[1, 2, 3]),)).nest(Nested::new((set(&[1, 2]),)));
+/// let level = Nested::with_excluded((set(&[1, 2, 3, 4]),), (set(&[4]),)).nest(inner);
+/// let mut family = Group::new((set(&[1, 2, 3, 4, 5]),)).nest(level);
+/// let (level1, level2) = (family.nested(), family.nested().nested());
+/// let lens = (family.len(), level1.len(), level2.len(), level2.nested().len());
+/// assert_eq!(lens, (5, 3, 3, 2));
+///
+/// family.level_member_mut::<2, 0>().remove(1); // 1 leaves levels 2 and 3
+/// assert_eq!(family.nested().nested().nested().keys(), &[2]);
+/// family.level_excluded_mut::<1, 0>().insert(2, ()); // 2 leaves levels 1 to 3
+/// assert_eq!(family.nested().nested().nested().len(), 0);
+/// family.assert_invariants();
+/// ```
+///
 /// # Costs per change, against the peers
 ///
 /// A change to a storage of the family makes one repair: the group's prefix first, then the
@@ -68,6 +98,12 @@ use crate::storage::{Columnar, Storage};
 /// | a change to a nested member or excluded storage alone | one lookup (the key's position in the group's prefix), then the nested level's as above; the group's prefix is not touched |
 /// | a key leaves both prefixes | one lookup, then `m + m2` swaps (the nested level first) and `m` swaps |
 /// | a change to a key in neither prefix | the storage's own cost and the lookups that show it |
+///
+/// Each level deeper adds the same again: a key that joins level `D` looks up only level
+/// `D`'s own storages and swaps in every member from the group's to level `D`'s; a change to
+/// level `D`'s storages alone makes one lookup in the group's prefix, compares its position
+/// with each level's length on the way in, and then repairs level `D` and the levels inside
+/// it; a key that leaves level `D` leaves the levels inside it first.
 ///
 /// The peers keep the same nested prefixes; they differ in what they look up:
 ///
@@ -88,11 +124,14 @@ use crate::storage::{Columnar, Storage};
 ///
 /// # Limits
 ///
-/// - A family has two levels, the group and one nested level (`EnTT` and sparsey allow deeper
-///   chains).
-/// - Sorting: the group's prefix cannot be sorted (that would scatter the nested level's), the
-///   nested level's can, with [`Group::sort_nested_by`] and the other `sort_nested_*` methods.
-///   They move the group's members in the same swaps, so both prefixes stay aligned.
+/// - A family reaches level 4: a group and four nested levels, each inside the one before
+///   (sparsey's families and `EnTT`'s nested groups have no fixed depth; a fifth level would
+///   be one more line of the `Level` implementations).
+/// - Sorting: only the innermost level's prefix can be sorted (any other would scatter the
+///   levels inside it), with [`Group::sort_nested_by`] and the other `sort_nested_*` methods
+///   in a family of two levels, [`Group::sort_level_by`] and the other `sort_level_*` methods
+///   at any depth. They move every outer level's members in the same swaps, so every prefix
+///   stays aligned. Sorting a level with a level inside it does not compile.
 #[derive(Clone, Debug, Default)]
 pub struct Nested<M, X = (), N = ()> {
     pub(super) members: M,
