@@ -28,6 +28,8 @@ const STORAGES: usize = 8;
 #[derive(Clone, Debug)]
 enum Op {
     Insert(usize, u32, i32),
+    /// `key` into every member of levels 0 to the given depth: a row that reaches that level.
+    InsertRow(u32, usize, i32),
     Remove(usize, u32),
     Despawn(u32),
     RemoveRow(u32),
@@ -48,6 +50,7 @@ fn key() -> impl Strategy<Value = u32> {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         12 => (0..STORAGES, key(), any::<i32>()).prop_map(|(s, k, v)| Op::Insert(s, k, v)),
+        4 => (key(), 0..4_usize, any::<i32>()).prop_map(|(k, d, v)| Op::InsertRow(k, d, v)),
         6 => (0..STORAGES, key()).prop_map(|(s, k)| Op::Remove(s, k)),
         1 => key().prop_map(Op::Despawn),
         1 => key().prop_map(Op::RemoveRow),
@@ -221,6 +224,12 @@ fn run(ops: &[Op]) {
             Op::Insert(storage, key, value) => {
                 let replaced = insert(family, storage, key, value);
                 assert_eq!(replaced, model.storages[storage].insert(key, kept(storage, value)));
+            }
+            Op::InsertRow(key, depth, value) => {
+                for storage in [0, 1, 3, 5, 6].into_iter().take(depth + 2) {
+                    let replaced = insert(family, storage, key, value);
+                    assert_eq!(replaced, model.storages[storage].insert(key, kept(storage, value)));
+                }
             }
             Op::Remove(storage, key) => {
                 let removed = remove(family, storage, key);
@@ -501,4 +510,22 @@ fn a_family_taken_apart_and_changed_aligns_every_level_anew() {
     let family = group.nest(level);
     family.assert_invariants();
     assert_eq!(family.nested().nested().keys(), &[2]);
+}
+
+#[test]
+fn a_row_removed_from_inside_every_level_keeps_the_levels_around_it() {
+    use Op::*;
+    // Keys 1 to 4 in every level but the innermost, which holds 1 to 3: removing 1 (the first
+    // row of every prefix) moves the innermost prefix's last row into its place in every level.
+    let mut ops = Vec::new();
+    for key in 1..=4 {
+        ops.extend(
+            [0, 1, 3, 5].map(|storage| Insert(storage, key, 10 * i32::try_from(key).unwrap())),
+        );
+        if key < 4 {
+            ops.push(Insert(6, key, 0));
+        }
+    }
+    ops.extend([RemoveRow(1), Despawn(2), RemoveRow(3), Despawn(4)]);
+    run(&ops);
 }
