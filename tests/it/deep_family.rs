@@ -215,6 +215,7 @@ fn kept(storage: usize, value: i32) -> i32 {
     }
 }
 
+#[allow(clippy::too_many_lines, reason = "one arm per operation of the model")]
 fn run(ops: &[Op]) {
     let mut scene = Scene::default();
     let mut model = Model::default();
