@@ -23,6 +23,12 @@
 //!   tenth lose their acceleration and get it back, every iteration: the cost of one change to
 //!   the nested level (or to the third member of one wide group, or to an ungrouped storage).
 //!   Per operation = per remove or insert.
+//! - `respawn_deep`: `respawn_nested`'s steady state with a fourth component, a spin, in a
+//!   level inside the accelerations' (ours a `Nested` level inside the `Nested` level,
+//!   sparsey's family of `(Pos, Vel)`, `(Pos, Vel, Acc)` and `(Pos, Vel, Acc, Spin)`), against
+//!   our two-level family with the spins beside it.
+//! - `cycle_deep`: `cycle_nested`'s steady state on the same four components: a random tenth
+//!   lose their spin and get it back, a change to the innermost of three levels.
 //!
 //! Group = workload and size, function = contender; per operation = per entity unless said
 //! otherwise. Every world is built outside the measurement (criterion's `iter_batched_ref`), and
@@ -100,6 +106,38 @@ struct Grouped {
 struct NestedWorld {
     entities: Entities,
     motion: Group<(PosSoa, VelSoa), (), Nested<(AccSoa,)>>,
+}
+
+/// A spin: the fourth component of the deep family.
+#[derive(SparseSoa, Clone, Copy)]
+#[sparse_soa(key = Entity)]
+struct Spin {
+    w: f32,
+}
+
+/// Positions and velocities in a group, accelerations nested inside it, spins nested inside
+/// the accelerations' level.
+#[derive(Default, sparse_soa::World)]
+#[allow(clippy::type_complexity, reason = "the derive reads the parts from the field's type")]
+struct DeepWorld {
+    entities: Entities,
+    motion: Group<(PosSoa, VelSoa), (), Nested<(AccSoa,), (), Nested<(SpinSoa,)>>>,
+}
+
+/// The two-level family with the spins beside it.
+#[derive(Default, sparse_soa::World)]
+#[allow(clippy::type_complexity, reason = "the derive reads the parts from the field's type")]
+struct NestedSpinWorld {
+    entities: Entities,
+    motion: Group<(PosSoa, VelSoa), (), Nested<(AccSoa,)>>,
+    spins: SpinSoa,
+}
+
+/// Entity `i`'s row of four components for our worlds.
+#[inline]
+fn spin_row(i: u32) -> (Pos, Vel, Acc, Spin) {
+    let (p, v, a) = row(i);
+    (p, v, a, Spin { w: i as f32 })
 }
 
 /// All three in one group.
@@ -202,6 +240,25 @@ fn sparsey_nested_world() -> sparsey::World {
     sparsey::World::builder()
         .add_group::<(SparseyPos, SparseyVel)>()
         .add_group::<(SparseyPos, SparseyVel, SparseyAcc)>()
+        .build()
+}
+
+/// sparsey's fourth component.
+struct SparseySpin(#[expect(dead_code, reason = "stored, never read")] f32);
+
+#[inline]
+fn sparsey_spin_row(i: u32) -> (SparseyPos, SparseyVel, SparseyAcc, SparseySpin) {
+    let (p, v, a) = sparsey_row(i);
+    (p, v, a, SparseySpin(i as f32))
+}
+
+/// An empty sparsey world with a family of three groups: positions and velocities, with
+/// accelerations, with accelerations and spins.
+fn sparsey_deep_world() -> sparsey::World {
+    sparsey::World::builder()
+        .add_group::<(SparseyPos, SparseyVel)>()
+        .add_group::<(SparseyPos, SparseyVel, SparseyAcc)>()
+        .add_group::<(SparseyPos, SparseyVel, SparseyAcc, SparseySpin)>()
         .build()
 }
 
@@ -643,6 +700,101 @@ fn cycle_nested(c: &mut Criterion) {
     g.finish();
 }
 
+fn respawn_deep(c: &mut Criterion) {
+    let mut g = group(c, "respawn_deep", LIVE, 2 * CHURN);
+    for (name, deep) in [("sparse-soa-nested-beside", false), ("sparse-soa-deep", true)] {
+        if deep {
+            let mut world = DeepWorld::default();
+            let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
+            bench_respawn(
+                &mut g,
+                name,
+                world,
+                live,
+                |w, e| {
+                    w.despawn(e);
+                },
+                |w, i| w.spawn(spin_row(i)),
+            );
+        } else {
+            let mut world = NestedSpinWorld::default();
+            let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
+            bench_respawn(
+                &mut g,
+                name,
+                world,
+                live,
+                |w, e| {
+                    w.despawn(e);
+                },
+                |w, i| w.spawn(spin_row(i)),
+            );
+        }
+    }
+    let mut world = sparsey_deep_world();
+    let live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_spin_row)).to_vec();
+    bench_respawn(
+        &mut g,
+        "sparsey-deep",
+        world,
+        live,
+        |world, entity| {
+            world.destroy(entity);
+        },
+        |world, i| world.create(sparsey_spin_row(i)),
+    );
+    g.finish();
+}
+
+fn cycle_deep(c: &mut Criterion) {
+    let cycling: Vec<u32> = random_permutation(LIVE, SEED)[..CHURN as usize].to_vec();
+    let mut g = group(c, "cycle_deep", LIVE, 2 * CHURN);
+    let spin = |i: u32| Spin { w: i as f32 };
+
+    let mut world = NestedSpinWorld::default();
+    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
+    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparse-soa-ungrouped", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.spins.remove(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.spins.insert(entity, spin(i));
+            }
+        });
+    });
+
+    let mut world = DeepWorld::default();
+    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
+    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparse-soa-deep", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.motion.level_member_mut::<2, 0>().remove(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.motion.level_member_mut::<2, 0>().insert(entity, spin(i));
+            }
+        });
+    });
+
+    let mut world = sparsey_deep_world();
+    let entities: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_spin_row)).to_vec();
+    let chosen: Vec<sparsey::Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
+    g.bench_function("sparsey-deep", |b| {
+        b.iter(|| {
+            for &entity in &chosen {
+                black_box(world.remove::<(SparseySpin,)>(entity));
+            }
+            for (i, &entity) in (0..).zip(&chosen) {
+                world.insert(entity, (SparseySpin(i as f32),));
+            }
+        });
+    });
+    g.finish();
+}
+
 criterion::criterion_group!(
     benches,
     spawn_rows,
@@ -650,6 +802,8 @@ criterion::criterion_group!(
     despawn_rows,
     respawn_grouped,
     respawn_nested,
-    cycle_nested
+    cycle_nested,
+    respawn_deep,
+    cycle_deep
 );
 criterion::criterion_main!(benches);
