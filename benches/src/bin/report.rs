@@ -626,6 +626,20 @@ const TARGETS: &[Target] = &[
         max: 1.0,
     },
     Target {
+        what: "family of three levels despawn + respawn vs sparsey's family of three groups",
+        group: "respawn_deep/100000",
+        numerator: "sparse-soa-deep",
+        denominator: "sparsey-deep",
+        max: 1.0,
+    },
+    Target {
+        what: "one change to the innermost of three levels vs sparsey's family",
+        group: "cycle_deep/100000",
+        numerator: "sparse-soa-deep",
+        denominator: "sparsey-deep",
+        max: 1.0,
+    },
+    Target {
         what: "parallel move system (positions first) vs its sequential form",
         group: "systems_parallel/100000",
         numerator: "sparse-soa-move-query-par",
@@ -807,6 +821,14 @@ const WORKLOADS: &[(&str, &str)] = &[
         "cycle_nested",
         "Steady state on 100,000 entities with all three components: a random tenth lose their acceleration and get it back, every iteration. The cost of one change to the nested level (`-nested`, `sparsey-nested`), to the third member of one wide group (`-wide`), or to an ungrouped storage. Per operation = per remove or insert.",
     ),
+    (
+        "respawn_deep",
+        "`respawn_nested`'s steady state with a fourth component, a spin, in a level nested inside the accelerations' (ours a `Nested` level inside the `Nested` level, sparsey's family of `(Pos, Vel)`, `(Pos, Vel, Acc)` and `(Pos, Vel, Acc, Spin)`), against our two-level family with the spins beside it (`-nested-beside`). Per operation = per despawn or spawn.",
+    ),
+    (
+        "cycle_deep",
+        "Steady state on 100,000 entities with all four components: a random tenth lose their spin and get it back, every iteration. The cost of one change to the innermost of three levels (`-deep`, `sparsey-deep`), or to an ungrouped storage. Per operation = per remove or insert.",
+    ),
 ];
 
 fn format_ns(ns: f64) -> String {
@@ -839,6 +861,7 @@ fn workload_tables(results: &Results, out: &mut String) {
                 .or_else(|| functions.get("sparse-soa-group"))
                 .or_else(|| functions.get("sparse-soa-grouped"))
                 .or_else(|| functions.get("sparse-soa-nested"))
+                .or_else(|| functions.get("sparse-soa-deep"))
                 .copied();
             let _ = writeln!(out, "`{group}`\n");
             let _ = writeln!(

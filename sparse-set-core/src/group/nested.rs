@@ -121,6 +121,9 @@ use crate::storage::{Columnar, Storage};
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
 /// costs what a change to the third member of one wide group does, and what sparsey's does
 /// (0.96x and 1.02x of it in two runs).
+/// In a family of three levels (spins nested inside the accelerations' level; groups
+/// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.94x what it costs in
+/// sparsey's family of three groups, and a despawn or spawn of a whole row 0.41x.
 ///
 /// # Limits
 ///
