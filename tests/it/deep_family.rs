@@ -530,3 +530,37 @@ fn a_row_removed_from_inside_every_level_keeps_the_levels_around_it() {
     ops.extend([RemoveRow(1), Despawn(2), RemoveRow(3), Despawn(4)]);
     run(&ops);
 }
+
+#[test]
+fn a_deeper_level_stands_where_a_group_does_in_a_query() {
+    let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    let map = |keys: &[u32]| keys.iter().map(|&k| (k, k * 10)).collect::<SparseMap<u32, u32>>();
+    let level = Nested::new((set(&[1, 2, 3, 4, 5, 6]),)).nest(Nested::new((set(&[2, 4, 6]),)));
+    let family = Group::new((map(&[1, 2, 3, 4, 5, 6, 7]),)).nest(level);
+    let level2 = family.nested().nested();
+    let others = map(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    let marked = set(&[4, 7]);
+
+    // As a filter: present (`with`), absent (`without`), and driving by the level's order.
+    let mut with = Vec::new();
+    query((&others,)).with(&level2).for_each(|key, _| with.push(key));
+    with.sort_unstable();
+    assert_eq!(with, [2, 4, 6]);
+    let mut without = Vec::new();
+    query((&others,)).without(&level2).for_each(|key, _| without.push(key));
+    without.sort_unstable();
+    assert_eq!(without, [1, 3, 5, 7, 8]);
+    let mut driven = Vec::new();
+    query((&others, &level2))
+        .drive_by(&level2)
+        .without(&marked)
+        .for_each(|key, _| driven.push(key));
+    let expected: Vec<u32> = level2.keys().iter().copied().filter(|&k| k != 4).collect();
+    assert_eq!(driven, expected);
+
+    // Lookups through a query over the level apply its prefix.
+    let query = query((&level2, &others));
+    assert!(query.contains(2) && !query.contains(3));
+    let ((((a,), ((),)), ((),)), other) = query.get(6).unwrap();
+    assert_eq!((*a, *other), (60, 60));
+}

@@ -120,6 +120,36 @@ fn a_group_in_parallel_matches_the_sequential_walk() {
 }
 
 #[test]
+fn a_deeper_level_drives_a_parallel_query_as_it_drives_a_sequential_one() {
+    let World { positions, velocities, frozen } = world(6000);
+    // Positions in the group; velocities nested; the frozen nested inside them (a level of
+    // the frozen moving positions).
+    let level = sparse_soa::group::Nested::new((velocities,))
+        .nest(sparse_soa::group::Nested::new((frozen,)));
+    let mut sequential = Group::new((positions,)).nest(level);
+    let mut parallel = sequential.clone();
+    let mut level2 = sequential.level_mut::<2>();
+    query((&mut level2,)).for_each(|_, ((((p,), (v,)), _),)| *p.x -= *v.dx);
+    let mut level2 = parallel.level_mut::<2>();
+    pool().install(|| {
+        query((&mut level2,)).par_for_each(|_, ((((p,), (v,)), _),)| *p.x -= *v.dx);
+    });
+    assert_eq!(parallel.members().0, sequential.members().0);
+    parallel.assert_invariants();
+    let level2 = parallel.nested().nested();
+    let mut keys = std::sync::Mutex::new(Vec::new());
+    pool().install(|| {
+        query((&level2,)).par_for_each(|key, _| keys.lock().unwrap().push(key));
+    });
+    let keys = keys.get_mut().unwrap();
+    keys.sort_unstable();
+    let mut expected = level2.keys().to_vec();
+    expected.sort_unstable();
+    assert_eq!(*keys, expected);
+    assert!(!expected.is_empty());
+}
+
+#[test]
 fn a_nested_level_drives_a_parallel_query_as_it_drives_a_sequential_one() {
     let World { positions, velocities, frozen } = world(6000);
     // Positions in the group; velocities nested, frozen excluded from the nested level.

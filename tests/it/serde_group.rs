@@ -452,3 +452,61 @@ mod deep {
         }
     }
 }
+
+mod deep_world {
+    //! A world whose group field is a family of three levels saves and loads as one value,
+    //! every level re-validated and every key checked alive.
+
+    use serde::{Deserialize, Serialize};
+    use sparse_soa::group::Nested;
+    use sparse_soa::serialization::Alive;
+    use sparse_soa::{CheckAlive, Entities, Entity, Group, SparseMap, SparseSoa, World};
+
+    #[derive(SparseSoa, Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+    #[sparse_soa(key = Entity, serde)]
+    struct Pos {
+        x: f32,
+    }
+
+    #[derive(SparseSoa)]
+    #[sparse_soa(key = Entity, serde)]
+    struct Lit;
+
+    #[derive(Default, World, Serialize, Deserialize)]
+    #[allow(clippy::type_complexity, reason = "the derive reads the parts from the field's type")]
+    struct Scene {
+        entities: Entities,
+        #[sparse_soa(tag = Lit)]
+        family: Group<(PosSoa,), (), Nested<(SparseMap<Entity, u8>,), (), Nested<(LitSoa,)>>>,
+    }
+
+    #[test]
+    fn a_world_with_a_deep_family_loads_as_one_value() {
+        let mut scene = Scene::default();
+        let mut handles = Vec::new();
+        for i in 0..30_u8 {
+            let e = match i % 3 {
+                0 => scene.spawn((Pos { x: f32::from(i) }, i, Lit)),
+                1 => scene.spawn((Pos { x: f32::from(i) }, i)),
+                _ => scene.spawn((Pos { x: f32::from(i) }, Lit)),
+            };
+            handles.push(e);
+        }
+        for &e in handles.iter().step_by(4) {
+            scene.despawn(e);
+        }
+        let text = serde_json::to_string(&scene).unwrap();
+        let Alive(loaded) = serde_json::from_str::<Alive<Scene>>(&text).unwrap();
+        loaded.family.assert_invariants();
+        assert_eq!(loaded.family.keys(), scene.family.keys());
+        assert_eq!(loaded.family.nested().keys(), scene.family.nested().keys());
+        assert_eq!(loaded.family.nested().nested().keys(), scene.family.nested().nested().keys());
+        assert_eq!(loaded.family.nested().nested().len(), 7); // 10 lit rows, 3 despawned
+
+        // A row of a despawned entity in the innermost level is refused.
+        let mut stale = serde_json::from_str::<Scene>(&text).unwrap();
+        let innermost = stale.family.nested().nested().keys()[0];
+        stale.entities.despawn(innermost);
+        assert!(stale.check_alive().is_err());
+    }
+}
