@@ -564,3 +564,30 @@ fn a_deeper_level_stands_where_a_group_does_in_a_query() {
     let ((((a,), ((),)), ((),)), other) = query.get(6).unwrap();
     assert_eq!((*a, *other), (60, 60));
 }
+
+#[test]
+fn a_family_of_eight_groups_keeps_every_prefix() {
+    // Key k is in the storages of levels 0 to k % 8, so level `d` holds the keys with
+    // `k % 8 >= d`: 64, 56, ..., 8 keys.
+    let set = |level: u32| (0..64).filter(|k| k % 8 >= level).collect::<SparseSet<u32>>();
+    let level = |d: u32| Nested::new((set(d),));
+    let mut family =
+        Group::new((set(0),)).nest(level(1).nest(
+            level(2).nest(level(3).nest(level(4).nest(level(5).nest(level(6).nest(level(7)))))),
+        ));
+    family.assert_invariants();
+    let l7 = family.nested().nested().nested().nested().nested().nested().nested().len();
+    assert_eq!((family.len(), family.nested().len(), l7), (64, 56, 8));
+    // Removing a key from level 4's storage takes it out of levels 4 to 7 only.
+    family.level_member_mut::<4, 0>().remove(7);
+    family.level_member_mut::<7, 0>().remove(15);
+    family.assert_invariants();
+    let level4 = family.nested().nested().nested().nested();
+    assert_eq!(level4.len(), 31);
+    assert_eq!(level4.nested().nested().nested().len(), 6);
+    family.sort_level_keys::<7>();
+    let innermost = family.nested().nested().nested().nested().nested().nested().nested();
+    assert_eq!(innermost.keys(), &[23, 31, 39, 47, 55, 63]);
+    let mut level7 = family.level_mut::<7>();
+    assert_eq!(level7.iter_mut().count(), 6);
+}

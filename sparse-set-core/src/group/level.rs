@@ -36,7 +36,7 @@ type MemberMut<'a, N, K, const D: usize, const I: usize> =
 
 /// Level `D` of a family, counted from the [`Nested`] level it is asked of (level 1) inward:
 /// what a handle to one of its storages reaches, and how a change there is repaired. Families
-/// reach level 4 (a group and four nested levels). The methods are the family's plumbing.
+/// reach level 7 (a group and seven nested levels: eight groups). The methods are the family's plumbing.
 pub trait Level<K: Copy, const D: usize> {
     /// The level's member storages.
     type Members: GroupMembers<Key = K>;
@@ -373,7 +373,7 @@ macro_rules! deeper_level {
     )+};
 }
 
-deeper_level!(2 from 1, 3 from 2, 4 from 3);
+deeper_level!(2 from 1, 3 from 2, 4 from 3, 5 from 4, 6 from 5, 7 from 6);
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
     /// A handle to member `I` of level `D` of the family (level 1 is the nested level, level 2

@@ -61,8 +61,8 @@ use crate::storage::{Columnar, Storage};
 ///
 /// A level holds a level of its own, put inside it with [`Nested::nest`] (innermost first):
 /// `Group<M, X, Nested<M2, X2, Nested<M3, X3>>>` keeps a third prefix, `0..len3` of every member
-/// of `M`, `M2` and `M3`, inside the second. Families reach level 4 (a group and four nested
-/// levels). Level `D` is read with `nested()` taken `D` times, written with
+/// of `M`, `M2` and `M3`, inside the second. Families reach level 7 (a group and seven nested
+/// levels: eight groups). Level `D` is read with `nested()` taken `D` times, written with
 /// [`Group::level_mut`], and its storages are changed with [`Group::level_member_mut`] and
 /// [`Group::level_excluded_mut`]; [`Level`](crate::group::Level) is how those reach it.
 ///
@@ -127,9 +127,9 @@ use crate::storage::{Columnar, Storage};
 ///
 /// # Limits
 ///
-/// - A family reaches level 4: a group and four nested levels, each inside the one before
-///   (sparsey's families and `EnTT`'s nested groups have no fixed depth; a fifth level would
-///   be one more line of the `Level` implementations).
+/// - A family reaches level 7: a group and seven nested levels, each inside the one before
+///   (sparsey's families and `EnTT`'s nested groups have no fixed depth; an eighth level would
+///   be one more entry of the `Level` implementations).
 /// - Sorting: only the innermost level's prefix can be sorted (any other would scatter the
 ///   levels inside it), with [`Group::sort_nested_by`] and the other `sort_nested_*` methods
 ///   in a family of two levels, [`Group::sort_level_by`] and the other `sort_level_*` methods
