@@ -486,6 +486,63 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     }
 }
 
+/// The handles of a family's nested level (level 1), by the names that say "nested".
+impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>>
+where
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    M2: GroupMembers<Key = M::Key>,
+    X2: GroupExcludedMut<M::Key>,
+    N3: Nest<M::Key>,
+{
+    /// A handle to member `I` of the nested level that changes its values freely and its keys
+    /// only through the family. See [`NestedMemberMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::new((SparseMap::<u32, char>::new(),)));
+    /// family.nested_member_mut::<0>().insert(2, 'b');
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
+    #[inline]
+    pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I, N3>
+    where
+        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        self.level_member_mut::<1, I>()
+    }
+
+    /// A handle to excluded storage `I` of the nested level whose `insert` and `remove` keep the
+    /// family aligned. See [`NestedExcludedMut`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseMap, SparseSet};
+    ///
+    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
+    /// let mut family = Group::new((a,)).nest(Nested::with_excluded((b,), (SparseSet::<u32>::new(),)));
+    /// family.nested_excluded_mut::<0>().insert(1, ());
+    /// assert_eq!(family.nested().keys(), &[2]);
+    /// ```
+    #[inline]
+    pub fn nested_excluded_mut<const I: usize>(
+        &mut self,
+    ) -> NestedExcludedMut<'_, M, X, M2, X2, I, N3>
+    where
+        X2: Nth<I, Storage: Storage<Key = M::Key>>,
+    {
+        self.level_excluded_mut::<1, I>()
+    }
+}
+
 /// A mutable handle to member `I` of level `D` of a group's family (level 1 is the nested
 /// level, level 2 the one inside it), from [`Group::level_member_mut`] or
 /// [`Group::nested_member_mut`]: values change freely, keys only through the family. It

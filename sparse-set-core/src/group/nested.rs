@@ -5,12 +5,12 @@
 use crate::group::Group;
 use crate::group::both::Both;
 use crate::group::check::{Misaligned, aligned_len};
-use crate::group::level::{NestedExcludedMut, NestedMemberMut};
 use crate::group::tuples::{
-    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth, SwapRows,
+    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, SwapRows,
 };
 use crate::group::view::NestedMut;
-use crate::storage::{Columnar, Storage};
+#[cfg(doc)]
+use crate::storage::Columnar;
 
 /// The nested level of a [`Group`]: member storages `M` (a tuple of 1 to 8 [`Columnar`]
 /// storages of the group's key) and excluded storages `X`, whose keys the group keeps aligned
@@ -714,53 +714,6 @@ where
     #[inline]
     pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3> {
         self.level_mut::<1>()
-    }
-
-    /// A handle to member `I` of the nested level that changes its values freely and its keys
-    /// only through the family. See [`NestedMemberMut`].
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::new((SparseMap::<u32, char>::new(),)));
-    /// family.nested_member_mut::<0>().insert(2, 'b');
-    /// assert_eq!(family.nested().keys(), &[2]);
-    /// ```
-    #[inline]
-    pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I, N3>
-    where
-        M2: Nth<I, Storage: Columnar<Key = M::Key>>,
-    {
-        self.level_member_mut::<1, I>()
-    }
-
-    /// A handle to excluded storage `I` of the nested level whose `insert` and `remove` keep the
-    /// family aligned. See [`NestedExcludedMut`].
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::group::Nested;
-    /// use sparse_set_core::{Group, SparseMap, SparseSet};
-    ///
-    /// let a: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let b: SparseSet<u32> = [1, 2].into_iter().collect();
-    /// let mut family = Group::new((a,)).nest(Nested::with_excluded((b,), (SparseSet::<u32>::new(),)));
-    /// family.nested_excluded_mut::<0>().insert(1, ());
-    /// assert_eq!(family.nested().keys(), &[2]);
-    /// ```
-    #[inline]
-    pub fn nested_excluded_mut<const I: usize>(
-        &mut self,
-    ) -> NestedExcludedMut<'_, M, X, M2, X2, I, N3>
-    where
-        X2: Nth<I, Storage: Storage<Key = M::Key>>,
-    {
-        self.level_excluded_mut::<1, I>()
     }
 
     /// Takes the nested level out: the group as it was before [`nest`](Group::nest), and the
