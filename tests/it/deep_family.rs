@@ -591,3 +591,21 @@ fn a_family_of_eight_groups_keeps_every_prefix() {
     let mut level7 = family.level_mut::<7>();
     assert_eq!(level7.iter_mut().count(), 6);
 }
+
+#[test]
+fn levels_nest_outermost_first_as_innermost_first() {
+    let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    let level = |keys: &[u32]| Nested::new((set(keys),));
+    let (a, b, c, d) = (&[1, 2, 3, 4, 5][..], &[5, 4, 3, 2][..], &[2, 3, 4][..], &[4, 3][..]);
+    let inward = Group::new((set(a),)).nest(level(b).nest(level(c).nest(level(d))));
+    let outward = Group::new((set(a),)).nest(level(b)).nest(level(c)).nest(level(d));
+    let detached = Group::new((set(a),)).nest(level(b).nest(level(c)).nest(level(d)));
+    for family in [&outward, &detached] {
+        family.assert_invariants();
+        assert_eq!(family.keys(), inward.keys());
+        assert_eq!(
+            family.nested().nested().nested().keys(),
+            inward.nested().nested().nested().keys()
+        );
+    }
+}

@@ -121,7 +121,7 @@ pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
 pub(crate) use level::{ExcludedValue, MemberValue};
 pub use level::{Level, LevelExcludedMut, LevelMemberMut, NestedExcludedMut, NestedMemberMut};
-pub use nested::{Nest, Nested, NestedView};
+pub use nested::{Innermost, Nest, Nested, NestedView};
 pub use query::{GroupFetch, GroupFetchMut};
 pub use tuples::{GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nth};
 pub use view::{LevelMut, NestedMut};

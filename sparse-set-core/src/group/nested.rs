@@ -59,7 +59,8 @@ use crate::storage::Columnar;
 ///
 /// # Deeper families
 ///
-/// A level holds a level of its own, put inside it with [`Nested::nest`] (innermost first):
+/// A level holds a level of its own, put inside it with [`Nested::nest`] (or with
+/// [`Group::nest`] on a family, which puts the level inside the innermost one):
 /// `Group<M, X, Nested<M2, X2, Nested<M3, X3>>>` keeps a third prefix, `0..len3` of every member
 /// of `M`, `M2` and `M3`, inside the second. Families reach level 7 (a group and seven nested
 /// levels: eight groups). Level `D` is read with `nested()` taken `D` times, written with
@@ -188,12 +189,16 @@ impl<M, X> Nested<M, X> {
     pub fn into_parts(self) -> (M, X) {
         (self.members, self.excluded)
     }
+}
 
-    /// Puts `level` (with the levels inside it) inside this one: a family of three levels or more, each one's keys a
-    /// subset of the one around it. Detached, like this level: a group aligns every level
-    /// when [`Group::nest`] takes the outermost.
+impl<M, X, N> Nested<M, X, N> {
+    /// Puts `level` (with the levels inside it) inside this one's innermost level: a family
+    /// of three levels or more, each one's keys a subset of the one around it. Levels nest
+    /// innermost first (`a.nest(b.nest(c))`) or outermost first (`a.nest(b).nest(c)`): both
+    /// build the same family. Detached, like this level: a group aligns every level when
+    /// [`Group::nest`] takes the outermost.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(depth)** time.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
@@ -206,11 +211,18 @@ impl<M, X> Nested<M, X> {
     /// assert_eq!(family.len(), 3);
     /// assert_eq!(family.nested().len(), 2);
     /// assert_eq!(family.nested().nested().keys(), &[3]);
+    ///
+    /// // The same family, its levels put in outermost first.
+    /// let level = Nested::new((set(&[2, 3]),)).nest(Nested::new((set(&[3]),)));
+    /// let same = Group::new((set(&[1, 2, 3]),)).nest(level);
+    /// assert_eq!(same.nested().nested().keys(), &[3]);
     /// ```
     #[must_use]
-    pub fn nest<M2, X2, N2>(self, level: Nested<M2, X2, N2>) -> Nested<M, X, Nested<M2, X2, N2>> {
-        let Nested { members, excluded, len, .. } = self;
-        Nested { members, excluded, inner: level, len }
+    pub fn nest<L>(self, level: L) -> <Self as Innermost<L>>::Output
+    where
+        Self: Innermost<L>,
+    {
+        self.put_innermost(level)
     }
 }
 
@@ -380,6 +392,37 @@ pub trait Nest<K: Copy> {
     /// The keys of storage `storage`, counted as [`storage_count`](Self::storage_count) counts.
     #[doc(hidden)]
     fn storage(&self, storage: usize) -> Option<&dyn KeySet<K>>;
+}
+
+/// A family's levels with one more level put inside the innermost: what
+/// [`Nested::nest`] and [`Group::nest`] build. Implemented for `()` (no level yet) and every
+/// [`Nested`] level.
+#[doc(hidden)]
+pub trait Innermost<L> {
+    /// The levels with `L` inside the innermost.
+    type Output;
+
+    /// Puts `level` inside the innermost level.
+    fn put_innermost(self, level: L) -> Self::Output;
+}
+
+impl<L> Innermost<L> for () {
+    type Output = L;
+
+    #[inline]
+    fn put_innermost(self, level: L) -> L {
+        level
+    }
+}
+
+impl<M, X, N: Innermost<L>, L> Innermost<L> for Nested<M, X, N> {
+    type Output = Nested<M, X, N::Output>;
+
+    #[inline]
+    fn put_innermost(self, level: L) -> Self::Output {
+        let Nested { members, excluded, inner, len } = self;
+        Nested { members, excluded, inner: inner.put_innermost(level), len }
+    }
 }
 
 impl<K: Copy> Nest<K> for () {
@@ -714,6 +757,31 @@ where
     #[inline]
     pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3> {
         self.level_mut::<1>()
+    }
+
+    /// Puts `level` (with the levels inside it) inside the family's innermost level, and aligns
+    /// every level anew: levels nest outermost first as well as innermost first.
+    ///
+    /// Computes in **O(len)** lookups and swaps; allocates nothing.
+    ///
+    /// ```
+    /// use sparse_set_core::group::Nested;
+    /// use sparse_set_core::{Group, SparseSet};
+    ///
+    /// let set = |keys: &[u32]| keys.iter().copied().collect::<SparseSet<u32>>();
+    /// let family = Group::new((set(&[1, 2, 3]),))
+    ///     .nest(Nested::new((set(&[2, 3]),)))
+    ///     .nest(Nested::new((set(&[3]),))); // inside (a, b)
+    /// assert_eq!(family.nested().nested().keys(), &[3]);
+    /// family.assert_invariants();
+    /// ```
+    #[must_use]
+    pub fn nest<L>(self, level: L) -> Group<M, X, Nested<M2, X2, <N3 as Innermost<L>>::Output>>
+    where
+        N3: Innermost<L, Output: Nest<M::Key>>,
+    {
+        let (group, levels) = self.unnest();
+        group.nest(levels.put_innermost(level))
     }
 
     /// Takes the nested level out: the group as it was before [`nest`](Group::nest), and the
