@@ -1,14 +1,15 @@
 //! Lookups, filters and drivers of queries against a reference over `BTreeMap`s: random storages
 //! (a `SparseMap`, a derived storage, three tags), random filter sets (`without`, `with`,
 //! `any_of`), and random lists of keys, repeated ones included. `contains`, `get`, `get_mut`,
-//! `get_many`, `try_get_many_mut`, `iter_many` and `for_each_many` must agree with iteration
+//! `get_many`, `try_get_many_mut`, `iter_many`, `for_each_many`, `single` and `single_mut` must
+//! agree with iteration
 //! and with the reference; `drive_by` must walk its member's order; the std iterator must give
 //! the same keys backwards.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use sparse_soa::query::{LookupError, optional};
+use sparse_soa::query::{LookupError, SingleError, optional};
 use sparse_soa::{Group, SparseMap, SparseSet, SparseSoa, query};
 use sparse_soa_test_support::model;
 
@@ -144,6 +145,26 @@ fn run(case: &Case) {
         // Backwards, the same keys in reverse.
         let backwards: Vec<u32> = q.into_iter().rev().map(|(key, _)| key).collect();
         assert_eq!(backwards.iter().rev().copied().collect::<Vec<_>>(), visited);
+    });
+
+    // `single` and `single_mut`: the one visited key, or why there is none.
+    let want = match expected.len() {
+        0 => Err(SingleError::Empty),
+        1 => {
+            let key = *expected.first().unwrap();
+            Ok((key, case.a[&key], case.b[&key]))
+        }
+        _ => Err(SingleError::Multiple),
+    };
+    with_query!(case, &a, &b, [t0, t1, t2], |q| {
+        let mut q = q;
+        let got = q.single().map(|(key, (value, vel))| (key, *value, *vel.dx));
+        assert_eq!(got, want, "single");
+    });
+    with_query!(case, &mut a, &b, [t0, t1, t2], |q| {
+        let mut q = q;
+        let got = q.single_mut().map(|(key, (value, vel))| (key, *value, *vel.dx));
+        assert_eq!(got, want, "single_mut");
     });
 
     // `get_many`: the first missing key's position, or every view.

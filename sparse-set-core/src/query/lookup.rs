@@ -339,6 +339,30 @@ impl fmt::Display for LookupError {
 
 impl core::error::Error for LookupError {}
 
+/// Why [`Query::single`] or [`Query::single_mut`] found no row to lend: the query visits no key,
+/// or more than one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SingleError {
+    /// The query visits no key.
+    Empty,
+    /// The query visits more than one key.
+    Multiple,
+}
+
+impl fmt::Display for SingleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SingleError::Empty => "the query visits no key, where exactly one was expected",
+            SingleError::Multiple => {
+                "the query visits more than one key, where exactly one was expected"
+            }
+        })
+    }
+}
+
+impl core::error::Error for SingleError {}
+
 impl<M: MembersLookup, W: Exclude<M::Key>> Query<M, W> {
     /// Every member's slot for `key`, if the query visits it: every required member holds it
     /// and no filter skips it.
@@ -392,6 +416,74 @@ impl<M: MembersLookup, W: Exclude<M::Key>> Query<M, W> {
     pub fn get(&self, key: M::Key) -> Option<M::Reads<'_>> {
         let slots = self.slots_of(key)?;
         Some(self.members.reads(slots))
+    }
+
+    /// The one key the query visits, with every member's read-only view (bevy's
+    /// `query.single()`): "the player", when one entity carries the player's tag.
+    ///
+    /// It walks the query until it finds a second key (so **O(n)** in the worst case, like
+    /// iteration), then looks the one key up. It takes `&mut self` because walking a query
+    /// borrows its members as iteration does.
+    ///
+    /// # Errors
+    ///
+    /// [`SingleError::Empty`] when the query visits no key, [`SingleError::Multiple`] when it
+    /// visits more than one.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, query::SingleError, SparseMap, SparseSet};
+    ///
+    /// let positions: SparseMap<u32, f32> = [(1, 1.0), (2, 2.0), (3, 3.0)].into_iter().collect();
+    /// let player: SparseSet<u32> = [2].into_iter().collect();
+    /// let mut players = query((&positions,)).with(&player);
+    /// assert_eq!(players.single(), Ok((2, (&2.0,))));
+    /// assert_eq!(query((&positions,)).single(), Err(SingleError::Multiple));
+    /// ```
+    pub fn single(&mut self) -> Result<(M::Key, M::Reads<'_>), SingleError> {
+        let key = self.single_key()?;
+        self.get(key).map(|reads| (key, reads)).ok_or(SingleError::Empty)
+    }
+
+    /// The one key the query visits, with every member's view, mutable for members borrowed
+    /// mutably (bevy's `query.single_mut()`): "move the camera to the player".
+    ///
+    /// Computes as [`single`](Self::single).
+    ///
+    /// # Errors
+    ///
+    /// [`SingleError::Empty`] when the query visits no key, [`SingleError::Multiple`] when it
+    /// visits more than one.
+    ///
+    /// ```
+    /// use sparse_set_core::{query, query::SingleError, SparseMap, SparseSet};
+    ///
+    /// let mut positions: SparseMap<u32, f32> = [(1, 1.0), (2, 2.0)].into_iter().collect();
+    /// let camera: SparseSet<u32> = [1].into_iter().collect();
+    /// let target = positions[2];
+    /// let mut cameras = query((&mut positions,)).with(&camera);
+    /// if let Ok((_, (position,))) = cameras.single_mut() {
+    ///     *position = target;
+    /// }
+    /// assert_eq!(positions[1], 2.0);
+    /// let empty = SparseSet::<u32>::new();
+    /// assert_eq!(query((&mut positions,)).with(&empty).single_mut().err(), Some(SingleError::Empty));
+    /// ```
+    pub fn single_mut(&mut self) -> Result<(M::Key, <M as MembersView<'_>>::Views), SingleError>
+    where
+        M: for<'v> MembersView<'v>,
+    {
+        let key = self.single_key()?;
+        self.get_mut(key).map(|views| (key, views)).ok_or(SingleError::Empty)
+    }
+
+    /// The one key the query visits: the walk stops at the second.
+    fn single_key(&mut self) -> Result<M::Key, SingleError> {
+        let mut walk = self.iter();
+        let key = walk.next_key().ok_or(SingleError::Empty)?;
+        match walk.next_key() {
+            Some(_) => Err(SingleError::Multiple),
+            None => Ok(key),
+        }
     }
 
     /// The views of `key` in every member, mutable for members borrowed mutably, if the query

@@ -69,7 +69,9 @@ use core::fmt;
 use crate::storage::{Columnar, Storage};
 pub use exclude::{AnyOf, AnyOfFetch, Exclude, ExcludeFetch, With, WithFetch};
 pub(crate) use lookup::rows_at;
-pub use lookup::{IterMany, LookupError, MemberLookup, MemberView, MembersLookup, MembersView};
+pub use lookup::{
+    IterMany, LookupError, MemberLookup, MemberView, MembersLookup, MembersView, SingleError,
+};
 #[cfg(feature = "rayon")]
 pub use member::SplitFetch;
 pub use member::{
@@ -446,6 +448,14 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
         let (key, slots) =
             self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
         Some((key, self.fetches.views(slots)))
+    }
+
+    /// The next key the walk visits, without lending its views.
+    #[inline]
+    pub(crate) fn next_key(&mut self) -> Option<M::Key> {
+        let (key, _) =
+            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
+        Some(key)
     }
 
     /// Bounds on the number of elements left: at most the driver's keys not yet visited,
