@@ -459,7 +459,7 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N> RowStorage<Whol
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no storage in `{W}`",
     label = "no field of `{W}` stores a `{Self}`",
-    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member of a group field written `Group<(..), (..)>`",
+    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>`, at any of its `Nested` levels",
     note = "a world spawns rows only if it has an `Entities` field and no generic parameters"
 )]
 pub trait Component<W, I: Place>: Sized {
