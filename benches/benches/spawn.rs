@@ -41,6 +41,7 @@
 )]
 
 use bevy_ecs::component::Component;
+use sparsey::component::ComponentSet;
 use std::hint::black_box;
 
 use criterion::measurement::WallTime;
@@ -574,9 +575,12 @@ fn bench_respawn<W, H: Copy>(
 /// The steady state of `respawn_grouped` for one of our worlds (`$world`, a
 /// `#[derive(World)]` of the three components): its rows spawned and despawned by the world.
 macro_rules! respawn_ours {
-    ($g:expr, $world:ty, $name:expr) => {{
+    ($g:expr, $world:ty, $name:expr) => {
+        respawn_ours!($g, $world, $name, row)
+    };
+    ($g:expr, $world:ty, $name:expr, $row:expr) => {{
         let mut world = <$world>::default();
-        let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
+        let live: Vec<Entity> = world.spawn_batch((0..LIVE).map($row)).collect();
         bench_respawn(
             &mut $g,
             $name,
@@ -585,15 +589,20 @@ macro_rules! respawn_ours {
             |world, entity| {
                 world.despawn(entity);
             },
-            |world, i| world.spawn(row(i)),
+            |world, i| world.spawn($row(i)),
         );
     }};
 }
 
 /// The steady state of `respawn_grouped` for a sparsey `world` (grouped or a family): its rows
 /// created and destroyed by the world.
-fn respawn_sparsey(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut world: sparsey::World) {
-    let live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
+fn respawn_sparsey<R: ComponentSet>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut world: sparsey::World,
+    row: fn(u32) -> R,
+) {
+    let live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(row)).to_vec();
     bench_respawn(
         g,
         name,
@@ -602,7 +611,7 @@ fn respawn_sparsey(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, mut world: 
         |world, entity| {
             world.destroy(entity);
         },
-        |world, i| world.create(sparsey_row(i)),
+        |world, i| world.create(row(i)),
     );
 }
 
@@ -623,7 +632,7 @@ fn respawn_grouped(c: &mut Criterion) {
         |world, i| world.spawn(table_row(i)).id(),
     );
 
-    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world());
+    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world(), sparsey_row);
     g.finish();
 }
 
@@ -632,9 +641,56 @@ fn respawn_nested(c: &mut Criterion) {
     respawn_ours!(g, Grouped, "sparse-soa-flat");
     respawn_ours!(g, NestedWorld, "sparse-soa-nested");
     respawn_ours!(g, Wide, "sparse-soa-wide");
-    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world());
-    respawn_sparsey(&mut g, "sparsey-nested", sparsey_nested_world());
+    respawn_sparsey(&mut g, "sparsey-grouped", sparsey_grouped_world(), sparsey_row);
+    respawn_sparsey(&mut g, "sparsey-nested", sparsey_nested_world(), sparsey_row);
     g.finish();
+}
+
+/// Row `name` of a `cycle_*` group: every iteration takes one component from each of the
+/// `chosen` entities of `world`, then puts it back (`remove`, then `insert` with the entity's
+/// place in the list).
+fn bench_cycle<W, H: Copy, T, U>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut world: W,
+    chosen: &[H],
+    mut remove: impl FnMut(&mut W, H) -> T,
+    mut insert: impl FnMut(&mut W, H, u32) -> U,
+) {
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            for &handle in chosen {
+                black_box(remove(&mut world, handle));
+            }
+            for (i, &handle) in (0..).zip(chosen) {
+                // What an insert returns is dropped, as the loops by hand did.
+                let _replaced = insert(&mut world, handle, i);
+            }
+        });
+    });
+}
+
+/// One of our worlds (`$world`, a `#[derive(World)]`) with `LIVE` rows made by `$row`, and its
+/// entities at the positions `$cycling` lists.
+macro_rules! ours {
+    ($world:ty, $cycling:expr, $row:expr) => {{
+        let mut world = <$world>::default();
+        let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map($row)).collect();
+        let chosen: Vec<Entity> = $cycling.iter().map(|&i| entities[i as usize]).collect();
+        (world, chosen)
+    }};
+}
+
+/// A sparsey `world` with `LIVE` rows made by `row`, and its entities at the positions
+/// `cycling` lists.
+fn sparsey_with<R: ComponentSet>(
+    mut world: sparsey::World,
+    cycling: &[u32],
+    row: fn(u32) -> R,
+) -> (sparsey::World, Vec<sparsey::Entity>) {
+    let entities = world.extend((0..LIVE).map(row)).to_vec();
+    let chosen = cycling.iter().map(|&i| entities[i as usize]).collect();
+    (world, chosen)
 }
 
 fn cycle_nested(c: &mut Criterion) {
@@ -642,107 +698,50 @@ fn cycle_nested(c: &mut Criterion) {
     let mut g = group(c, "cycle_nested", LIVE, 2 * CHURN);
     let acc = |i: u32| Acc { x: 0.0, y: -9.8, z: i as f32 };
 
-    let mut world = Grouped::default();
-    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
-    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparse-soa-ungrouped", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.accelerations.remove(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.accelerations.insert(entity, acc(i));
-            }
-        });
-    });
-
-    let mut world = NestedWorld::default();
-    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
-    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparse-soa-nested", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.motion.nested_member_mut::<0>().remove(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.motion.nested_member_mut::<0>().insert(entity, acc(i));
-            }
-        });
-    });
-
-    let mut world = Wide::default();
-    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(row)).collect();
-    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparse-soa-wide", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.motion.member_mut::<2>().remove(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.motion.member_mut::<2>().insert(entity, acc(i));
-            }
-        });
-    });
-
-    let mut world = sparsey_nested_world();
-    let entities: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_row)).to_vec();
-    let chosen: Vec<sparsey::Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparsey-nested", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.remove::<(SparseyAcc,)>(entity));
-            }
-            for &entity in &chosen {
-                world.insert(entity, (SparseyAcc(ACC),));
-            }
-        });
-    });
+    let (world, chosen) = ours!(Grouped, cycling, row);
+    bench_cycle(
+        &mut g,
+        "sparse-soa-ungrouped",
+        world,
+        &chosen,
+        |w, e| w.accelerations.remove(e),
+        |w, e, i| w.accelerations.insert(e, acc(i)),
+    );
+    let (world, chosen) = ours!(NestedWorld, cycling, row);
+    bench_cycle(
+        &mut g,
+        "sparse-soa-nested",
+        world,
+        &chosen,
+        |w, e| w.motion.nested_member_mut::<0>().remove(e),
+        |w, e, i| w.motion.nested_member_mut::<0>().insert(e, acc(i)),
+    );
+    let (world, chosen) = ours!(Wide, cycling, row);
+    bench_cycle(
+        &mut g,
+        "sparse-soa-wide",
+        world,
+        &chosen,
+        |w, e| w.motion.member_mut::<2>().remove(e),
+        |w, e, i| w.motion.member_mut::<2>().insert(e, acc(i)),
+    );
+    let (world, chosen) = sparsey_with(sparsey_nested_world(), &cycling, sparsey_row);
+    bench_cycle(
+        &mut g,
+        "sparsey-nested",
+        world,
+        &chosen,
+        sparsey::World::remove::<(SparseyAcc,)>,
+        |w, e, _| w.insert(e, (SparseyAcc(ACC),)),
+    );
     g.finish();
 }
 
 fn respawn_deep(c: &mut Criterion) {
     let mut g = group(c, "respawn_deep", LIVE, 2 * CHURN);
-    for (name, deep) in [("sparse-soa-nested-beside", false), ("sparse-soa-deep", true)] {
-        if deep {
-            let mut world = DeepWorld::default();
-            let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
-            bench_respawn(
-                &mut g,
-                name,
-                world,
-                live,
-                |w, e| {
-                    w.despawn(e);
-                },
-                |w, i| w.spawn(spin_row(i)),
-            );
-        } else {
-            let mut world = NestedSpinWorld::default();
-            let live: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
-            bench_respawn(
-                &mut g,
-                name,
-                world,
-                live,
-                |w, e| {
-                    w.despawn(e);
-                },
-                |w, i| w.spawn(spin_row(i)),
-            );
-        }
-    }
-    let mut world = sparsey_deep_world();
-    let live: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_spin_row)).to_vec();
-    bench_respawn(
-        &mut g,
-        "sparsey-deep",
-        world,
-        live,
-        |world, entity| {
-            world.destroy(entity);
-        },
-        |world, i| world.create(sparsey_spin_row(i)),
-    );
+    respawn_ours!(g, NestedSpinWorld, "sparse-soa-nested-beside", spin_row);
+    respawn_ours!(g, DeepWorld, "sparse-soa-deep", spin_row);
+    respawn_sparsey(&mut g, "sparsey-deep", sparsey_deep_world(), sparsey_spin_row);
     g.finish();
 }
 
@@ -751,47 +750,33 @@ fn cycle_deep(c: &mut Criterion) {
     let mut g = group(c, "cycle_deep", LIVE, 2 * CHURN);
     let spin = |i: u32| Spin { w: i as f32 };
 
-    let mut world = NestedSpinWorld::default();
-    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
-    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparse-soa-ungrouped", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.spins.remove(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.spins.insert(entity, spin(i));
-            }
-        });
-    });
-
-    let mut world = DeepWorld::default();
-    let entities: Vec<Entity> = world.spawn_batch((0..LIVE).map(spin_row)).collect();
-    let chosen: Vec<Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparse-soa-deep", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.motion.level_member_mut::<2, 0>().remove(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.motion.level_member_mut::<2, 0>().insert(entity, spin(i));
-            }
-        });
-    });
-
-    let mut world = sparsey_deep_world();
-    let entities: Vec<sparsey::Entity> = world.extend((0..LIVE).map(sparsey_spin_row)).to_vec();
-    let chosen: Vec<sparsey::Entity> = cycling.iter().map(|&i| entities[i as usize]).collect();
-    g.bench_function("sparsey-deep", |b| {
-        b.iter(|| {
-            for &entity in &chosen {
-                black_box(world.remove::<(SparseySpin,)>(entity));
-            }
-            for (i, &entity) in (0..).zip(&chosen) {
-                world.insert(entity, (SparseySpin(i as f32),));
-            }
-        });
-    });
+    let (world, chosen) = ours!(NestedSpinWorld, cycling, spin_row);
+    bench_cycle(
+        &mut g,
+        "sparse-soa-ungrouped",
+        world,
+        &chosen,
+        |w, e| w.spins.remove(e),
+        |w, e, i| w.spins.insert(e, spin(i)),
+    );
+    let (world, chosen) = ours!(DeepWorld, cycling, spin_row);
+    bench_cycle(
+        &mut g,
+        "sparse-soa-deep",
+        world,
+        &chosen,
+        |w, e| w.motion.level_member_mut::<2, 0>().remove(e),
+        |w, e, i| w.motion.level_member_mut::<2, 0>().insert(e, spin(i)),
+    );
+    let (world, chosen) = sparsey_with(sparsey_deep_world(), &cycling, sparsey_spin_row);
+    bench_cycle(
+        &mut g,
+        "sparsey-deep",
+        world,
+        &chosen,
+        sparsey::World::remove::<(SparseySpin,)>,
+        |w, e, i| w.insert(e, (SparseySpin(i as f32),)),
+    );
     g.finish();
 }
 

@@ -159,17 +159,13 @@ impl<M: GroupMembers> Nested<M, ()> {
     /// ```
     #[must_use]
     pub fn new(members: M) -> Self {
-        Nested { members, excluded: (), inner: (), len: 0 }
+        Nested::detached(members, ())
     }
 }
 
 impl<M, X> Nested<M, X> {
     /// A detached level of any storages, aligned when a group takes it (or a loaded family
     /// measures it).
-    #[cfg_attr(
-        not(feature = "serde"),
-        expect(dead_code, reason = "loading (feature `serde`) is its caller")
-    )]
     pub(crate) fn detached(members: M, excluded: X) -> Self {
         Nested { members, excluded, inner: (), len: 0 }
     }
@@ -316,7 +312,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
     /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
-        Nested { members, excluded, inner: (), len: 0 }
+        Nested::detached(members, excluded)
     }
 }
 

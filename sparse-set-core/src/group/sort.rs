@@ -404,7 +404,7 @@ where
                 (members.view(b), nested.view(b)),
             )
         });
-        self.apply_nested(&permutation);
+        self.apply_level::<1>(&permutation);
     }
 
     /// Sorts the nested level's prefix (unstably, in place: it allocates nothing) with a
@@ -435,18 +435,15 @@ where
     {
         let len = self.nested_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested.members),
+            &mut (&mut self.members, &mut self.nested),
             len,
             |(members, nested), a, b| {
-                let keys = members.first_keys();
+                let (keys, level) = (members.first_keys(), &nested.members);
                 let (row_a, row_b) =
-                    ((members.view(a), nested.view(a)), (members.view(b), nested.view(b)));
+                    ((members.view(a), level.view(a)), (members.view(b), level.view(b)));
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            |(members, nested), a, b| {
-                members.swap(a, b);
-                nested.swap(a, b);
-            },
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
         );
     }
 
@@ -480,7 +477,7 @@ where
         let permutation = Permutation::sorted_by_key(self.nested_len(), |i| {
             f(&keys[i], (members.view(i), nested.view(i)))
         });
-        self.apply_nested(&permutation);
+        self.apply_level::<1>(&permutation);
     }
 
     /// Sorts the nested level's prefix by key, ascending, in place: it allocates nothing.
@@ -505,27 +502,6 @@ where
     where
         M::Key: Ord,
     {
-        let len = self.nested_len();
-        sort_in_place(
-            &mut (&mut self.members, &mut self.nested.members),
-            len,
-            |(members, _), a, b| {
-                let keys = members.first_keys();
-                keys[a] < keys[b]
-            },
-            |(members, nested), a, b| {
-                members.swap(a, b);
-                nested.swap(a, b);
-            },
-        );
-    }
-
-    /// Applies `permutation` (of the nested prefix) to every member of both levels.
-    fn apply_nested(&mut self, permutation: &Permutation) {
-        debug_assert_eq!(permutation.len(), self.nested_len());
-        permutation.for_each_swap(|a, b| {
-            self.members.swap(a, b);
-            self.nested.members.swap(a, b);
-        });
+        self.sort_level_keys::<1>();
     }
 }
