@@ -111,6 +111,7 @@ pub mod group;
 pub mod join;
 mod key;
 pub mod map;
+pub mod observe;
 mod pages;
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]

@@ -28,6 +28,7 @@ mod derive_panics;
 mod derive_zig_seed;
 mod group_model;
 mod nested_model;
+mod observe;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod parity;

@@ -7,8 +7,9 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
 use crate::key::Key;
 use crate::map::SparseMap;
+use crate::observe::Observer;
 
-impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// Reserves room for `additional` more elements on the dense side. Does nothing for a
     /// bounded map.
     ///
@@ -130,12 +131,13 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     pub fn try_clone(&self) -> Result<Self, Error>
     where
         V: Clone,
+        O: Clone,
     {
         let set = self.set.try_clone()?;
         let mut values = Vec::new();
         let capacity = if self.is_bounded() { self.values.capacity() } else { self.values.len() };
         try_reserve_exact(&mut values, capacity)?;
         values.extend_from_slice(&self.values);
-        Ok(Self { set, values })
+        Ok(Self { set, values, observer: self.observer.clone() })
     }
 }

@@ -6,6 +6,7 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail_insert};
 use crate::key::Key;
 use crate::map::SparseMap;
+use crate::observe::Observer;
 
 /// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
 ///
@@ -22,14 +23,14 @@ use crate::map::SparseMap;
 /// }
 /// assert_eq!(map[4], 40);
 /// ```
-pub enum Entry<'a, K: Key, V, D: DenseIndex = u32> {
+pub enum Entry<'a, K: Key, V, D: DenseIndex = u32, O: Observer<K, V> = ()> {
     /// The key is in the map.
-    Occupied(OccupiedEntry<'a, K, V, D>),
+    Occupied(OccupiedEntry<'a, K, V, D, O>),
     /// The key is not in the map.
-    Vacant(VacantEntry<'a, K, V, D>),
+    Vacant(VacantEntry<'a, K, V, D, O>),
 }
 
-impl<'a, K: Key, V, D: DenseIndex> Entry<'a, K, V, D> {
+impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> Entry<'a, K, V, D, O> {
     /// The entry's key.
     ///
     /// Computes in **O(1)** time.
@@ -158,7 +159,7 @@ impl<'a, K: Key, V, D: DenseIndex> Entry<'a, K, V, D> {
     }
 }
 
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for Entry<'_, K, V, D> {
+impl<K: Key, V: fmt::Debug, D: DenseIndex, O: Observer<K, V>> fmt::Debug for Entry<'_, K, V, D, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Entry::Occupied(entry) => f.debug_tuple("Occupied").field(entry).finish(),
@@ -179,12 +180,12 @@ impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for Entry<'_, K, V, D> {
 /// }
 /// assert_eq!(map[1], 11);
 /// ```
-pub struct OccupiedEntry<'a, K: Key, V, D: DenseIndex = u32> {
-    pub(super) map: &'a mut SparseMap<K, V, D>,
+pub struct OccupiedEntry<'a, K: Key, V, D: DenseIndex = u32, O: Observer<K, V> = ()> {
+    pub(super) map: &'a mut SparseMap<K, V, D, O>,
     pub(super) index: usize,
 }
 
-impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
+impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> OccupiedEntry<'a, K, V, D, O> {
     /// The entry's key.
     ///
     /// Computes in **O(1)** time.
@@ -243,6 +244,7 @@ impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
     /// assert_eq!(entry.get(), &11);
     /// ```
     pub fn get_mut(&mut self) -> &mut V {
+        self.map.observer.written(self.index..self.index + 1);
         &mut self.map.values[self.index]
     }
 
@@ -259,6 +261,7 @@ impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
     /// ```
     #[must_use]
     pub fn into_mut(self) -> &'a mut V {
+        self.map.observer.written(self.index..self.index + 1);
         &mut self.map.values[self.index]
     }
 
@@ -274,7 +277,10 @@ impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
     /// assert_eq!(map[1], 20);
     /// ```
     pub fn insert(&mut self, value: V) -> V {
-        core::mem::replace(self.get_mut(), value)
+        let (key, index) = (self.key(), self.index);
+        let old = core::mem::replace(&mut self.map.values[index], value);
+        self.map.observer.replaced(key, index, &old, &self.map.values[index]);
+        old
     }
 
     /// Removes the element by **swap-remove** (the last element moves into its position);
@@ -312,7 +318,9 @@ impl<'a, K: Key, V, D: DenseIndex> OccupiedEntry<'a, K, V, D> {
     }
 }
 
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for OccupiedEntry<'_, K, V, D> {
+impl<K: Key, V: fmt::Debug, D: DenseIndex, O: Observer<K, V>> fmt::Debug
+    for OccupiedEntry<'_, K, V, D, O>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OccupiedEntry")
             .field("key", &self.key())
@@ -334,12 +342,12 @@ impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for OccupiedEntry<'_, K, V
 /// }
 /// assert_eq!(map[1], 11);
 /// ```
-pub struct VacantEntry<'a, K: Key, V, D: DenseIndex = u32> {
-    pub(super) map: &'a mut SparseMap<K, V, D>,
+pub struct VacantEntry<'a, K: Key, V, D: DenseIndex = u32, O: Observer<K, V> = ()> {
+    pub(super) map: &'a mut SparseMap<K, V, D, O>,
     pub(super) key: K,
 }
 
-impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
+impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> VacantEntry<'a, K, V, D, O> {
     /// The key the entry would insert.
     ///
     /// Computes in **O(1)** time.
@@ -395,7 +403,7 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
         let key = self.key;
         match self.try_insert(value) {
             Ok(value) => value,
-            Err(error) => fail_insert::<SparseMap<K, V, D>, _>(key, error),
+            Err(error) => fail_insert::<SparseMap<K, V, D, O>, _>(key, error),
         }
     }
 
@@ -417,11 +425,12 @@ impl<'a, K: Key, V, D: DenseIndex> VacantEntry<'a, K, V, D> {
     pub fn try_insert(self, value: V) -> Result<&'a mut V, Error> {
         let (index, displaced) = self.map.try_insert_full(self.key, value)?;
         drop(displaced);
+        self.map.observer.written(index..index + 1);
         Ok(&mut self.map.values[index])
     }
 }
 
-impl<K: Key, V, D: DenseIndex> fmt::Debug for VacantEntry<'_, K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> fmt::Debug for VacantEntry<'_, K, V, D, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("VacantEntry").field(&self.key).finish()
     }

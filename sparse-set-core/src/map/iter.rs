@@ -10,8 +10,9 @@ use core::slice;
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
+use crate::observe::Observer;
 use crate::rows::Rows;
-use crate::set;
+use crate::set::{self, Removed};
 
 /// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
 ///
@@ -117,7 +118,9 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
 
 /// Draining iterator over a map's keys and values in dense order: [`SparseMap::drain`].
 ///
-/// The map is already empty; values not yet yielded are dropped with the iterator.
+/// The map is already empty; values not yet yielded are dropped with the iterator. A map's
+/// [`Observer`] hears of each row as it is yielded or dropped (the map being empty then, the
+/// removal reports no move).
 ///
 /// ```
 /// # use sparse_set_core::SparseMap;
@@ -127,30 +130,73 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
 /// drop(drain); // drops 'b'
 /// assert!(map.is_empty());
 /// ```
-pub struct Drain<'a, K, V> {
+pub struct Drain<'a, K, V, O: Observer<K, V> = ()> {
     pub(super) inner: Zip<set::Drain<'a, K>, vec::Drain<'a, V>>,
+    pub(super) observer: &'a mut O,
+    /// The positions the next rows from the front and the back had in the map.
+    pub(super) front: usize,
+    pub(super) back: usize,
 }
 
-impl<K, V> Iterator for Drain<'_, K, V> {
+impl<K: Copy, V, O: Observer<K, V>> Drain<'_, K, V, O> {
+    /// Reports the row that was at `index`.
+    #[inline]
+    fn report(&mut self, row: Option<(K, V)>, index: usize) -> Option<(K, V)> {
+        let (key, value) = row?;
+        self.observer.removed(key, &value, Removed { index, moved: None });
+        Some((key, value))
+    }
+}
+
+impl<K: Copy, V, O: Observer<K, V>> Iterator for Drain<'_, K, V, O> {
     type Item = (K, V);
 
-    iterator_methods!(identity);
+    #[inline]
+    fn next(&mut self) -> Option<(K, V)> {
+        let row = self.inner.next();
+        let index = self.front;
+        self.front += usize::from(row.is_some());
+        self.report(row, index)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
 }
 
-impl<K, V> DoubleEndedIterator for Drain<'_, K, V> {
-    double_ended_iterator_methods!(identity);
+impl<K: Copy, V, O: Observer<K, V>> DoubleEndedIterator for Drain<'_, K, V, O> {
+    #[inline]
+    fn next_back(&mut self) -> Option<(K, V)> {
+        let row = self.inner.next_back();
+        self.back -= usize::from(row.is_some());
+        let index = self.back;
+        self.report(row, index)
+    }
 }
 
-impl<K, V> ExactSizeIterator for Drain<'_, K, V> {}
-impl<K, V> FusedIterator for Drain<'_, K, V> {}
+impl<K: Copy, V, O: Observer<K, V>> ExactSizeIterator for Drain<'_, K, V, O> {}
+impl<K: Copy, V, O: Observer<K, V>> FusedIterator for Drain<'_, K, V, O> {}
 
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Drain<'_, K, V> {
+impl<K, V, O: Observer<K, V>> Drop for Drain<'_, K, V, O> {
+    fn drop(&mut self) {
+        if O::OBSERVES {
+            // The rows not yet yielded are removed too: report each.
+            for (key, value) in self.inner.by_ref() {
+                self.observer.removed(key, &value, Removed { index: self.front, moved: None });
+                self.front += 1;
+            }
+        }
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug, O: Observer<K, V>> fmt::Debug for Drain<'_, K, V, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Drain").field("remaining", &self.inner.size_hint().0).finish()
     }
 }
 
-impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a SparseMap<K, V, D> {
+impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> IntoIterator for &'a SparseMap<K, V, D, O> {
     type Item = (K, &'a V);
     type IntoIter = Iter<'a, K, V>;
 
@@ -159,7 +205,9 @@ impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a SparseMap<K, V, D> {
     }
 }
 
-impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a mut SparseMap<K, V, D> {
+impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> IntoIterator
+    for &'a mut SparseMap<K, V, D, O>
+{
     type Item = (K, &'a mut V);
     type IntoIter = IterMut<'a, K, V>;
 
@@ -168,11 +216,11 @@ impl<'a, K: Key, V, D: DenseIndex> IntoIterator for &'a mut SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> IntoIterator for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> IntoIterator for SparseMap<K, V, D, O> {
     type Item = (K, V);
     type IntoIter = IntoIter<K, V>;
 
-    /// Yields the keys and values in dense order.
+    /// Yields the keys and values in dense order. The observer is dropped and told nothing.
     fn into_iter(self) -> Self::IntoIter {
         IntoIter { inner: self.set.into_iter().zip(self.values) }
     }

@@ -35,6 +35,8 @@ use crate::storage::{Columnar, Storage};
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
 
+use crate::observe::Observer;
+
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.
 ///
@@ -73,9 +75,10 @@ pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
 /// assert_eq!(names.remove(42), Some("forty-two"));
 /// assert_eq!(names.keys(), &[7]);
 /// ```
-pub struct SparseMap<K, V, D: DenseIndex = u32> {
+pub struct SparseMap<K, V, D: DenseIndex = u32, O = ()> {
     set: SparseSet<K, D>,
     values: Vec<V>,
+    observer: O,
 }
 
 impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
@@ -90,7 +93,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { set: SparseSet::new(), values: Vec::new() }
+        Self { set: SparseSet::new(), values: Vec::new(), observer: () }
     }
 
     /// An empty map with room for `capacity` elements before the dense side reallocates. Sparse
@@ -194,7 +197,87 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         let mut values = Vec::new();
         try_reserve_exact(&mut values, capacity.min(D::MAX_LEN))?;
         let set = SparseSet::try_bounded(capacity, key_limit)?;
-        Ok(Self { set, values })
+        Ok(Self { set, values, observer: () })
+    }
+}
+
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
+    /// An empty map that reports every change to `observer` (see [`observe`](crate::observe)).
+    /// Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut map = SparseMap::<u32, f32, u32, _>::with_observer(Removals::new());
+    /// map.insert(1, 1.0);
+    /// map.remove(1);
+    /// assert_eq!(map.observer().keys(), &[1]);
+    /// ```
+    #[must_use]
+    pub const fn with_observer(observer: O) -> Self {
+        Self { set: SparseSet::new(), values: Vec::new(), observer }
+    }
+
+    /// The same map, reporting from now on to `observer`, which is told the rows the map holds
+    /// already and, for a bounded map, its capacity ([`Observer::attached`]). Keeps the map's
+    /// memory and bounds; the old observer is dropped.
+    ///
+    /// Computes in **O(1)** time, plus what `attached` costs.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8>::bounded(100, 100).observed_by(Journal::bounded(1024));
+    /// map.insert(1, 0);
+    /// assert_eq!(map.observer().patch().dirty_rows(), 1);
+    /// assert_eq!(map.capacity(), 100);
+    /// ```
+    #[must_use]
+    pub fn observed_by<P: Observer<K, V>>(self, mut observer: P) -> SparseMap<K, V, D, P> {
+        let bound = self.is_bounded().then(|| self.capacity());
+        observer.attached(self.set.as_slice(), bound);
+        SparseMap { set: self.set, values: self.values, observer }
+    }
+
+    /// The map's observer.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let map = SparseMap::<u32, u8, u32, Removals<u32>>::default();
+    /// assert!(map.observer().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// The map's observer, mutably: to drain or clear what it collected. The map's rows cannot
+    /// be reached through it.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Removals<u32>>::default();
+    /// map.insert(1, 0);
+    /// map.remove(1);
+    /// map.observer_mut().clear();
+    /// assert!(map.observer().is_empty());
+    /// ```
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
     }
 
     /// Whether the map was made by [`bounded`](Self::bounded): then it never allocates.
@@ -406,7 +489,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         if index < self.values.len() {
             // `key` was present, or replaced the different key that held its slot: an overwrite
             // never allocates.
-            return Ok((index, Some(core::mem::replace(&mut self.values[index], value))));
+            let old = core::mem::replace(&mut self.values[index], value);
+            self.observer.replaced(key, index, &old, &self.values[index]);
+            return Ok((index, Some(old)));
         }
         debug_assert_eq!(index, self.values.len());
         // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
@@ -418,6 +503,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
             return Err(error.into());
         }
         self.values.push(value);
+        self.observer.inserted(key, index, &self.values[index]);
         Ok((index, None))
     }
 
@@ -456,7 +542,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[inline]
     pub fn remove_with_info(&mut self, key: K) -> Option<(V, Removed<K>)> {
         let removed = self.set.remove_with_info(key)?;
-        Some((self.values.swap_remove(removed.index), removed))
+        let value = self.values.swap_remove(removed.index);
+        self.observer.removed(key, &value, removed);
+        Some((value, removed))
     }
 
     /// Removes the element at dense position `index` by **swap-remove**; returns its key and
@@ -473,8 +561,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     pub fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
         let key = self.set.get_index(index)?;
-        self.set.remove_index(index);
-        Some((key, self.values.swap_remove(index)))
+        let removed = self.set.remove_index(index);
+        let value = self.values.swap_remove(index);
+        self.observer.removed(key, &value, removed);
+        Some((key, value))
     }
 
     /// Removes and returns the last element in dense order; nothing else moves.
@@ -491,7 +581,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         let key = self.set.pop()?;
         let value = self.values.pop();
         debug_assert!(value.is_some());
-        value.map(|value| (key, value))
+        let value = value?;
+        let index = self.set.len();
+        self.observer.removed(key, &value, Removed { index, moved: None });
+        Some((key, value))
     }
 
     /// The value stored under `key`.
@@ -532,7 +625,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
     )]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        self.values.get_mut(self.set.get_index_of(key)?)
+        let index = self.set.get_index_of(key)?;
+        self.observer.written(index..index + 1);
+        self.values.get_mut(index)
     }
 
     /// The key as stored and its value.
@@ -636,7 +731,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[inline]
     pub fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
-        Some((self.set.get_index(index)?, &mut self.values[index]))
+        let key = self.set.get_index(index)?;
+        self.observer.written(index..index + 1);
+        Some((key, &mut self.values[index]))
     }
 
     /// Mutable references to the values of several keys at once; `None` for a key not in the
@@ -665,6 +762,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     #[track_caller]
     pub fn get_disjoint_mut<const N: usize>(&mut self, keys: [K; N]) -> [Option<&mut V>; N] {
         let positions = disjoint::positions(&self.set, keys);
+        for index in positions.into_iter().flatten() {
+            self.observer.written(index..index + 1);
+        }
         disjoint::rows_mut(&mut self.values, positions)
     }
 
@@ -713,6 +813,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> &mut [V] {
+        self.observer.written(0..self.values.len());
         &mut self.values
     }
 
@@ -750,6 +851,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// ```
     #[inline]
     pub fn columns_mut(&mut self) -> ColumnsMut<'_, K, V> {
+        self.observer.written(0..self.values.len());
         let keys = self.set.as_slice();
         ColumnsMut { keys, values: &mut self.values[..keys.len()] }
     }
@@ -796,6 +898,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.values(), &[9, 11]);
     /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
+        self.observer.written(0..self.values.len());
         IterMut { inner: self.set.as_slice().iter().zip(&mut self.values) }
     }
 
@@ -811,7 +914,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// }
     /// assert_eq!((counts[3], counts[5]), (3, 1));
     /// ```
-    pub fn entry(&mut self, key: K) -> Entry<'_, K, V, D> {
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V, D, O> {
         match self.set.get_index_of(key) {
             Some(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
             None => Entry::Vacant(VacantEntry { map: self, key }),
@@ -883,8 +986,14 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.drain().collect::<Vec<_>>(), [(8, 'a'), (9, 'b')]);
     /// assert!(map.is_empty());
     /// ```
-    pub fn drain(&mut self) -> Drain<'_, K, V> {
-        Drain { inner: self.set.drain().zip(self.values.drain(..)) }
+    pub fn drain(&mut self) -> Drain<'_, K, V, O> {
+        let len = self.values.len();
+        Drain {
+            inner: self.set.drain().zip(self.values.drain(..)),
+            observer: &mut self.observer,
+            front: 0,
+            back: len,
+        }
     }
 
     /// Removes every element, dropping the values. Keeps all allocated memory.
@@ -900,8 +1009,12 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.get_index_of(9), Some(0));
     /// ```
     pub fn clear(&mut self) {
-        self.set.clear();
-        self.values.clear();
+        if O::OBSERVES {
+            self.truncate(0);
+        } else {
+            self.set.clear();
+            self.values.clear();
+        }
     }
 
     /// Keeps the first `len` elements in dense order and drops the rest; nothing else moves.
@@ -917,8 +1030,15 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert!(!map.contains_key(3));
     /// ```
     pub fn truncate(&mut self, len: usize) {
-        self.set.truncate(len);
-        self.values.truncate(len);
+        if O::OBSERVES {
+            // Row by row from the end, so that every removal is reported on a consistent map.
+            while self.len() > len {
+                self.pop();
+            }
+        } else {
+            self.set.truncate(len);
+            self.values.truncate(len);
+        }
     }
 
     /// Checks the set's invariants and that every key has exactly one value; panics describing

@@ -6,12 +6,13 @@ use core::cmp::Ordering;
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
+use crate::observe::Observer;
 use crate::permutation::Permutation;
 #[cfg(doc)]
 use crate::set::SparseSet;
 use crate::storage::Columnar;
 
-impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly
     /// once in dense order; `keep` may change the value. Kept elements keep their relative order.
     ///
@@ -32,6 +33,22 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.values(), &[1, 21, 41]);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(K, &mut V) -> bool) {
+        if O::OBSERVES {
+            // `keep` sees every value mutably: all count as written. Then the same moves, each
+            // reported, and the rejected tail popped row by row.
+            self.observer.written(0..self.len());
+            let mut kept = 0;
+            for read in 0..self.len() {
+                if keep(self.set.as_slice()[read], &mut self.values[read]) {
+                    if kept != read {
+                        self.swap_indices(kept, read);
+                    }
+                    kept += 1;
+                }
+            }
+            self.truncate(kept);
+            return;
+        }
         let kept = self.set.retain_with(
             &mut self.values,
             |values, index, key| keep(key, &mut values[index]),
@@ -60,6 +77,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     pub fn swap_indices(&mut self, a: usize, b: usize) {
         self.set.swap_indices(a, b);
         self.values.swap(a, b);
+        self.observer.swapped(a, b);
     }
 
     /// Sorts the elements (stable) with a comparator that sees both keys and both values.
@@ -92,7 +110,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
 
     /// Sorts the elements (unstable) with a comparator that sees both keys and both values, in
     /// place: elements that compare equal may be reordered, and nothing is allocated (a
-    /// bounded map stays allocation-free).
+    /// bounded map stays allocation-free). A map with an [`Observer`] sorts through one
+    /// [`Permutation`] of `len` positions instead, which it reports.
     ///
     /// Keys and values are swapped together
     /// ([`SparseSet::sort_unstable_with`]), so if `compare` panics the map holds the same
@@ -108,6 +127,15 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert_eq!(map.keys(), &[1, 3, 2]);
     /// ```
     pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &V, &K, &V) -> Ordering) {
+        if O::OBSERVES {
+            // An observer hears of one permutation, not of each swap.
+            let (keys, values) = (self.set.as_slice(), &self.values);
+            let permutation = Permutation::sorted_unstable_by(keys.len(), |a, b| {
+                compare(&keys[a], &values[a], &keys[b], &values[b])
+            });
+            self.apply_permutation(&permutation);
+            return;
+        }
         self.set.sort_unstable_with(
             &mut self.values,
             |values, keys, a, b| compare(&keys[a], &values[a], &keys[b], &values[b]),
@@ -134,7 +162,8 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
         self.sort_by(|ka, va, kb, vb| f(ka, va).cmp(&f(kb, vb)));
     }
 
-    /// Sorts the elements by key, ascending, in place: no allocation.
+    /// Sorts the elements by key, ascending, in place: no allocation (but see
+    /// [`sort_unstable_by`](Self::sort_unstable_by) for a map with an [`Observer`]).
     ///
     /// Computes in **O(len log len)** time. If `K::cmp` panics, see
     /// [`sort_unstable_by`](Self::sort_unstable_by).
@@ -158,6 +187,7 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     fn apply_permutation(&mut self, permutation: &Permutation) {
         self.set.apply_permutation(permutation);
         permutation.apply(&mut self.values);
+        self.observer.permuted(permutation);
     }
 
     /// Reorders the map to follow `order` (`EnTT`'s `sort_as`): the keys of `order` that the map

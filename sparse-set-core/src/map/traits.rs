@@ -9,16 +9,17 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
 use crate::key::Key;
 use crate::map::{Columns, ColumnsMut, SparseMap};
+use crate::observe::Observer;
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
 
-impl<K: Key, V, D: DenseIndex> Default for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Default> Default for SparseMap<K, V, D, O> {
     fn default() -> Self {
-        Self::new()
+        Self::with_observer(O::default())
     }
 }
 
-impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
+impl<K: Key, V: Clone, D: DenseIndex, O: Observer<K, V> + Clone> Clone for SparseMap<K, V, D, O> {
     /// Clones keys and values; a bounded map's clone is bounded alike, with its values'
     /// capacity reserved.
     ///
@@ -33,7 +34,7 @@ impl<K: Key, V: Clone, D: DenseIndex> Clone for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for SparseMap<K, V, D> {
+impl<K: Key, V: fmt::Debug, D: DenseIndex, O: Observer<K, V>> fmt::Debug for SparseMap<K, V, D, O> {
     /// Prints the map as `{key: value, ...}` in dense order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
@@ -41,15 +42,15 @@ impl<K: Key, V: fmt::Debug, D: DenseIndex> fmt::Debug for SparseMap<K, V, D> {
 }
 
 /// Two maps are equal when they hold the same keys with equal values, in any order.
-impl<K: Key, V: PartialEq, D: DenseIndex> PartialEq for SparseMap<K, V, D> {
+impl<K: Key, V: PartialEq, D: DenseIndex, O: Observer<K, V>> PartialEq for SparseMap<K, V, D, O> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().all(|(key, value)| other.get(key) == Some(value))
     }
 }
 
-impl<K: Key, V: Eq, D: DenseIndex> Eq for SparseMap<K, V, D> {}
+impl<K: Key, V: Eq, D: DenseIndex, O: Observer<K, V>> Eq for SparseMap<K, V, D, O> {}
 
-impl<K: Key, V, D: DenseIndex> Extend<(K, V)> for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Extend<(K, V)> for SparseMap<K, V, D, O> {
     /// Inserts every pair; a later value for the same key replaces an earlier one.
     ///
     /// # Panics
@@ -64,20 +65,22 @@ impl<K: Key, V, D: DenseIndex> Extend<(K, V)> for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> FromIterator<(K, V)> for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Default> FromIterator<(K, V)>
+    for SparseMap<K, V, D, O>
+{
     /// Collects pairs into a new map; a later value for the same key replaces an earlier one.
     ///
     /// # Panics
     ///
     /// As [`SparseMap::insert`].
     fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
-        let mut map = Self::new();
+        let mut map = Self::default();
         map.extend(pairs);
         map
     }
 }
 
-impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Index<K> for SparseMap<K, V, D, O> {
     type Output = V;
 
     /// The value of `key`.
@@ -94,7 +97,7 @@ impl<K: Key, V, D: DenseIndex> Index<K> for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> IndexMut<K> for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> IndexMut<K> for SparseMap<K, V, D, O> {
     /// The value of `key`, mutably.
     ///
     /// # Panics
@@ -109,7 +112,7 @@ impl<K: Key, V, D: DenseIndex> IndexMut<K> for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Storage for SparseMap<K, V, D, O> {
     type Key = K;
     type Dense = D;
     type Value = V;
@@ -160,7 +163,13 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     fn push_fresh_run(&mut self, keys: &[K], values: &mut Vec<V>) {
         let pushed = self.set.push_fresh_run(keys);
         debug_assert_eq!(pushed, keys.len(), "a run longer than `fresh_run_len` measured");
+        let start = self.values.len();
         self.values.extend(values.drain(..pushed));
+        if O::OBSERVES {
+            for (index, &key) in (start..).zip(&keys[..pushed]) {
+                self.observer.inserted(key, index, &self.values[index]);
+            }
+        }
     }
 
     #[inline]
@@ -185,7 +194,7 @@ impl<K: Key, V, D: DenseIndex> Storage for SparseMap<K, V, D> {
     }
 }
 
-impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D, O> {
     type Columns<'a>
         = Columns<'a, K, V>
     where
@@ -207,6 +216,7 @@ impl<K: Key, V, D: DenseIndex> Columnar for SparseMap<K, V, D> {
 
     #[inline]
     fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
+        self.observer.written(0..self.values.len());
         let keys = self.set.as_slice();
         (&self.set, ColumnsMut { keys, values: &mut self.values[..keys.len()] })
     }

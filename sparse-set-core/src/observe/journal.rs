@@ -1,0 +1,846 @@
+//! [`Journal`]: the move journal a mirror drains. It records the storage's changes two ways at
+//! once:
+//!
+//! - **in order** ([`Journal::changes`]), for mirrors that hold state of their own (a spatial
+//!   index, a GPU buffer moved by copies): push, replace, write, swap-remove, swap, permute,
+//!   truncate. Past its byte limit the journal drops them and says [`Resync`];
+//! - **coalesced** ([`Journal::patch`]), for copy mirrors: one dirty bit per row, so a mirror
+//!   copies the rows written or moved into since it last synced, and never more than a full
+//!   upload.
+//!
+//! # Invariant
+//!
+//! With `mirror` the storage's rows when [`Journal::clear`] was last called (or when the journal
+//! was attached to an empty storage):
+//!
+//! - unless [`resync`](Journal::is_resync) is set, replaying [`changes`](Journal::changes) on
+//!   `mirror`'s keys gives the storage's keys;
+//! - `len` is the storage's length; every row at a position `< len` whose dirty bit is clear
+//!   holds what `mirror` holds there; no bit at or past `len` is set, and `dirty_rows` counts the
+//!   set bits;
+//! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
+//!   would have taken more.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::mem::size_of;
+use core::ops::Range;
+
+use crate::observe::Observer;
+use crate::permutation::Permutation;
+use crate::set::Removed;
+
+/// What a journal records by default before it asks for a resync: 1 MiB.
+const DEFAULT_LIMIT: usize = 1 << 20;
+
+/// Positions a permutation's order packs into one operation.
+const ORDER_PER_OP: usize = 2;
+
+/// One recorded operation, positions as `u32` so that an operation on `u32` or
+/// [`Entity`](crate::Entity) keys takes at most 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op<K> {
+    Push(K),
+    Replace(u32, K),
+    Write(u32, u32),
+    SwapRemove(u32),
+    Swap(u32, u32),
+    /// A permutation of this many positions; its order follows in `Order` operations.
+    Permute(u32),
+    Order([u32; ORDER_PER_OP]),
+    Truncate(u32),
+}
+
+/// A move journal: the [`Observer`] a mirror of a storage drains, through the ordered
+/// [`changes`](Self::changes) or the coalesced [`patch`](Self::patch), then [`clear`s](Self::clear).
+///
+/// It holds the ordered operations up to a byte limit ([`new`](Self::new): 1 MiB), past which it
+/// stops recording them and reports [`Resync`]; and one dirty bit per row, which never overflows.
+/// An operation takes 12 bytes with `u32` keys and 16 with [`Entity`](crate::Entity) keys; a
+/// sort records one permutation at 6 bytes per row.
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::observe::Journal;
+///
+/// let mut map = SparseMap::<u32, f32, u32, Journal<u32>>::default();
+/// let mut mirror: Vec<f32> = Vec::new(); // stands in for a GPU buffer
+///
+/// map.insert(1, 1.0);
+/// map.insert(2, 2.0);
+/// map.insert(3, 3.0);
+/// map.remove(1); // 3 moves into position 0
+/// *map.get_mut(2).unwrap() = 20.0;
+///
+/// let patch = map.observer().patch();
+/// mirror.resize(patch.len(), 0.0);
+/// for rows in patch.ranges() {
+///     mirror[rows.clone()].copy_from_slice(&map.values()[rows]);
+/// }
+/// map.observer_mut().clear();
+/// assert_eq!(mirror, map.values());
+/// ```
+pub struct Journal<K> {
+    ops: Vec<Op<K>>,
+    limit: usize,
+    /// Made by [`Journal::bounded`]: the operations never allocate past their capacity.
+    fixed: bool,
+    resync: bool,
+    len: usize,
+    dirty: Vec<u64>,
+    dirty_rows: usize,
+}
+
+impl<K: Copy> Journal<K> {
+    /// A journal that records up to 1 MiB of operations before it asks for a resync. Does not
+    /// allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// let journal = Journal::<u32>::new();
+    /// assert_eq!(journal.limit(), 1 << 20);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::with_limit(DEFAULT_LIMIT)
+    }
+
+    /// A journal that records up to `bytes` of operations, then asks for a resync. Does not
+    /// allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8>::new().observed_by(Journal::with_limit(64));
+    /// map.extend((0..100).map(|key| (key, 0)));
+    /// assert!(map.observer().is_resync()); // 100 pushes take 1,200 bytes
+    /// assert_eq!(map.observer().patch().dirty_rows(), 100); // the dirty bits are exact
+    /// ```
+    #[must_use]
+    pub const fn with_limit(bytes: usize) -> Self {
+        Self {
+            ops: Vec::new(),
+            limit: bytes,
+            fixed: false,
+            resync: false,
+            len: 0,
+            dirty: Vec::new(),
+            dirty_rows: 0,
+        }
+    }
+
+    /// A journal that allocates room for `bytes` of operations here and never allocates for
+    /// them again: past it, it asks for a resync. Attached to a bounded storage (through
+    /// [`observed_by`](crate::SparseMap::observed_by)) it also sizes its dirty bits for the
+    /// storage's capacity then, so it never allocates after that call.
+    ///
+    /// Computes in **O(`bytes`)** time.
+    ///
+    /// # Panics
+    ///
+    /// If the allocation fails.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let map = SparseMap::<u32, f32, u16>::bounded(1000, 1000).observed_by(Journal::bounded(4096));
+    /// assert_eq!(map.observer().limit(), 4096);
+    /// ```
+    #[must_use]
+    pub fn bounded(bytes: usize) -> Self {
+        let mut journal = Self::with_limit(bytes);
+        journal.ops.reserve_exact(bytes / size_of::<Op<K>>());
+        journal.fixed = true;
+        journal
+    }
+
+    /// How many bytes of operations the journal records before it asks for a resync.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert_eq!(Journal::<u32>::with_limit(100).limit(), 100);
+    /// ```
+    #[must_use]
+    pub const fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// How many bytes the recorded operations take.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// map.insert(1, 1);
+    /// map.insert(2, 2);
+    /// assert_eq!(map.observer().bytes(), 24); // two pushes of 12 bytes
+    /// ```
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.ops.len() * size_of::<Op<K>>()
+    }
+
+    /// Whether the operations passed the limit since the last [`clear`](Self::clear) (or the
+    /// journal was attached to a storage holding rows already): the ordered
+    /// [`changes`](Self::changes) are gone, and a mirror that needs them rebuilds from the
+    /// storage. The coalesced [`patch`](Self::patch) stays exact.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert!(!Journal::<u32>::new().is_resync());
+    /// ```
+    #[must_use]
+    pub const fn is_resync(&self) -> bool {
+        self.resync
+    }
+
+    /// The storage's length, as the journal saw it last.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// map.insert(7, 0);
+    /// assert_eq!(map.observer().len(), 1);
+    /// ```
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the storage is empty, as the journal saw it last.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert!(Journal::<u32>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The operations since the last [`clear`](Self::clear), in order; or [`Resync`] when they
+    /// passed the limit.
+    ///
+    /// Computes in **O(1)** time; the iterator runs in O(operations).
+    ///
+    /// # Errors
+    ///
+    /// [`Resync`] when the operations passed the journal's limit, or it was attached to a
+    /// storage holding rows: rebuild the mirror from the storage, then [`clear`](Self::clear).
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::{Change, Journal};
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// let mut mirror: Vec<u32> = Vec::new(); // the keys, as a mirror holds them
+    /// map.insert(1, 0);
+    /// map.insert(2, 0);
+    /// map.remove(1);
+    /// for change in map.observer().changes().unwrap() {
+    ///     match change {
+    ///         Change::Push { key } => mirror.push(key),
+    ///         Change::SwapRemove { index } => { mirror.swap_remove(index); }
+    ///         _ => unreachable!(),
+    ///     }
+    /// }
+    /// assert_eq!(mirror, map.keys());
+    /// ```
+    pub fn changes(&self) -> Result<Changes<'_, K>, Resync> {
+        if self.resync { Err(Resync { limit: self.limit }) } else { Ok(Changes { ops: &self.ops }) }
+    }
+
+    /// The coalesced view: which rows a copy mirror copies to catch up since the last
+    /// [`clear`](Self::clear). Exact whatever the limit.
+    ///
+    /// Computes in **O(1)** time; its iterators run in O(len / 64 + dirty rows).
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// map.extend((0..10).map(|key| (key, 0)));
+    /// map.observer_mut().clear(); // the mirror holds all ten rows
+    /// map.remove(3); // 9 moves into position 3
+    /// map[5] = 1;
+    /// let patch = map.observer().patch();
+    /// assert_eq!(patch.len(), 9);
+    /// assert_eq!(patch.ranges().collect::<Vec<_>>(), [3..4, 5..6]);
+    /// assert_eq!(patch.rows().collect::<Vec<_>>(), [3, 5]);
+    /// ```
+    #[must_use]
+    pub fn patch(&self) -> Patch<'_> {
+        Patch { dirty: &self.dirty, len: self.len, dirty_rows: self.dirty_rows }
+    }
+
+    /// Marks the mirror in sync with the storage: drops the operations and the dirty bits, and
+    /// the resync request. Keeps the memory.
+    ///
+    /// Computes in **O(operations + len / 64)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// map.insert(1, 0);
+    /// map.observer_mut().clear();
+    /// assert_eq!(map.observer().changes().unwrap().count(), 0);
+    /// assert_eq!(map.observer().patch().dirty_rows(), 0);
+    /// ```
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.resync = false;
+        let words = self.len.div_ceil(64).min(self.dirty.len());
+        self.dirty[..words].fill(0);
+        self.dirty_rows = 0;
+    }
+
+    /// Records `op` unless that passes the limit (or the fixed capacity), which turns the
+    /// journal into a resync request instead.
+    fn record(&mut self, op: Op<K>) {
+        if self.room(1) {
+            self.ops.push(op);
+        }
+    }
+
+    /// Whether `count` more operations fit; if not, drops the operations and asks for a resync.
+    fn room(&mut self, count: usize) -> bool {
+        if self.resync {
+            return false;
+        }
+        let fits = (self.ops.len() + count).saturating_mul(size_of::<Op<K>>()) <= self.limit
+            && (!self.fixed || self.ops.len() + count <= self.ops.capacity());
+        if !fits {
+            self.ask_resync();
+        }
+        fits
+    }
+
+    fn ask_resync(&mut self) {
+        self.resync = true;
+        self.ops.clear();
+    }
+
+    /// `index` as a recorded position; a position past `u32::MAX` cannot be recorded, so the
+    /// journal asks for a resync.
+    fn position(&mut self, index: usize) -> Option<u32> {
+        let position = u32::try_from(index).ok();
+        if position.is_none() {
+            self.ask_resync();
+        }
+        position
+    }
+
+    fn mark(&mut self, index: usize) {
+        let word = index / 64;
+        if word >= self.dirty.len() {
+            self.dirty.resize(word + 1, 0);
+        }
+        let bit = 1 << (index % 64);
+        if self.dirty[word] & bit == 0 {
+            self.dirty[word] |= bit;
+            self.dirty_rows += 1;
+        }
+    }
+
+    fn mark_range(&mut self, rows: Range<usize>) {
+        // Row by row inside the edge words, whole words between them.
+        let mut index = rows.start;
+        while index < rows.end {
+            if index % 64 == 0 && rows.end - index >= 64 {
+                let word = index / 64;
+                if word >= self.dirty.len() {
+                    self.dirty.resize(word + 1, 0);
+                }
+                self.dirty_rows += 64 - self.dirty[word].count_ones() as usize;
+                self.dirty[word] = u64::MAX;
+                index += 64;
+            } else {
+                self.mark(index);
+                index += 1;
+            }
+        }
+    }
+
+    /// The storage is now `len` rows long, `len` no longer than it was: clears the bits past it.
+    fn shorten(&mut self, len: usize) {
+        let end = self.len.div_ceil(64).min(self.dirty.len());
+        let first = len / 64;
+        for word in first..end {
+            let keep = if word == first { (1u64 << (len % 64)) - 1 } else { 0 };
+            let cleared = self.dirty[word] & !keep;
+            self.dirty_rows -= cleared.count_ones() as usize;
+            self.dirty[word] &= keep;
+        }
+        self.len = len;
+    }
+}
+
+impl<K: Copy> Default for Journal<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Copy> Clone for Journal<K> {
+    fn clone(&self) -> Self {
+        Self {
+            ops: self.ops.clone(),
+            limit: self.limit,
+            fixed: self.fixed,
+            resync: self.resync,
+            len: self.len,
+            dirty: self.dirty.clone(),
+            dirty_rows: self.dirty_rows,
+        }
+    }
+}
+
+impl<K: Copy + fmt::Debug> fmt::Debug for Journal<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Journal")
+            .field("len", &self.len)
+            .field("operations", &self.ops.len())
+            .field("bytes", &self.bytes())
+            .field("limit", &self.limit)
+            .field("resync", &self.resync)
+            .field("dirty_rows", &self.dirty_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K: Copy, V> Observer<K, V> for Journal<K> {
+    fn attached(&mut self, keys: &[K], bound: Option<usize>) {
+        self.ops.clear();
+        self.shorten(0);
+        if let Some(capacity) = bound {
+            let words = capacity.div_ceil(64);
+            self.dirty.reserve_exact(words.saturating_sub(self.dirty.len()));
+        }
+        // The mirror cannot hold rows the journal never saw: it rebuilds.
+        if !keys.is_empty() {
+            self.ask_resync();
+        }
+        self.mark_range(0..keys.len());
+        self.len = keys.len();
+    }
+
+    #[inline]
+    fn inserted(&mut self, key: K, index: usize, _value: &V) {
+        debug_assert_eq!(index, self.len, "a push lands at the end");
+        self.record(Op::Push(key));
+        self.mark(index);
+        self.len = index + 1;
+    }
+
+    #[inline]
+    fn replaced(&mut self, key: K, index: usize, _old: &V, _new: &V) {
+        if let Some(position) = self.position(index) {
+            self.record(Op::Replace(position, key));
+        }
+        self.mark(index);
+    }
+
+    #[inline]
+    fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
+        match removed.moved {
+            Some(moved) => {
+                if let Some(position) = self.position(removed.index) {
+                    self.record(Op::SwapRemove(position));
+                }
+                self.mark(removed.index);
+                self.shorten(moved.from);
+            }
+            // The rows from `index` on are gone; during a drain the later rows are gone already.
+            None if removed.index < self.len => {
+                if let Some(position) = self.position(removed.index) {
+                    match self.ops.last_mut() {
+                        // Pops in a row are one truncation.
+                        Some(Op::Truncate(len)) if !self.resync && *len > position => {
+                            *len = position;
+                        }
+                        _ => self.record(Op::Truncate(position)),
+                    }
+                }
+                self.shorten(removed.index);
+            }
+            None => {}
+        }
+    }
+
+    #[inline]
+    fn written(&mut self, rows: Range<usize>) {
+        if rows.is_empty() {
+            return;
+        }
+        if let (Some(start), Some(end)) = (self.position(rows.start), self.position(rows.end)) {
+            match self.ops.last_mut() {
+                // A row written again, as a loop of `get_mut` on one key does.
+                Some(Op::Write(a, b)) if !self.resync && *a <= start && end <= *b => {}
+                // The row just pushed, handed out by the entry API: the push covers it.
+                Some(Op::Push(_)) if rows.start + 1 == self.len && rows.end == self.len => {}
+                _ => self.record(Op::Write(start, end)),
+            }
+        }
+        self.mark_range(rows);
+    }
+
+    #[inline]
+    fn swapped(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        if let (Some(x), Some(y)) = (self.position(a), self.position(b)) {
+            self.record(Op::Swap(x, y));
+        }
+        self.mark(a);
+        self.mark(b);
+    }
+
+    fn permuted(&mut self, permutation: &Permutation) {
+        let order = permutation.order();
+        let moved = order.iter().enumerate().filter(|&(new, &old)| new != old);
+        for (new, _) in moved {
+            self.mark(new);
+        }
+        let Some(len) = self.position(order.len()) else { return };
+        if len == 0 || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
+            return;
+        }
+        self.ops.push(Op::Permute(len));
+        for chunk in order.chunks(ORDER_PER_OP) {
+            let mut pair = [0; ORDER_PER_OP];
+            for (slot, &old) in pair.iter_mut().zip(chunk) {
+                // Below `len`, which fits a `u32`.
+                *slot = old as u32;
+            }
+            self.ops.push(Op::Order(pair));
+        }
+    }
+}
+
+/// The journal's operations passed its limit (or it was attached to a storage holding rows):
+/// the ordered changes are gone, and a mirror that needs them rebuilds from the storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resync {
+    /// The journal's limit, in bytes.
+    pub limit: usize,
+}
+
+impl fmt::Display for Resync {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the journal's changes passed its limit of {} bytes: rebuild the mirror from the storage, then clear the journal",
+            self.limit
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Resync {}
+
+/// One change of a storage's rows, as [`Journal::changes`] yields them. Replaying them in order
+/// on a `Vec` of the keys (push, assign, `swap_remove`, `swap`, reorder, `truncate`) gives the
+/// storage's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change<'a, K> {
+    /// A row with `key` was pushed at the end.
+    Push {
+        /// The new row's key.
+        key: K,
+    },
+    /// The row at `index` was overwritten by an insert; its key is now `key` (the same key, or
+    /// a newer generation of it).
+    Replace {
+        /// The row's position.
+        index: usize,
+        /// The row's key now.
+        key: K,
+    },
+    /// The values of `rows` were handed out mutably, and may have changed.
+    Write {
+        /// The positions written.
+        rows: Range<usize>,
+    },
+    /// The row at `index` was removed by a swap-remove: the last row moved into `index`, and the
+    /// storage is one shorter (`Vec::swap_remove`).
+    SwapRemove {
+        /// The removed row's position.
+        index: usize,
+    },
+    /// The rows at `a` and `b` traded places.
+    Swap {
+        /// One position.
+        a: usize,
+        /// The other.
+        b: usize,
+    },
+    /// The rows were reordered: the row now at `i` was at the `i`-th position `order` yields.
+    Permute {
+        /// The old position of each new position, in order.
+        order: Order<'a, K>,
+    },
+    /// The storage was cut to `len` rows.
+    Truncate {
+        /// The new length.
+        len: usize,
+    },
+}
+
+/// The ordered operations of a [`Journal`]: an iterator of [`Change`]s.
+#[derive(Clone)]
+pub struct Changes<'a, K> {
+    ops: &'a [Op<K>],
+}
+
+impl<'a, K: Copy> Iterator for Changes<'a, K> {
+    type Item = Change<'a, K>;
+
+    fn next(&mut self) -> Option<Change<'a, K>> {
+        let (&op, rest) = self.ops.split_first()?;
+        self.ops = rest;
+        Some(match op {
+            Op::Push(key) => Change::Push { key },
+            Op::Replace(index, key) => Change::Replace { index: index as usize, key },
+            Op::Write(start, end) => Change::Write { rows: start as usize..end as usize },
+            Op::SwapRemove(index) => Change::SwapRemove { index: index as usize },
+            Op::Swap(a, b) => Change::Swap { a: a as usize, b: b as usize },
+            Op::Permute(len) => {
+                let words = (len as usize).div_ceil(ORDER_PER_OP);
+                let (order, rest) = self.ops.split_at(words);
+                self.ops = rest;
+                Change::Permute { order: Order { ops: order, len: len as usize, next: 0 } }
+            }
+            Op::Truncate(len) => Change::Truncate { len: len as usize },
+            Op::Order(_) => unreachable!("an order outside a permutation"),
+        })
+    }
+}
+
+impl<K: Copy> FusedIterator for Changes<'_, K> {}
+
+impl<K: Copy + fmt::Debug> fmt::Debug for Changes<'_, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// The order of a [`Change::Permute`]: for each new position in turn, the old position of the
+/// row now there.
+pub struct Order<'a, K> {
+    ops: &'a [Op<K>],
+    len: usize,
+    next: usize,
+}
+
+impl<K> Clone for Order<'_, K> {
+    fn clone(&self) -> Self {
+        Self { ops: self.ops, len: self.len, next: self.next }
+    }
+}
+
+impl<K> Iterator for Order<'_, K> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.next == self.len {
+            return None;
+        }
+        let Op::Order(pair) = &self.ops[self.next / ORDER_PER_OP] else {
+            unreachable!("a permutation's order is made of `Order` operations")
+        };
+        let old = pair[self.next % ORDER_PER_OP] as usize;
+        self.next += 1;
+        Some(old)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.len - self.next;
+        (left, Some(left))
+    }
+}
+
+impl<K> ExactSizeIterator for Order<'_, K> {}
+impl<K> FusedIterator for Order<'_, K> {}
+
+impl<K> PartialEq for Order<'_, K> {
+    fn eq(&self, other: &Self) -> bool {
+        Iterator::eq(self.clone(), other.clone())
+    }
+}
+
+impl<K> Eq for Order<'_, K> {}
+
+impl<K> fmt::Debug for Order<'_, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// The coalesced view of a [`Journal`]: the rows a copy mirror copies to catch up.
+#[derive(Clone, Copy, Debug)]
+pub struct Patch<'a> {
+    dirty: &'a [u64],
+    len: usize,
+    dirty_rows: usize,
+}
+
+impl<'a> Patch<'a> {
+    /// The storage's length: the mirror's length after the patch.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert_eq!(Journal::<u32>::new().patch().len(), 0);
+    /// ```
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the storage is empty.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert!(Journal::<u32>::new().patch().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many rows the mirror copies: at most [`len`](Self::len).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert_eq!(Journal::<u32>::new().patch().dirty_rows(), 0);
+    /// ```
+    #[must_use]
+    pub const fn dirty_rows(&self) -> usize {
+        self.dirty_rows
+    }
+
+    /// Whether every row is dirty: a full upload costs what the patch does.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
+    /// map.insert(1, 0);
+    /// assert!(map.observer().patch().is_everything());
+    /// ```
+    #[must_use]
+    pub const fn is_everything(&self) -> bool {
+        self.dirty_rows == self.len
+    }
+
+    /// The dirty rows as ascending, disjoint, non-adjacent ranges: one copy each.
+    ///
+    /// Computes in **O(len / 64 + ranges)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert_eq!(Journal::<u32>::new().patch().ranges().count(), 0);
+    /// ```
+    #[must_use]
+    pub fn ranges(&self) -> DirtyRanges<'a> {
+        DirtyRanges { rows: self.rows() }
+    }
+
+    /// The dirty rows one by one, ascending: a scatter list.
+    ///
+    /// Computes in **O(len / 64 + dirty rows)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Journal;
+    /// assert_eq!(Journal::<u32>::new().patch().rows().count(), 0);
+    /// ```
+    #[must_use]
+    pub fn rows(&self) -> DirtyRows<'a> {
+        let words = self.len.div_ceil(64).min(self.dirty.len());
+        let words = &self.dirty[..words];
+        DirtyRows { words, word: 0, bits: words.first().copied().unwrap_or(0) }
+    }
+}
+
+/// The dirty rows of a [`Patch`], one by one, ascending.
+#[derive(Clone, Debug)]
+pub struct DirtyRows<'a> {
+    words: &'a [u64],
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for DirtyRows<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.word += 1;
+            self.bits = *self.words.get(self.word)?;
+        }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.word * 64 + bit)
+    }
+}
+
+impl FusedIterator for DirtyRows<'_> {}
+
+/// The dirty rows of a [`Patch`] as ascending ranges.
+#[derive(Clone, Debug)]
+pub struct DirtyRanges<'a> {
+    rows: DirtyRows<'a>,
+}
+
+impl Iterator for DirtyRanges<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        let start = self.rows.next()?;
+        let mut end = start + 1;
+        loop {
+            let mut ahead = self.rows.clone();
+            match ahead.next() {
+                Some(row) if row == end => {
+                    end += 1;
+                    self.rows = ahead;
+                }
+                _ => return Some(start..end),
+            }
+        }
+    }
+}
+
+impl FusedIterator for DirtyRanges<'_> {}

@@ -1,0 +1,181 @@
+//! Change events: the [`Observer`] a storage calls on every change, and the observers that ship
+//! with the crate: a move [`Journal`] for mirrors, and [`Removals`] / [`RemovedValues`] that a
+//! system reads after the fact.
+//!
+//! A storage holds one observer, chosen by a type parameter (`SparseMap<K, V, D, O = ()>`). The
+//! default `()` listens to nothing: it is zero-sized and its methods are empty, so a storage
+//! without events has the size and the code it would have without this module. Several observers
+//! combine as a tuple, `(Journal<K>, Removals<K>)`, each called in order.
+//!
+//! # Invariant
+//!
+//! Every effective change is reported exactly once, **after** the storage is consistent again:
+//!
+//! - a new row: [`inserted`](Observer::inserted), at its final position;
+//! - an insert over a present key: [`replaced`](Observer::replaced), with the old and new value;
+//! - a removed row: [`removed`](Observer::removed), after the swap-remove, with the removed value
+//!   and where the last row went ([`Removed`]). Bulk removals (`truncate`, `clear`, `drain`,
+//!   `retain`) report each row;
+//! - values handed out mutably (`get_mut`, `values_mut`, a query's mutable member):
+//!   [`written`](Observer::written), when the reference is handed out (a write is assumed);
+//! - rows that change places without leaving: [`swapped`](Observer::swapped), or one
+//!   [`permuted`](Observer::permuted) for a sort.
+//!
+//! An observer is a field of the storage and its methods get `&mut self` alone, so a hook cannot
+//! reach the storage it observes: the storage is mutably borrowed while the hook runs, and any
+//! attempt is a borrow error at compile time. Reactions that change other storages collect what
+//! they need (keys, say) and apply it through the world afterwards. A hook that panics leaves the
+//! storage valid, since it runs after the storage is consistent.
+//!
+//! Replaying the events in order on a `Vec` of the keys gives the storage's keys: the
+//! [`Journal`] relies on it, and its tests check it after every step.
+
+mod journal;
+mod removals;
+
+use core::ops::Range;
+
+use crate::permutation::Permutation;
+use crate::set::Removed;
+
+pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
+pub use removals::{Removals, RemovedValues};
+
+/// What a storage calls on every change to its rows. Every method has an empty default body:
+/// implement the ones you need.
+///
+/// The events, and when they fire, are listed in the [module docs](self). Positions are dense
+/// positions in the storage after the change.
+///
+/// ```
+/// use sparse_set_core::observe::Observer;
+/// use sparse_set_core::{Removed, SparseMap};
+///
+/// /// Counts the health points that left the map.
+/// #[derive(Default)]
+/// struct Fallen(u32);
+///
+/// impl Observer<u32, u32> for Fallen {
+///     fn removed(&mut self, _key: u32, health: &u32, _removed: Removed<u32>) {
+///         self.0 += health;
+///     }
+/// }
+///
+/// let mut health = SparseMap::<u32, u32, u32, Fallen>::default();
+/// health.insert(1, 10);
+/// health.insert(2, 20);
+/// health.remove(1);
+/// assert_eq!(health.observer().0, 10);
+/// health.clear();
+/// assert_eq!(health.observer().0, 30);
+/// ```
+pub trait Observer<K, V> {
+    /// Whether the observer listens at all. Only `()` (and tuples of `()`) say `false`; a
+    /// storage then keeps its bulk paths (`truncate` drops its tail at once, an unstable sort
+    /// swaps in place) instead of reporting row by row.
+    const OBSERVES: bool = true;
+
+    /// The observer was attached to a storage that holds `keys` already, through a call such
+    /// as [`SparseMap::observed_by`](crate::SparseMap::observed_by). `bound` is the capacity of
+    /// a bounded storage: an observer that must not allocate either reserves here.
+    #[inline]
+    fn attached(&mut self, keys: &[K], bound: Option<usize>) {
+        let _ = (keys, bound);
+    }
+
+    /// A new row `key` was pushed at `index` (the last position), holding `value`.
+    #[inline]
+    fn inserted(&mut self, key: K, index: usize, value: &V) {
+        let _ = (key, index, value);
+    }
+
+    /// An insert of `key` overwrote the row at `index`: `old` was its value, `new` is. `key` may
+    /// differ from the key that was there (a newer generation of the same entity slot).
+    #[inline]
+    fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
+        let _ = (key, index, old, new);
+    }
+
+    /// The row of `key`, holding `value`, left the storage. `removed.index` is where it was;
+    /// `removed.moved` says which key the swap-remove moved into that position, and from where.
+    ///
+    /// `moved` is `None` when the row was the last, and during a `drain`, which empties the
+    /// storage before it hands out the rows: then every row from `removed.index` on is gone.
+    #[inline]
+    fn removed(&mut self, key: K, value: &V, removed: Removed<K>) {
+        let _ = (key, value, removed);
+    }
+
+    /// The values of the rows in `rows` were handed out mutably: consider them written.
+    #[inline]
+    fn written(&mut self, rows: Range<usize>) {
+        let _ = rows;
+    }
+
+    /// The rows at `a` and `b` traded places (keys and values).
+    #[inline]
+    fn swapped(&mut self, a: usize, b: usize) {
+        let _ = (a, b);
+    }
+
+    /// The rows were reordered by `permutation`: the row now at `i` was at
+    /// `permutation.order()[i]`. A sort reports one permutation, not its swaps.
+    #[inline]
+    fn permuted(&mut self, permutation: &Permutation) {
+        let _ = permutation;
+    }
+}
+
+/// No observer: nothing is reported, and nothing is paid.
+impl<K, V> Observer<K, V> for () {
+    const OBSERVES: bool = false;
+}
+
+/// Tuples of observers: each is called in order, the first element first.
+macro_rules! observer_tuple {
+    ($($name:ident $index:tt),+) => {
+        impl<K: Copy, V, $($name: Observer<K, V>),+> Observer<K, V> for ($($name,)+) {
+            const OBSERVES: bool = false $(|| $name::OBSERVES)+;
+
+            #[inline]
+            fn attached(&mut self, keys: &[K], bound: Option<usize>) {
+                $(self.$index.attached(keys, bound);)+
+            }
+
+            #[inline]
+            fn inserted(&mut self, key: K, index: usize, value: &V) {
+                $(self.$index.inserted(key, index, value);)+
+            }
+
+            #[inline]
+            fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
+                $(self.$index.replaced(key, index, old, new);)+
+            }
+
+            #[inline]
+            fn removed(&mut self, key: K, value: &V, removed: Removed<K>) {
+                $(self.$index.removed(key, value, removed);)+
+            }
+
+            #[inline]
+            fn written(&mut self, rows: Range<usize>) {
+                $(self.$index.written(rows.clone());)+
+            }
+
+            #[inline]
+            fn swapped(&mut self, a: usize, b: usize) {
+                $(self.$index.swapped(a, b);)+
+            }
+
+            #[inline]
+            fn permuted(&mut self, permutation: &Permutation) {
+                $(self.$index.permuted(permutation);)+
+            }
+        }
+    };
+}
+
+observer_tuple!(A 0);
+observer_tuple!(A 0, B 1);
+observer_tuple!(A 0, B 1, C 2);
+observer_tuple!(A 0, B 1, C 2, E 3);

@@ -1,0 +1,242 @@
+//! Removal events a system reads after the fact: [`Removals`] keeps the keys that left a
+//! storage, [`RemovedValues`] the keys and a clone of their values. Both grow until cleared
+//! explicitly; a storage that does not ask for them pays nothing.
+//!
+//! # Invariant
+//!
+//! The events hold every row removed since the last `clear`, in the order the rows left.
+
+use alloc::vec::{self, Vec};
+
+use crate::observe::Observer;
+use crate::set::Removed;
+
+/// The keys removed from a storage, in the order they left, until [`clear`ed](Self::clear):
+/// bevy's `RemovedComponents` as an [`Observer`].
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::observe::Removals;
+///
+/// let mut map = SparseMap::<u32, &str, u32, Removals<u32>>::default();
+/// map.insert(1, "one");
+/// map.insert(2, "two");
+/// map.remove(1);
+/// map.retain(|_, _| false);
+/// assert_eq!(map.observer().keys(), &[1, 2]);
+/// let seen: Vec<u32> = map.observer_mut().drain().collect();
+/// assert_eq!(seen, [1, 2]);
+/// assert!(map.observer().is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removals<K> {
+    keys: Vec<K>,
+}
+
+impl<K> Removals<K> {
+    /// No removals yet. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert!(Removals::<u32>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { keys: Vec::new() }
+    }
+
+    /// The removed keys, oldest first.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert_eq!(Removals::<u32>::new().keys(), &[] as &[u32]);
+    /// ```
+    #[must_use]
+    pub fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
+    /// How many removals are held.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert_eq!(Removals::<u32>::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether no removal is held.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert!(Removals::<u32>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Forgets the removals held. Keeps the memory.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Removals<u32>>::default();
+    /// map.insert(1, 0);
+    /// map.remove(1);
+    /// map.observer_mut().clear();
+    /// assert!(map.observer().is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.keys.clear();
+    }
+
+    /// Takes the removals out, oldest first, leaving none. Keeps the memory.
+    ///
+    /// Computes in **O(removals)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert_eq!(Removals::<u32>::new().drain().count(), 0);
+    /// ```
+    pub fn drain(&mut self) -> vec::Drain<'_, K> {
+        self.keys.drain(..)
+    }
+}
+
+impl<K> Default for Removals<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Copy, V> Observer<K, V> for Removals<K> {
+    #[inline]
+    fn removed(&mut self, key: K, _value: &V, _removed: Removed<K>) {
+        self.keys.push(key);
+    }
+}
+
+/// The keys removed from a storage with a clone of their values, in the order they left, until
+/// [`clear`ed](Self::clear).
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::observe::RemovedValues;
+///
+/// let mut map = SparseMap::<u32, String, u32, RemovedValues<u32, String>>::default();
+/// map.insert(1, "one".to_owned());
+/// map.insert(2, "two".to_owned());
+/// map.clear();
+/// assert_eq!(map.observer().rows(), &[(2, "two".to_owned()), (1, "one".to_owned())]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedValues<K, V> {
+    rows: Vec<(K, V)>,
+}
+
+impl<K, V> RemovedValues<K, V> {
+    /// No removals yet. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert!(RemovedValues::<u32, f32>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { rows: Vec::new() }
+    }
+
+    /// The removed keys and values, oldest first.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert!(RemovedValues::<u32, f32>::new().rows().is_empty());
+    /// ```
+    #[must_use]
+    pub fn rows(&self) -> &[(K, V)] {
+        &self.rows
+    }
+
+    /// How many removals are held.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert_eq!(RemovedValues::<u32, f32>::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no removal is held.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert!(RemovedValues::<u32, f32>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Forgets the removals held, dropping their values. Keeps the memory.
+    ///
+    /// Computes in **O(removals)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// let mut removed = RemovedValues::<u32, f32>::new();
+    /// removed.clear();
+    /// assert!(removed.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.rows.clear();
+    }
+
+    /// Takes the removals out, oldest first, leaving none. Keeps the memory.
+    ///
+    /// Computes in **O(removals)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert_eq!(RemovedValues::<u32, f32>::new().drain().count(), 0);
+    /// ```
+    pub fn drain(&mut self) -> vec::Drain<'_, (K, V)> {
+        self.rows.drain(..)
+    }
+}
+
+impl<K, V> Default for RemovedValues<K, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Copy, V: Clone> Observer<K, V> for RemovedValues<K, V> {
+    #[inline]
+    fn removed(&mut self, key: K, value: &V, _removed: Removed<K>) {
+        self.rows.push((key, value.clone()));
+    }
+}

@@ -1,0 +1,446 @@
+//! Change events of a `SparseMap`, checked from the outside after every step of random
+//! operations:
+//!
+//! - a hook recorder, which rebuilds the map's rows from the events alone, equals the map (so
+//!   every effective change fired exactly one event, at the right position);
+//! - a `Vec` of the keys replayed through the journal's ordered changes equals `keys()`;
+//! - a copy mirror patched through the coalesced view equals `values()`, and never copies more
+//!   rows than the map holds;
+//! - a journal with a small limit asks for a resync exactly when the same operations, recorded
+//!   without a limit, take more bytes than it;
+//! - `Removals` holds exactly the keys that left.
+//!
+//! By hand: a newer generation replacing an older key, a panicking hook, `size_of` without an
+//! observer, and a bounded map whose journal never allocates.
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use proptest::prelude::*;
+use sparse_soa::observe::{Change, Journal, Observer, Removals};
+use sparse_soa::{Entities, Entity, Permutation, Removed, SparseMap, SparseSet};
+use sparse_soa_test_support::{allocations_during, model};
+
+/// Rebuilds the rows from the events: what a hook-driven mirror holds. A value handed out
+/// mutably is unknown (`None`) until an event says it again.
+#[derive(Default)]
+struct Recorder {
+    rows: Vec<(u32, Option<u64>)>,
+}
+
+impl Recorder {
+    fn check(&self, index: usize, key: u32, value: u64) {
+        let (recorded, known) = self.rows[index];
+        assert_eq!(recorded, key, "the key at {index}");
+        if let Some(known) = known {
+            assert_eq!(known, value, "the value of {key}");
+        }
+    }
+
+    fn matches(&self, map: &SparseMap<u32, u64, u32, Observers>) -> bool {
+        self.rows.len() == map.len()
+            && self
+                .rows
+                .iter()
+                .zip(map.iter())
+                .all(|(&(key, known), (k, v))| key == k && known.is_none_or(|known| known == *v))
+    }
+}
+
+impl Observer<u32, u64> for Recorder {
+    fn inserted(&mut self, key: u32, index: usize, value: &u64) {
+        assert_eq!(index, self.rows.len(), "a push lands at the end");
+        self.rows.push((key, Some(*value)));
+    }
+
+    fn replaced(&mut self, key: u32, index: usize, old: &u64, new: &u64) {
+        self.check(index, key, *old);
+        self.rows[index] = (key, Some(*new));
+    }
+
+    fn removed(&mut self, key: u32, value: &u64, removed: Removed<u32>) {
+        match removed.moved {
+            Some(moved) => {
+                self.check(removed.index, key, *value);
+                assert_eq!(moved.from, self.rows.len() - 1, "the last row moves");
+                assert_eq!(self.rows[moved.from].0, moved.key);
+                self.rows.swap_remove(removed.index);
+            }
+            // The rows from `index` on are gone: one row popped, or a drain (which empties the
+            // map first, then reports the rows front to back).
+            None => {
+                if removed.index < self.rows.len() {
+                    self.check(removed.index, key, *value);
+                    self.rows.truncate(removed.index);
+                }
+            }
+        }
+    }
+
+    fn written(&mut self, rows: std::ops::Range<usize>) {
+        for row in &mut self.rows[rows] {
+            row.1 = None;
+        }
+    }
+
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.rows.swap(a, b);
+    }
+
+    fn permuted(&mut self, permutation: &Permutation) {
+        self.rows = permutation.order().iter().map(|&old| self.rows[old]).collect();
+    }
+}
+
+/// The observers every case attaches: a journal with a small limit, its twin without one, the
+/// recorder, and the removals.
+type Observers = (Journal<u32>, Journal<u32>, Recorder, Removals<u32>);
+
+const LIMIT: usize = 240;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u32, u64),
+    Remove(u32),
+    SwapRemoveIndex(usize),
+    Pop,
+    GetMut(u32, u64),
+    EntryOr(u32, u64),
+    EntryRemove(u32),
+    Retain(u64),
+    SortByValue,
+    SortUnstableByValue,
+    SortKeys,
+    SortAs(Vec<u32>),
+    Swap(usize, usize),
+    Truncate(usize),
+    Clear,
+    Drain(usize),
+    ValuesMut(u64),
+    Extend(Vec<(u32, u64)>),
+    /// The mirrors catch up and the journals are cleared.
+    Sync,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let key = 0..48_u32;
+    prop_oneof![
+        6 => (key.clone(), any::<u64>()).prop_map(|(k, v)| Op::Insert(k, v)),
+        3 => key.clone().prop_map(Op::Remove),
+        1 => (0..40_usize).prop_map(Op::SwapRemoveIndex),
+        1 => Just(Op::Pop),
+        2 => (key.clone(), any::<u64>()).prop_map(|(k, v)| Op::GetMut(k, v)),
+        2 => (key.clone(), any::<u64>()).prop_map(|(k, v)| Op::EntryOr(k, v)),
+        1 => key.clone().prop_map(Op::EntryRemove),
+        1 => (2..5_u64).prop_map(Op::Retain),
+        1 => Just(Op::SortByValue),
+        1 => Just(Op::SortUnstableByValue),
+        1 => Just(Op::SortKeys),
+        1 => prop::collection::vec(key.clone(), 0..10).prop_map(Op::SortAs),
+        1 => (0..40_usize, 0..40_usize).prop_map(|(a, b)| Op::Swap(a, b)),
+        1 => (0..40_usize).prop_map(Op::Truncate),
+        1 => Just(Op::Clear),
+        1 => (0..6_usize).prop_map(Op::Drain),
+        1 => any::<u64>().prop_map(Op::ValuesMut),
+        1 => prop::collection::vec((key, any::<u64>()), 0..12).prop_map(Op::Extend),
+        2 => Just(Op::Sync),
+    ]
+}
+
+fn apply(map: &mut SparseMap<u32, u64, u32, Observers>, op: &Op) {
+    match *op {
+        Op::Insert(k, v) => {
+            map.insert(k, v);
+        }
+        Op::Remove(k) => {
+            map.remove(k);
+        }
+        Op::SwapRemoveIndex(i) => {
+            map.swap_remove_index(i);
+        }
+        Op::Pop => {
+            map.pop();
+        }
+        Op::GetMut(k, v) => {
+            if let Some(value) = map.get_mut(k) {
+                *value = v;
+            }
+        }
+        Op::EntryOr(k, v) => *map.entry(k).or_insert(v) ^= 1,
+        Op::EntryRemove(k) => {
+            if let sparse_soa::map::Entry::Occupied(entry) = map.entry(k) {
+                entry.remove();
+            }
+        }
+        Op::Retain(m) => map.retain(|key, value| {
+            *value = value.wrapping_add(1);
+            u64::from(key) % m != 0
+        }),
+        Op::SortByValue => map.sort_by(|_, a, _, b| a.cmp(b)),
+        Op::SortUnstableByValue => map.sort_unstable_by(|_, a, _, b| b.cmp(a)),
+        Op::SortKeys => map.sort_keys(),
+        Op::SortAs(ref order) => {
+            map.sort_as(order);
+        }
+        Op::Swap(a, b) => {
+            if a < map.len() && b < map.len() {
+                map.swap_indices(a, b);
+            }
+        }
+        Op::Truncate(len) => map.truncate(len),
+        Op::Clear => map.clear(),
+        Op::Drain(take) => {
+            let mut drain = map.drain();
+            for _ in 0..take {
+                drain.next();
+            }
+        }
+        Op::ValuesMut(add) => {
+            for value in map.values_mut() {
+                *value = value.wrapping_add(add);
+            }
+        }
+        Op::Extend(ref pairs) => map.extend(pairs.iter().copied()),
+        Op::Sync => unreachable!("handled by the caller"),
+    }
+}
+
+/// The key mirror after replaying `journal`'s changes on `keys`.
+fn replay(mut keys: Vec<u32>, journal: &Journal<u32>) -> Option<Vec<u32>> {
+    for change in journal.changes().ok()? {
+        match change {
+            Change::Push { key } => keys.push(key),
+            Change::Replace { index, key } => keys[index] = key,
+            Change::Write { rows } => assert!(rows.end <= keys.len(), "a write past the end"),
+            Change::SwapRemove { index } => {
+                keys.swap_remove(index);
+            }
+            Change::Swap { a, b } => keys.swap(a, b),
+            Change::Permute { order } => {
+                assert_eq!(order.len(), keys.len(), "a permutation of every row");
+                keys = order.map(|old| keys[old]).collect();
+            }
+            Change::Truncate { len } => keys.truncate(len),
+        }
+    }
+    Some(keys)
+}
+
+/// The value mirror after copying the patch's rows.
+fn patched(mut values: Vec<u64>, journal: &Journal<u32>, now: &[u64]) -> (Vec<u64>, usize) {
+    let patch = journal.patch();
+    values.resize(patch.len(), u64::MAX);
+    let mut copied = 0;
+    for rows in patch.ranges() {
+        values[rows.clone()].copy_from_slice(&now[rows.clone()]);
+        copied += rows.len();
+    }
+    assert_eq!(copied, patch.dirty_rows());
+    assert_eq!(patch.rows().count(), copied, "the scatter list and the ranges agree");
+    (values, copied)
+}
+
+proptest! {
+    #![proptest_config(model::config())]
+
+    #[test]
+    fn observers_mirror_the_map(ops in prop::collection::vec(op(), 1..120)) {
+        let observers = (Journal::with_limit(LIMIT), Journal::with_limit(usize::MAX), Recorder::default(), Removals::new());
+        let mut map = SparseMap::<u32, u64, u32, Observers>::with_observer(observers);
+        // What the mirrors held at the last sync.
+        let mut synced_keys: Vec<u32> = Vec::new();
+        let mut synced_values: Vec<u64> = Vec::new();
+        for op in &ops {
+            let before: BTreeSet<u32> = map.keys().iter().copied().collect();
+            if let Op::Sync = op {
+                let (journal, ..) = map.observer();
+                synced_keys = replay(synced_keys, journal).unwrap_or_else(|| map.keys().to_vec());
+                synced_values = patched(synced_values, journal, map.values()).0;
+                map.observer_mut().0.clear();
+                map.observer_mut().1.clear();
+            } else {
+                apply(&mut map, op);
+            }
+            map.assert_invariants();
+            let (limited, unlimited, recorder, removals) = map.observer();
+
+            prop_assert!(recorder.matches(&map), "the hooks rebuild the rows");
+
+            prop_assert_eq!(unlimited.len(), map.len());
+            prop_assert!(!unlimited.is_resync());
+            let replayed = replay(synced_keys.clone(), unlimited);
+            prop_assert_eq!(replayed.as_deref(), Some(map.keys()));
+            prop_assert!(limited.bytes() <= LIMIT);
+            prop_assert_eq!(limited.is_resync(), unlimited.bytes() > LIMIT, "resync exactly past the limit");
+            if let Some(keys) = replay(synced_keys.clone(), limited) {
+                prop_assert_eq!(keys.as_slice(), map.keys());
+            }
+            for journal in [limited, unlimited] {
+                let (values, copied) = patched(synced_values.clone(), journal, map.values());
+                prop_assert_eq!(values.as_slice(), map.values());
+                prop_assert!(copied <= map.len(), "a patch never copies more than a full upload");
+            }
+
+            let after: BTreeSet<u32> = map.keys().iter().copied().collect();
+            let left: BTreeSet<u32> = before.difference(&after).copied().collect();
+            let reported = removals.keys();
+            prop_assert_eq!(reported.len(), left.len(), "one report per row that left");
+            prop_assert_eq!(reported.iter().copied().collect::<BTreeSet<u32>>(), left);
+            map.observer_mut().3.clear();
+        }
+    }
+}
+
+#[test]
+fn a_newer_generation_replaces_in_place_and_is_reported() {
+    let mut entities = Entities::new();
+    let old = entities.spawn();
+    let mut map = SparseMap::<Entity, u8, u32, Journal<Entity>>::default();
+    map.insert(old, 1);
+    map.observer_mut().clear();
+    assert!(entities.despawn(old));
+    let new = entities.spawn();
+    assert_eq!(new.index(), old.index());
+    assert_eq!(map.insert(new, 2), Some(1));
+    let changes: Vec<_> = map.observer().changes().unwrap().collect();
+    assert_eq!(changes, [Change::Replace { index: 0, key: new }]);
+    assert_eq!(map.observer().bytes(), 16, "an operation on `Entity` keys takes 16 bytes");
+}
+
+#[test]
+fn a_panicking_hook_leaves_the_map_valid() {
+    struct Grumpy;
+    impl Observer<u32, u32> for Grumpy {
+        fn inserted(&mut self, key: u32, _index: usize, _value: &u32) {
+            assert_ne!(key, 13, "unlucky insert");
+        }
+        fn removed(&mut self, key: u32, _value: &u32, _removed: Removed<u32>) {
+            assert_ne!(key, 7, "unlucky remove");
+        }
+    }
+    let mut map = SparseMap::<u32, u32, u32, Grumpy>::with_observer(Grumpy);
+    map.extend((0..10).map(|key| (key, key)));
+    // The hooks run after the change: the row is in, or out, when they panic.
+    assert!(catch_unwind(AssertUnwindSafe(|| map.insert(13, 13))).is_err());
+    map.assert_invariants();
+    assert_eq!(map.get(13), Some(&13));
+    assert!(catch_unwind(AssertUnwindSafe(|| map.remove(7))).is_err());
+    map.assert_invariants();
+    assert!(!map.contains_key(7));
+    // A bulk removal stops at the panic with a consistent map.
+    map.insert(7, 7);
+    assert!(catch_unwind(AssertUnwindSafe(|| map.clear())).is_err());
+    map.assert_invariants();
+    assert!(!map.contains_key(7) && map.len() < 11);
+}
+
+#[test]
+fn no_observer_costs_no_size() {
+    use std::mem::size_of;
+    assert_eq!(
+        size_of::<SparseMap<u32, f32>>(),
+        size_of::<SparseSet<u32>>() + size_of::<Vec<f32>>()
+    );
+    assert_eq!(
+        size_of::<SparseMap<Entity, [f32; 3]>>(),
+        size_of::<SparseMap<Entity, [f32; 3], u32, ()>>()
+    );
+    assert_eq!(size_of::<SparseMap<u32, u8, u32, ((), ())>>(), size_of::<SparseMap<u32, u8>>());
+}
+
+#[test]
+fn a_bounded_map_with_a_bounded_journal_never_allocates() {
+    let mut map = SparseMap::<u32, u32, u16>::bounded(256, 256).observed_by(Journal::bounded(1024));
+    let ((), allocations) = allocations_during(|| {
+        for round in 0..4 {
+            map.extend((0..256).map(|key| (key, key + round)));
+            for key in (0..256).step_by(3) {
+                map.remove(key);
+            }
+            map.retain(|key, _| key % 2 == 0);
+            map.swap_indices(0, 1);
+            map.truncate(10);
+            map.clear();
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert!(map.observer().is_resync(), "1,024 bytes cannot hold those operations");
+    assert_eq!(map.observer().patch().len(), 0);
+}
+
+#[test]
+fn attaching_to_rows_asks_for_a_resync() {
+    let map: SparseMap<u32, u8> = (0..5).map(|key| (key, 0)).collect();
+    let map = map.observed_by(Journal::new());
+    assert!(map.observer().changes().is_err());
+    assert!(map.observer().patch().is_everything());
+    assert_eq!(map.observer().patch().dirty_rows(), 5);
+}
+
+#[test]
+fn a_sort_records_one_permutation() {
+    let mut map = SparseMap::<u32, u32, u32, Journal<u32>>::default();
+    map.extend((0..100).map(|key| (key, 100 - key)));
+    map.observer_mut().clear();
+    map.sort_unstable_by(|_, a, _, b| a.cmp(b));
+    let changes: Vec<_> = map.observer().changes().unwrap().collect();
+    assert_eq!(changes.len(), 1);
+    let Change::Permute { order } = &changes[0] else { panic!("a permutation: {changes:?}") };
+    assert_eq!(order.clone().collect::<Vec<_>>(), (0..100).rev().collect::<Vec<_>>());
+    // A reversal of an even number of rows moves every row.
+    assert_eq!(map.observer().patch().dirty_rows(), 100);
+}
+
+#[test]
+fn a_grouped_map_reports_the_group_swaps() {
+    use sparse_soa::Group;
+    let mut keys = sparse_soa_test_support::keys::Stream(7);
+    let observed = SparseMap::<u32, u32, u32, Journal<u32>>::default();
+    let other = SparseMap::<u32, u32>::new();
+    let mut group = Group::new((observed, other));
+    for step in 0..2000 {
+        let key = keys.next(64);
+        match keys.next(5) {
+            0 => drop(group.member_mut::<0>().insert(key, 0)),
+            1 => drop(group.member_mut::<1>().insert(key, 0)),
+            2 => drop(group.member_mut::<0>().remove(key)),
+            3 => drop(group.member_mut::<1>().remove(key)),
+            _ => drop(group.remove(key)),
+        }
+        group.assert_invariants();
+        let (observed, _) = group.members();
+        if step % 50 == 0 {
+            // Mirrors that started empty, replayed through everything since.
+            let mirror = replay(Vec::new(), observed.observer()).expect("under the default limit");
+            assert_eq!(mirror, observed.keys());
+            let changed = observed.observer().changes().unwrap();
+            assert!(
+                changed.filter(|change| matches!(change, Change::Swap { .. })).count() > 0
+                    || step == 0
+            );
+        }
+    }
+}
+
+#[test]
+fn a_world_despawn_is_a_removal_event() {
+    use sparse_soa::World;
+
+    #[derive(Default, World)]
+    struct Game {
+        entities: Entities,
+        health: SparseMap<Entity, u32, u32, Removals<Entity>>,
+        names: SparseMap<Entity, &'static str>,
+    }
+
+    let mut game = Game::default();
+    let a = game.spawn((10_u32, "a"));
+    let b = game.spawn((20_u32, "b"));
+    let c = game.spawn(("c",));
+    assert!(game.despawn(a));
+    assert!(game.despawn(c));
+    assert_eq!(game.health.observer().keys(), &[a], "`c` had no health to remove");
+    game.health.observer_mut().clear();
+    game.health.remove(b);
+    assert_eq!(game.health.observer().keys(), &[b]);
+}
