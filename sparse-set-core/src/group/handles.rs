@@ -6,6 +6,7 @@ use core::ops::Deref;
 
 use crate::error::{Error, fail_insert};
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
+use crate::observe::Observed;
 use crate::storage::{Columnar, Storage};
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
@@ -44,6 +45,33 @@ where
     #[inline]
     fn deref(&self) -> &NthOf<M, I> {
         self.group.members.nth()
+    }
+}
+
+impl<M, X, const I: usize, N> MemberMut<'_, M, X, I, N>
+where
+    M: GroupMembers + Nth<I, Storage: Observed>,
+{
+    /// This storage's observer, mutably: to drain or clear what it collected (the handle shows
+    /// the storage itself read-only). The rows, and so the group, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Removals;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let observed = SparseMap::<u32, u8, u32, Removals<u32>>::default();
+    /// let mut group = Group::new((observed, SparseMap::<u32, u8>::new()));
+    /// group.member_mut::<0>().insert(1, 0);
+    /// group.member_mut::<0>().remove(1);
+    /// assert_eq!(group.members().0.observer().keys(), &[1]);
+    /// group.member_mut::<0>().observer_mut().clear();
+    /// assert!(group.members().0.observer().is_empty());
+    /// ```
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut <NthOf<M, I> as Observed>::Observer {
+        self.group.members.nth_mut().observer_mut()
     }
 }
 
@@ -232,6 +260,21 @@ where
     #[inline]
     fn deref(&self) -> &NthOf<X, I> {
         self.group.excluded.nth()
+    }
+}
+
+impl<M, X, const I: usize, N> ExcludedMut<'_, M, X, I, N>
+where
+    M: GroupMembers,
+    X: Nth<I, Storage: Observed>,
+{
+    /// This excluded storage's observer, mutably: to drain or clear what it collected. The rows,
+    /// and so the group, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut <NthOf<X, I> as Observed>::Observer {
+        self.group.excluded.nth_mut().observer_mut()
     }
 }
 

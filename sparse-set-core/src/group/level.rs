@@ -11,6 +11,7 @@ use crate::group::tuples::{
     Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nth, SwapRows,
 };
 use crate::group::{Group, LevelMut, Nest};
+use crate::observe::Observed;
 use crate::rows::Aligned;
 use crate::storage::{Columnar, Storage};
 
@@ -583,6 +584,21 @@ where
 
 impl<M, X, N, const D: usize, const I: usize> LevelMemberMut<'_, M, X, N, D, I>
 where
+    M: GroupRows,
+    N: Level<M::Key, D, Members: Nth<I, Storage: Observed>>,
+{
+    /// This storage's observer, mutably: to drain or clear what it collected. The rows, and so
+    /// the family, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut <MemberOf<N, M::Key, D, I> as Observed>::Observer {
+        self.group.nested.level_members_mut().nth_mut().observer_mut()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize> LevelMemberMut<'_, M, X, N, D, I>
+where
     M: GroupMembers,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
@@ -781,6 +797,21 @@ where
     #[inline]
     fn deref(&self) -> &ExcludedOf<N, M::Key, D, I> {
         self.group.nested.level_excluded().nth()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize> LevelExcludedMut<'_, M, X, N, D, I>
+where
+    M: GroupRows,
+    N: Level<M::Key, D, Excluded: Nth<I, Storage: Observed>>,
+{
+    /// This storage's observer, mutably: to drain or clear what it collected. The rows, and so
+    /// the family, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut <ExcludedOf<N, M::Key, D, I> as Observed>::Observer {
+        self.group.nested.level_excluded_mut().nth_mut().observer_mut()
     }
 }
 

@@ -243,6 +243,26 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         SparseMap { set: self.set, values: self.values, observer }
     }
 
+    /// The map without its observer, and the observer. Keeps the map's memory and bounds.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Removals<u32>>::default();
+    /// map.insert(1, 0);
+    /// map.remove(1);
+    /// let (map, removals) = map.into_unobserved();
+    /// assert_eq!(removals.keys(), &[1]);
+    /// assert!(map.is_empty());
+    /// ```
+    #[must_use]
+    pub fn into_unobserved(self) -> (SparseMap<K, V, D>, O) {
+        (SparseMap { set: self.set, values: self.values, observer: () }, self.observer)
+    }
+
     /// The map's observer.
     ///
     /// Computes in **O(1)** time.

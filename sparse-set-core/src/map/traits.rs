@@ -9,7 +9,7 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
 use crate::key::Key;
 use crate::map::{Columns, ColumnsMut, SparseMap};
-use crate::observe::Observer;
+use crate::observe::{Observed, Observer};
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
 
@@ -243,5 +243,19 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D
     #[inline]
     fn swap_remove_index(&mut self, index: usize) -> Option<(K, V)> {
         SparseMap::swap_remove_index(self, index)
+    }
+}
+
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Observed for SparseMap<K, V, D, O> {
+    type Observer = O;
+
+    #[inline]
+    fn observer(&self) -> &O {
+        SparseMap::observer(self)
+    }
+
+    #[inline]
+    fn observer_mut(&mut self) -> &mut O {
+        SparseMap::observer_mut(self)
     }
 }

@@ -16,8 +16,8 @@
 //! - unless [`resync`](Journal::is_resync) is set, replaying [`changes`](Journal::changes) on
 //!   `mirror`'s keys gives the storage's keys;
 //! - `len` is the storage's length; every row at a position `< len` whose dirty bit is clear
-//!   holds what `mirror` holds there; no bit at or past `len` is set, and `dirty_rows` counts the
-//!   set bits;
+//!   holds what `mirror` holds there. Bits at or past `len` mean nothing: every position past
+//!   `len` is pushed (and marked) before it counts again, so rows that leave keep their bits;
 //! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
 //!   would have taken more.
 
@@ -84,12 +84,13 @@ enum Op<K> {
 pub struct Journal<K> {
     ops: Vec<Op<K>>,
     limit: usize,
+    /// How many operations fit the limit (and, when fixed, the capacity).
+    max_ops: usize,
     /// Made by [`Journal::bounded`]: the operations never allocate past their capacity.
     fixed: bool,
     resync: bool,
     len: usize,
     dirty: Vec<u64>,
-    dirty_rows: usize,
 }
 
 impl<K: Copy> Journal<K> {
@@ -127,11 +128,11 @@ impl<K: Copy> Journal<K> {
         Self {
             ops: Vec::new(),
             limit: bytes,
+            max_ops: bytes / size_of::<Op<K>>(),
             fixed: false,
             resync: false,
             len: 0,
             dirty: Vec::new(),
-            dirty_rows: 0,
         }
     }
 
@@ -156,7 +157,8 @@ impl<K: Copy> Journal<K> {
     #[must_use]
     pub fn bounded(bytes: usize) -> Self {
         let mut journal = Self::with_limit(bytes);
-        journal.ops.reserve_exact(bytes / size_of::<Op<K>>());
+        journal.ops.reserve_exact(journal.max_ops);
+        journal.max_ops = journal.max_ops.min(journal.ops.capacity());
         journal.fixed = true;
         journal
     }
@@ -291,7 +293,8 @@ impl<K: Copy> Journal<K> {
     /// ```
     #[must_use]
     pub fn patch(&self) -> Patch<'_> {
-        Patch { dirty: &self.dirty, len: self.len, dirty_rows: self.dirty_rows }
+        let words = self.len.div_ceil(64).min(self.dirty.len());
+        Patch { dirty: &self.dirty[..words], len: self.len }
     }
 
     /// Marks the mirror in sync with the storage: drops the operations and the dirty bits, and
@@ -312,57 +315,65 @@ impl<K: Copy> Journal<K> {
     pub fn clear(&mut self) {
         self.ops.clear();
         self.resync = false;
+        self.max_ops = self.limit / size_of::<Op<K>>();
+        if self.fixed {
+            self.max_ops = self.max_ops.min(self.ops.capacity());
+        }
         let words = self.len.div_ceil(64).min(self.dirty.len());
         self.dirty[..words].fill(0);
-        self.dirty_rows = 0;
     }
 
     /// Records `op` unless that passes the limit (or the fixed capacity), which turns the
     /// journal into a resync request instead.
+    #[inline]
     fn record(&mut self, op: Op<K>) {
-        if self.room(1) {
+        if self.ops.len() < self.max_ops {
             self.ops.push(op);
+        } else {
+            self.ask_resync();
         }
     }
 
     /// Whether `count` more operations fit; if not, drops the operations and asks for a resync.
+    /// (After a resync the operations are empty and `max_ops` is zero until the next clear.)
+    #[inline]
     fn room(&mut self, count: usize) -> bool {
-        if self.resync {
-            return false;
-        }
-        let fits = (self.ops.len() + count).saturating_mul(size_of::<Op<K>>()) <= self.limit
-            && (!self.fixed || self.ops.len() + count <= self.ops.capacity());
+        let fits = count <= self.max_ops - self.ops.len();
         if !fits {
             self.ask_resync();
         }
         fits
     }
 
+    #[cold]
     fn ask_resync(&mut self) {
         self.resync = true;
         self.ops.clear();
+        self.max_ops = 0;
     }
 
-    /// `index` as a recorded position; a position past `u32::MAX` cannot be recorded, so the
-    /// journal asks for a resync.
-    fn position(&mut self, index: usize) -> Option<u32> {
-        let position = u32::try_from(index).ok();
-        if position.is_none() {
-            self.ask_resync();
-        }
-        position
+    /// `index` as a recorded position. While the journal records, the storage is at most
+    /// `u32::MAX` rows long (a push past it asks for a resync), so every position and every end
+    /// of a range fits; once it stopped recording, the value does not matter.
+    #[inline]
+    #[expect(clippy::cast_possible_truncation, reason = "see above: it fits while it matters")]
+    const fn at(index: usize) -> u32 {
+        index as u32
     }
 
+    #[inline]
     fn mark(&mut self, index: usize) {
         let word = index / 64;
         if word >= self.dirty.len() {
-            self.dirty.resize(word + 1, 0);
+            self.grow_bits(word);
         }
-        let bit = 1 << (index % 64);
-        if self.dirty[word] & bit == 0 {
-            self.dirty[word] |= bit;
-            self.dirty_rows += 1;
-        }
+        self.dirty[word] |= 1 << (index % 64);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_bits(&mut self, word: usize) {
+        self.dirty.resize(word + 1, 0);
     }
 
     fn mark_range(&mut self, rows: Range<usize>) {
@@ -374,7 +385,6 @@ impl<K: Copy> Journal<K> {
                 if word >= self.dirty.len() {
                     self.dirty.resize(word + 1, 0);
                 }
-                self.dirty_rows += 64 - self.dirty[word].count_ones() as usize;
                 self.dirty[word] = u64::MAX;
                 index += 64;
             } else {
@@ -382,19 +392,6 @@ impl<K: Copy> Journal<K> {
                 index += 1;
             }
         }
-    }
-
-    /// The storage is now `len` rows long, `len` no longer than it was: clears the bits past it.
-    fn shorten(&mut self, len: usize) {
-        let end = self.len.div_ceil(64).min(self.dirty.len());
-        let first = len / 64;
-        for word in first..end {
-            let keep = if word == first { (1u64 << (len % 64)) - 1 } else { 0 };
-            let cleared = self.dirty[word] & !keep;
-            self.dirty_rows -= cleared.count_ones() as usize;
-            self.dirty[word] &= keep;
-        }
-        self.len = len;
     }
 }
 
@@ -409,11 +406,11 @@ impl<K: Copy> Clone for Journal<K> {
         Self {
             ops: self.ops.clone(),
             limit: self.limit,
+            max_ops: self.max_ops,
             fixed: self.fixed,
             resync: self.resync,
             len: self.len,
             dirty: self.dirty.clone(),
-            dirty_rows: self.dirty_rows,
         }
     }
 }
@@ -426,15 +423,13 @@ impl<K: Copy + fmt::Debug> fmt::Debug for Journal<K> {
             .field("bytes", &self.bytes())
             .field("limit", &self.limit)
             .field("resync", &self.resync)
-            .field("dirty_rows", &self.dirty_rows)
             .finish_non_exhaustive()
     }
 }
 
 impl<K: Copy, V> Observer<K, V> for Journal<K> {
     fn attached(&mut self, keys: &[K], bound: Option<usize>) {
-        self.ops.clear();
-        self.shorten(0);
+        self.clear();
         if let Some(capacity) = bound {
             let words = capacity.div_ceil(64);
             self.dirty.reserve_exact(words.saturating_sub(self.dirty.len()));
@@ -450,6 +445,10 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
     #[inline]
     fn inserted(&mut self, key: K, index: usize, _value: &V) {
         debug_assert_eq!(index, self.len, "a push lands at the end");
+        if index >= u32::MAX as usize {
+            // Positions past this one could not be recorded.
+            self.ask_resync();
+        }
         self.record(Op::Push(key));
         self.mark(index);
         self.len = index + 1;
@@ -457,9 +456,7 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
 
     #[inline]
     fn replaced(&mut self, key: K, index: usize, _old: &V, _new: &V) {
-        if let Some(position) = self.position(index) {
-            self.record(Op::Replace(position, key));
-        }
+        self.record(Op::Replace(Self::at(index), key));
         self.mark(index);
     }
 
@@ -467,24 +464,20 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
     fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
         match removed.moved {
             Some(moved) => {
-                if let Some(position) = self.position(removed.index) {
-                    self.record(Op::SwapRemove(position));
-                }
+                debug_assert_eq!(moved.from + 1, self.len, "the last row moves");
+                self.record(Op::SwapRemove(Self::at(removed.index)));
                 self.mark(removed.index);
-                self.shorten(moved.from);
+                self.len -= 1;
             }
             // The rows from `index` on are gone; during a drain the later rows are gone already.
             None if removed.index < self.len => {
-                if let Some(position) = self.position(removed.index) {
-                    match self.ops.last_mut() {
-                        // Pops in a row are one truncation.
-                        Some(Op::Truncate(len)) if !self.resync && *len > position => {
-                            *len = position;
-                        }
-                        _ => self.record(Op::Truncate(position)),
-                    }
+                let position = Self::at(removed.index);
+                match self.ops.last_mut() {
+                    // Pops in a row are one truncation.
+                    Some(Op::Truncate(len)) if *len > position => *len = position,
+                    _ => self.record(Op::Truncate(position)),
                 }
-                self.shorten(removed.index);
+                self.len = removed.index;
             }
             None => {}
         }
@@ -495,14 +488,13 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         if rows.is_empty() {
             return;
         }
-        if let (Some(start), Some(end)) = (self.position(rows.start), self.position(rows.end)) {
-            match self.ops.last_mut() {
-                // A row written again, as a loop of `get_mut` on one key does.
-                Some(Op::Write(a, b)) if !self.resync && *a <= start && end <= *b => {}
-                // The row just pushed, handed out by the entry API: the push covers it.
-                Some(Op::Push(_)) if rows.start + 1 == self.len && rows.end == self.len => {}
-                _ => self.record(Op::Write(start, end)),
-            }
+        let (start, end) = (Self::at(rows.start), Self::at(rows.end));
+        match self.ops.last_mut() {
+            // A row written again, as a loop of `get_mut` on one key does.
+            Some(Op::Write(a, b)) if *a <= start && end <= *b => {}
+            // The row just pushed, handed out by the entry API: the push covers it.
+            Some(Op::Push(_)) if rows.start + 1 == self.len && rows.end == self.len => {}
+            _ => self.record(Op::Write(start, end)),
         }
         self.mark_range(rows);
     }
@@ -512,9 +504,7 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         if a == b {
             return;
         }
-        if let (Some(x), Some(y)) = (self.position(a), self.position(b)) {
-            self.record(Op::Swap(x, y));
-        }
+        self.record(Op::Swap(Self::at(a), Self::at(b)));
         self.mark(a);
         self.mark(b);
     }
@@ -525,16 +515,14 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         for (new, _) in moved {
             self.mark(new);
         }
-        let Some(len) = self.position(order.len()) else { return };
-        if len == 0 || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
+        if order.is_empty() || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
             return;
         }
-        self.ops.push(Op::Permute(len));
+        self.ops.push(Op::Permute(Self::at(order.len())));
         for chunk in order.chunks(ORDER_PER_OP) {
             let mut pair = [0; ORDER_PER_OP];
             for (slot, &old) in pair.iter_mut().zip(chunk) {
-                // Below `len`, which fits a `u32`.
-                *slot = old as u32;
+                *slot = Self::at(old);
             }
             self.ops.push(Op::Order(pair));
         }
@@ -705,7 +693,6 @@ impl<K> fmt::Debug for Order<'_, K> {
 pub struct Patch<'a> {
     dirty: &'a [u64],
     len: usize,
-    dirty_rows: usize,
 }
 
 impl<'a> Patch<'a> {
@@ -737,20 +724,21 @@ impl<'a> Patch<'a> {
 
     /// How many rows the mirror copies: at most [`len`](Self::len).
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(len / 64)** time.
     ///
     /// ```
     /// # use sparse_set_core::observe::Journal;
     /// assert_eq!(Journal::<u32>::new().patch().dirty_rows(), 0);
     /// ```
     #[must_use]
-    pub const fn dirty_rows(&self) -> usize {
-        self.dirty_rows
+    pub fn dirty_rows(&self) -> usize {
+        let words = self.dirty.len();
+        (0..words).map(|word| word_at(self.dirty, self.len, word).count_ones() as usize).sum()
     }
 
     /// Whether every row is dirty: a full upload costs what the patch does.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(len / 64)** time.
     ///
     /// ```
     /// use sparse_set_core::SparseMap;
@@ -761,8 +749,8 @@ impl<'a> Patch<'a> {
     /// assert!(map.observer().patch().is_everything());
     /// ```
     #[must_use]
-    pub const fn is_everything(&self) -> bool {
-        self.dirty_rows == self.len
+    pub fn is_everything(&self) -> bool {
+        self.dirty_rows() == self.len
     }
 
     /// The dirty rows as ascending, disjoint, non-adjacent ranges: one copy each.
@@ -788,16 +776,24 @@ impl<'a> Patch<'a> {
     /// ```
     #[must_use]
     pub fn rows(&self) -> DirtyRows<'a> {
-        let words = self.len.div_ceil(64).min(self.dirty.len());
-        let words = &self.dirty[..words];
-        DirtyRows { words, word: 0, bits: words.first().copied().unwrap_or(0) }
+        let bits = if self.dirty.is_empty() { 0 } else { word_at(self.dirty, self.len, 0) };
+        DirtyRows { words: self.dirty, len: self.len, word: 0, bits }
     }
+}
+
+/// Word `word` of the dirty bits of `len` rows, without the bits at or past `len`.
+#[inline]
+fn word_at(words: &[u64], len: usize, word: usize) -> u64 {
+    let bits = words[word];
+    let end = len - word * 64;
+    if end < 64 { bits & ((1 << end) - 1) } else { bits }
 }
 
 /// The dirty rows of a [`Patch`], one by one, ascending.
 #[derive(Clone, Debug)]
 pub struct DirtyRows<'a> {
     words: &'a [u64],
+    len: usize,
     word: usize,
     bits: u64,
 }
@@ -807,8 +803,11 @@ impl Iterator for DirtyRows<'_> {
 
     fn next(&mut self) -> Option<usize> {
         while self.bits == 0 {
+            if self.word + 1 >= self.words.len() {
+                return None;
+            }
             self.word += 1;
-            self.bits = *self.words.get(self.word)?;
+            self.bits = word_at(self.words, self.len, self.word);
         }
         let bit = self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
@@ -828,19 +827,105 @@ impl Iterator for DirtyRanges<'_> {
     type Item = Range<usize>;
 
     fn next(&mut self) -> Option<Range<usize>> {
-        let start = self.rows.next()?;
-        let mut end = start + 1;
-        loop {
-            let mut ahead = self.rows.clone();
-            match ahead.next() {
-                Some(row) if row == end => {
-                    end += 1;
-                    self.rows = ahead;
-                }
-                _ => return Some(start..end),
+        let rows = &mut self.rows;
+        while rows.bits == 0 {
+            if rows.word + 1 >= rows.words.len() {
+                return None;
+            }
+            rows.word += 1;
+            rows.bits = word_at(rows.words, rows.len, rows.word);
+        }
+        // The run of set bits from the lowest one, within this word and on through the next.
+        let first = rows.bits.trailing_zeros();
+        let run = (!(rows.bits >> first)).trailing_zeros().min(64 - first);
+        let start = rows.word * 64 + first as usize;
+        let mut end = start + run as usize;
+        if first + run < 64 {
+            rows.bits &= !(((1u64 << run) - 1) << first);
+            return Some(start..end);
+        }
+        rows.bits = 0;
+        while rows.word + 1 < rows.words.len() {
+            rows.word += 1;
+            let bits = word_at(rows.words, rows.len, rows.word);
+            let run = (!bits).trailing_zeros();
+            end += run as usize;
+            if run < 64 {
+                rows.bits = bits & !((1u64 << run) - 1);
+                break;
             }
         }
+        Some(start..end)
     }
 }
 
 impl FusedIterator for DirtyRanges<'_> {}
+
+#[cfg(test)]
+#[expect(clippy::single_range_in_vec_init, reason = "lists of written ranges")]
+mod tests {
+    use alloc::vec::Vec;
+
+    use super::Journal;
+    use crate::observe::Observer;
+
+    /// A journal of `len` pushed rows, synced, then `written` rows marked.
+    fn journal(len: usize, written: &[core::ops::Range<usize>]) -> Journal<u32> {
+        let mut journal = Journal::new();
+        for index in 0..len {
+            Observer::<u32, ()>::inserted(&mut journal, 0, index, &());
+        }
+        journal.clear();
+        for rows in written {
+            Observer::<u32, ()>::written(&mut journal, rows.clone());
+        }
+        journal
+    }
+
+    #[test]
+    fn ranges_are_the_runs_of_the_rows() {
+        let cases: [&[core::ops::Range<usize>]; 6] = [
+            &[],
+            &[0..1],
+            &[3..64, 64..65],
+            &[0..300],
+            &[5..9, 63..129, 130..131, 191..192, 256..299],
+            &[0..64, 128..192, 299..300],
+        ];
+        for written in cases {
+            let journal = journal(300, written);
+            let patch = journal.patch();
+            let from_ranges: Vec<usize> = patch.ranges().flatten().collect();
+            let rows: Vec<usize> = patch.rows().collect();
+            let expected: Vec<usize> = {
+                let mut rows: Vec<usize> = written.iter().cloned().flatten().collect();
+                rows.sort_unstable();
+                rows.dedup();
+                rows
+            };
+            assert_eq!(rows, expected, "{written:?}");
+            assert_eq!(from_ranges, expected, "{written:?}");
+            assert_eq!(patch.dirty_rows(), expected.len());
+            // Ranges are disjoint and never adjacent.
+            let ranges: Vec<_> = patch.ranges().collect();
+            assert!(ranges.windows(2).all(|pair| pair[0].end < pair[1].start), "{ranges:?}");
+        }
+    }
+
+    #[test]
+    fn rows_past_the_end_do_not_count() {
+        let mut journal = journal(200, &[150..200]);
+        for index in (100..200).rev() {
+            let removed = crate::set::Removed { index, moved: None };
+            Observer::<u32, ()>::removed(&mut journal, 0, &(), removed);
+        }
+        assert_eq!(journal.patch().len(), 100);
+        assert_eq!(journal.patch().dirty_rows(), 0);
+        assert_eq!(journal.patch().ranges().count(), 0);
+        // The rows come back: pushed, so dirty again.
+        for index in 100..130 {
+            Observer::<u32, ()>::inserted(&mut journal, 0, index, &());
+        }
+        assert_eq!(journal.patch().ranges().collect::<Vec<_>>(), [100..130]);
+    }
+}

@@ -126,6 +126,20 @@ pub trait Observer<K, V> {
     }
 }
 
+/// A storage that reports to an [`Observer`]: how a handle that shows a storage read-only (a
+/// group's member handles, [`MemberMut`](crate::group::MemberMut) and the others) still reaches
+/// its observer mutably. Changing the observer never changes the rows.
+pub trait Observed {
+    /// The observer's type.
+    type Observer;
+
+    /// The observer.
+    fn observer(&self) -> &Self::Observer;
+
+    /// The observer, mutably: to drain or clear what it collected.
+    fn observer_mut(&mut self) -> &mut Self::Observer;
+}
+
 /// No observer: nothing is reported, and nothing is paid.
 impl<K, V> Observer<K, V> for () {
     const OBSERVES: bool = false;

@@ -1,0 +1,213 @@
+//! What change events cost: a `SparseMap` without an observer (`sparse-soa`), with a hook that
+//! counts its events (`-hook`), with a move journal (`-journal`) and with removal events
+//! (`-removals`), on the same keys and values.
+//!
+//! Group = workload and size (`events_remove/1000000`), function = observer. `events_mirror`
+//! keeps a `Vec` mirror of the values in sync each frame through the journal's patch, against
+//! copying every row. `SPARSE_SOA_BENCH_MODE=quick` shortens every measurement and skips the
+//! 1,000,000-element sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion};
+use sparse_soa::observe::{Journal, Observer, Removals};
+use sparse_soa::{Removed, SparseMap};
+use sparse_soa_bench::{Position, Rng, SEED, dense_ascending, group, quick, random_permutation};
+
+/// The element count of every workload.
+const N: u32 = 100_000;
+
+/// A hook that counts its events: the cheapest hook that does something.
+#[derive(Clone, Default)]
+struct Counting(u64);
+
+impl<K, V> Observer<K, V> for Counting {
+    #[inline]
+    fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
+        self.0 += 1;
+    }
+
+    #[inline]
+    fn removed(&mut self, _key: K, _value: &V, _removed: Removed<K>) {
+        self.0 += 1;
+    }
+}
+
+/// A journal that never asks for a resync in these workloads.
+fn journal() -> Journal<u32> {
+    Journal::with_limit(1 << 30)
+}
+
+/// Times `work` on a map holding `rows` and `observer`, `iters` times. The observer is taken
+/// back and cleared after each run, so it keeps its memory as it does frame after frame.
+fn timed<O: Observer<u32, Position> + Default>(
+    rows: &SparseMap<u32, Position>,
+    observer: &mut O,
+    clear: impl Fn(&mut O),
+    iters: u64,
+    mut work: impl FnMut(&mut SparseMap<u32, Position, u32, O>),
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        // Attached to the empty map, then filled: the journal saw every row arrive.
+        let mut map = SparseMap::with_capacity(rows.len()).observed_by(std::mem::take(observer));
+        map.extend(rows.iter().map(|(key, value)| (key, *value)));
+        clear(map.observer_mut());
+        let start = Instant::now();
+        work(&mut map);
+        total += start.elapsed();
+        let (map, mut used) = map.into_unobserved();
+        drop(black_box(map));
+        clear(&mut used);
+        *observer = used;
+    }
+    total
+}
+
+fn insert_with<O: Observer<u32, Position> + Default>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut observer: O,
+    clear: impl Fn(&mut O),
+    keys: &[u32],
+) {
+    let empty = SparseMap::<u32, Position>::with_capacity(keys.len());
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            timed(&empty, &mut observer, &clear, iters, |map| {
+                for &key in keys {
+                    map.insert(key, Position::from_key(key));
+                }
+            })
+        });
+    });
+}
+
+fn remove_with<O: Observer<u32, Position> + Default>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut observer: O,
+    clear: impl Fn(&mut O),
+    size: u32,
+) {
+    let mut full = SparseMap::<u32, Position>::with_capacity(size as usize);
+    for key in dense_ascending(size) {
+        full.insert(key, Position::from_key(key));
+    }
+    let probes = random_permutation(size, SEED);
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            timed(&full, &mut observer, &clear, iters, |map| {
+                let mut sum = 0.0;
+                for &key in &probes {
+                    if let Some(value) = map.remove(key) {
+                        sum += value.x;
+                    }
+                }
+                black_box(sum);
+            })
+        });
+    });
+}
+
+fn insert(c: &mut Criterion) {
+    let sizes: &[u32] = if quick() { &[10_000, N] } else { &[10_000, N, 1_000_000] };
+    for &size in sizes {
+        let keys = random_permutation(size, SEED);
+        let mut g = group(c, "events_insert", size, size);
+        insert_with(&mut g, "sparse-soa", (), |()| {}, &keys);
+        insert_with(&mut g, "sparse-soa-hook", Counting::default(), |_| {}, &keys);
+        insert_with(&mut g, "sparse-soa-journal", journal(), Journal::clear, &keys);
+        g.finish();
+    }
+}
+
+fn remove(c: &mut Criterion) {
+    for &size in &[10_000, N, 1_000_000] {
+        let mut g = group(c, "events_remove", size, size);
+        remove_with(&mut g, "sparse-soa", (), |()| {}, size);
+        remove_with(&mut g, "sparse-soa-hook", Counting::default(), |_| {}, size);
+        remove_with(&mut g, "sparse-soa-journal", journal(), Journal::clear, size);
+        remove_with(&mut g, "sparse-soa-removals", Removals::new(), Removals::clear, size);
+        g.finish();
+    }
+}
+
+/// Iteration does not report anything; a write through `values_mut` reports once.
+fn iterate(c: &mut Criterion) {
+    let mut plain: SparseMap<u32, Position> = (0..N).map(|k| (k, Position::from_key(k))).collect();
+    let mut observed = plain.clone().observed_by(journal());
+    let mut g = group(c, "events_iterate", N, N);
+    g.bench_function("sparse-soa", |b| {
+        b.iter(|| {
+            for value in plain.values_mut() {
+                value.x += value.y;
+            }
+            black_box(plain.values().iter().map(|p| p.z).sum::<f32>())
+        });
+    });
+    g.bench_function("sparse-soa-journal", |b| {
+        b.iter(|| {
+            for value in observed.values_mut() {
+                value.x += value.y;
+            }
+            observed.observer_mut().clear();
+            black_box(observed.values().iter().map(|p| p.z).sum::<f32>())
+        });
+    });
+    g.finish();
+}
+
+/// One frame on 100,000 rows: 1% of the keys leave and come back, 1% of the rows are written
+/// through `get_mut`; then the mirror catches up, from the journal's patch (`-journal-patch`)
+/// or by copying every row (`-full-upload`).
+fn mirror(c: &mut Criterion) {
+    let mut map = SparseMap::<u32, Position>::new().observed_by(journal());
+    for key in 0..N {
+        map.insert(key, Position::from_key(key));
+    }
+    map.observer_mut().clear();
+    let mut rng = Rng::new(SEED);
+    let mut key = || u32::try_from(rng.next_u64() % u64::from(N)).expect("below N");
+    let churn: Vec<u32> = (0..N / 100).map(|_| key()).collect();
+    let writes: Vec<u32> = (0..N / 100).map(|_| key()).collect();
+    let frame = |map: &mut SparseMap<u32, Position, u32, Journal<u32>>| {
+        for &key in &churn {
+            if let Some(value) = map.remove(key) {
+                map.insert(key, value);
+            }
+        }
+        for &key in &writes {
+            if let Some(value) = map.get_mut(key) {
+                value.y += 1.0;
+            }
+        }
+    };
+    let mut g = group(c, "events_mirror", N, N);
+    let mut mirror: Vec<Position> = map.values().to_vec();
+    g.bench_function("sparse-soa-journal-patch", |b| {
+        b.iter(|| {
+            frame(&mut map);
+            let patch = map.observer().patch();
+            mirror.resize(patch.len(), Position::default());
+            for rows in patch.ranges() {
+                mirror[rows.clone()].copy_from_slice(&map.values()[rows]);
+            }
+            map.observer_mut().clear();
+        });
+    });
+    g.bench_function("sparse-soa-full-upload", |b| {
+        b.iter(|| {
+            frame(&mut map);
+            mirror.clear();
+            mirror.extend_from_slice(map.values());
+            map.observer_mut().clear();
+        });
+    });
+    g.finish();
+}
+
+criterion::criterion_group!(benches, insert, remove, iterate, mirror);
+criterion::criterion_main!(benches);
