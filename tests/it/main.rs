@@ -38,5 +38,6 @@ mod query_model;
 mod serde;
 #[cfg(feature = "serde")]
 mod serde_group;
+mod ticks;
 mod world;
 mod world_rows;

@@ -18,6 +18,7 @@ mod iter;
 mod reorder;
 #[cfg(test)]
 mod tests;
+mod ticks;
 mod traits;
 
 use alloc::vec::Vec;

@@ -1,6 +1,7 @@
 //! Change events: the [`Observer`] a storage calls on every change, and the observers that ship
-//! with the crate: a move [`Journal`] for mirrors, and [`Removals`] / [`RemovedValues`] that a
-//! system reads after the fact.
+//! with the crate: a move [`Journal`] for mirrors, change [`Ticks`] for systems that want the
+//! rows changed since they last ran, and [`Removals`] / [`RemovedValues`] that a system reads
+//! after the fact.
 //!
 //! A storage holds one observer, chosen by a type parameter (`SparseMap<K, V, D, O = ()>`). The
 //! default `()` listens to nothing: it is zero-sized and its methods are empty, so a storage
@@ -32,6 +33,7 @@
 
 mod journal;
 mod removals;
+mod ticks;
 
 use core::ops::Range;
 
@@ -40,6 +42,7 @@ use crate::set::Removed;
 
 pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
 pub use removals::{Removals, RemovedValues};
+pub use ticks::{MAX_AGE, Since, Tick, Ticks, TrackedStorage, Tracks};
 
 /// What a storage calls on every change to its rows. Every method has an empty default body:
 /// implement the ones you need.

@@ -8,6 +8,7 @@
 //! [`Query::any_of`]: crate::query::Query::any_of
 
 use crate::key::Key;
+use crate::observe::{Tick, Ticks, TrackedStorage};
 use crate::set::{Probe, Quick};
 use crate::storage::Storage;
 
@@ -170,6 +171,65 @@ impl<K: Key, D: crate::dense::DenseIndex> ExcludeFetch<K> for Probe<'_, K, D> {
             Quick::Found(_) => Some(true),
             Quick::Missing => Some(false),
             Quick::Ask => None,
+        }
+    }
+}
+
+/// A filter that keeps the keys whose row in a storage with change ticks changed after a tick:
+/// what [`Query::changed`](crate::query::Query::changed) adds (bevy's `Changed<T>`). A key
+/// the storage does not hold is skipped.
+pub struct Changed<'a, S> {
+    pub(crate) storage: &'a S,
+    pub(crate) since: Tick,
+}
+
+impl<S> Clone for Changed<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Changed<'_, S> {}
+
+impl<S> core::fmt::Debug for Changed<'_, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Changed").field("since", &self.since).finish_non_exhaustive()
+    }
+}
+
+/// The [`ExcludeFetch`] of [`Changed`]: skips a key whose row did not change, or is absent.
+#[derive(Clone, Copy)]
+pub struct ChangedFetch<'a, K, D: crate::dense::DenseIndex> {
+    probe: Probe<'a, K, D>,
+    ticks: &'a Ticks,
+    since: Tick,
+}
+
+impl<'a, S: TrackedStorage> Exclude<S::Key> for Changed<'a, S> {
+    type Fetch = ChangedFetch<'a, S::Key, S::Dense>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        ChangedFetch {
+            probe: S::as_sparse_set(self.storage).probe(),
+            ticks: self.storage.ticks(),
+            since: self.since,
+        }
+    }
+}
+
+impl<K, D: crate::dense::DenseIndex> core::fmt::Debug for ChangedFetch<'_, K, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ChangedFetch").field("since", &self.since).finish_non_exhaustive()
+    }
+}
+
+impl<K: Key, D: crate::dense::DenseIndex> ExcludeFetch<K> for ChangedFetch<'_, K, D> {
+    #[inline]
+    fn holds(&self, key: K) -> bool {
+        match self.probe.get_index_of(key) {
+            Some(index) => !self.ticks.changed_at_since(index, self.since),
+            None => true,
         }
     }
 }

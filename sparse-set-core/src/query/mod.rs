@@ -67,7 +67,9 @@ use core::fmt;
 
 #[cfg(doc)]
 use crate::storage::{Columnar, Storage};
-pub use exclude::{AnyOf, AnyOfFetch, Exclude, ExcludeFetch, With, WithFetch};
+pub use exclude::{
+    AnyOf, AnyOfFetch, Changed, ChangedFetch, Exclude, ExcludeFetch, With, WithFetch,
+};
 pub(crate) use lookup::rows_at;
 pub use lookup::{
     IterMany, LookupError, MemberLookup, MemberView, MembersLookup, MembersView, SingleError,
@@ -201,6 +203,39 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         Query {
             members: self.members,
             without: (self.without, With(required)),
+            driver: self.driver,
+        }
+    }
+
+    /// Keeps only the keys whose row in `storage` changed after `since` (added counts): bevy's
+    /// `Changed<T>`, for a storage with change [`Ticks`](crate::observe::Ticks). Borrow the
+    /// storage shared, here and as a member if the system reads it. A storage without ticks
+    /// does not compile here. Filters add up.
+    ///
+    /// Computes in **O(1)** time; iterating then costs one lookup in `storage` per element.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Ticks;
+    /// use sparse_set_core::{SparseMap, query};
+    ///
+    /// let mut positions = SparseMap::<u32, f32, u32, Ticks>::default();
+    /// positions.extend([(1, 0.0), (2, 0.0), (3, 0.0)]);
+    /// let drawn = positions.ticks_mut().advance();
+    /// positions[2] = 5.0;
+    /// let moved: Vec<u32> = query((&positions,)).changed(&positions, drawn).into_iter().map(|(key, _)| key).collect();
+    /// assert_eq!(moved, [2]);
+    /// ```
+    pub fn changed<S>(
+        self,
+        storage: &S,
+        since: crate::observe::Tick,
+    ) -> Query<M, (W, Changed<'_, S>)>
+    where
+        S: crate::observe::TrackedStorage<Key = M::Key>,
+    {
+        Query {
+            members: self.members,
+            without: (self.without, Changed { storage, since }),
             driver: self.driver,
         }
     }

@@ -1,0 +1,457 @@
+//! Change ticks, opt-in per storage: [`Ticks`] is an [`Observer`] that stamps every row with
+//! the tick it was added at and the tick it last changed at, 4 bytes each, moved in lockstep
+//! with the rows. A storage without it pays nothing; asking one for changes does not compile
+//! (the methods need [`Tracks`]).
+//!
+//! # Invariant
+//!
+//! `added` and `changed` have the storage's length, and entry `i` of each belongs to the row at
+//! dense position `i`, also while a hook unwinds (every event lands after the storage is
+//! consistent). Every stamp is at most [`MAX_AGE`] + `REBASE` ticks older than `now`, so ages
+//! computed with wrapping subtraction never wrap: the clock sweeps the stamps each time it
+//! passes a multiple of `REBASE`, pulling older ones up to `MAX_AGE`.
+//!
+//! A row's change tick is the newer of its own stamp and `all_changed`, the stamp a write to
+//! every row at once (`values_mut`, `columns_mut`, a query's mutable member) sets in O(1).
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::Range;
+
+use crate::observe::Observer;
+use crate::permutation::Permutation;
+use crate::set::Removed;
+use crate::storage::Storage;
+
+/// How old a tick may be and still be told apart: 2^30 advances of the clock. An older stamp is
+/// read as this old.
+pub const MAX_AGE: u32 = 1 << 30;
+
+/// How often the clock sweeps old stamps up to [`MAX_AGE`]: every 2^29 advances.
+const REBASE: u32 = 1 << 29;
+
+/// A point on a storage's change clock: what [`Ticks::advance`] returns, and what
+/// `changed_since` and `added_since` compare with.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tick(u32);
+
+impl Tick {
+    /// The raw value (it wraps around; compare ticks through a [`Ticks`] clock).
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// let ticks = Ticks::new();
+    /// assert_eq!(ticks.now().get(), 1);
+    /// ```
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Debug for Tick {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tick({})", self.0)
+    }
+}
+
+/// Change ticks: the [`Observer`] that stamps each row with when it was added and when it last
+/// changed. 8 bytes per row (two `u32`s).
+///
+/// The clock stands still until [`advance`](Self::advance) moves it: every change between two
+/// advances gets the same stamp. A system remembers the tick `advance` returned and later asks
+/// for the rows changed since (bevy's `last_run`):
+///
+/// ```
+/// use sparse_set_core::SparseMap;
+/// use sparse_set_core::observe::Ticks;
+///
+/// let mut health = SparseMap::<u32, u32, u32, Ticks>::default();
+/// health.insert(1, 10);
+/// health.insert(2, 20);
+/// let seen = health.ticks_mut().advance(); // everything so far is seen
+///
+/// *health.get_mut(2).unwrap() -= 5; // changed
+/// health.set_if_neq(1, 10); // equal: not a change
+/// health.insert(3, 30); // added, so changed too
+/// assert_eq!(health.changed_since(seen).collect::<Vec<_>>(), [2, 3]);
+/// assert_eq!(health.added_since(seen).collect::<Vec<_>>(), [3]);
+/// ```
+///
+/// A write to every row at once (`values_mut`, `iter_mut`, `columns_mut`, a query's mutable
+/// member) stamps one summary tick in O(1) instead of each row, so the loop over the slice pays
+/// no per-row write; every row then counts as changed.
+#[derive(Clone)]
+pub struct Ticks {
+    added: Vec<u32>,
+    changed: Vec<u32>,
+    all_changed: u32,
+    now: u32,
+}
+
+impl Ticks {
+    /// A clock at tick 1, with no rows. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// assert_eq!(Ticks::new().now().get(), 1);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        // `all_changed` starts as old as a stamp can be: no summary write yet.
+        Self {
+            added: Vec::new(),
+            changed: Vec::new(),
+            all_changed: 1u32.wrapping_sub(MAX_AGE),
+            now: 1,
+        }
+    }
+
+    /// The tick changes are stamped with now.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// let mut ticks = Ticks::new();
+    /// let before = ticks.advance();
+    /// assert_ne!(ticks.now(), before);
+    /// ```
+    #[must_use]
+    pub const fn now(&self) -> Tick {
+        Tick(self.now)
+    }
+
+    /// Ends the current tick and returns it: changes from now on are newer than it.
+    ///
+    /// Computes in **O(1)** amortised time: every 2^29 advances it sweeps the stamps, O(len).
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Ticks;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Ticks>::default();
+    /// map.insert(1, 0);
+    /// let seen = map.ticks_mut().advance();
+    /// assert_eq!(map.changed_since(seen).count(), 0);
+    /// map.insert(1, 1);
+    /// assert_eq!(map.changed_since(seen).count(), 1);
+    /// ```
+    pub fn advance(&mut self) -> Tick {
+        self.advance_by(1)
+    }
+
+    /// Moves the clock on by `ticks` at once (a paused simulation catching up), and returns the
+    /// tick that was current.
+    ///
+    /// Computes in **O(1)** time, plus a sweep of the stamps, O(len), each time the clock
+    /// passes a multiple of 2^29.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// let mut ticks = Ticks::new();
+    /// let before = ticks.advance_by(1000);
+    /// assert_eq!(ticks.now().get(), before.get() + 1000);
+    /// ```
+    pub fn advance_by(&mut self, ticks: u32) -> Tick {
+        let before = self.now;
+        let mut left = ticks;
+        while left > 0 {
+            // One sweep per multiple of `REBASE` passed, so no stamp ages past the bound.
+            let to_boundary = REBASE - self.now % REBASE;
+            let step = left.min(to_boundary);
+            self.now = self.now.wrapping_add(step);
+            left -= step;
+            if self.now % REBASE == 0 {
+                self.rebase();
+            }
+        }
+        Tick(before)
+    }
+
+    /// Pulls every stamp older than [`MAX_AGE`] up to it.
+    fn rebase(&mut self) {
+        let now = self.now;
+        let clamp = |stamp: &mut u32| {
+            if now.wrapping_sub(*stamp) > MAX_AGE {
+                *stamp = now.wrapping_sub(MAX_AGE);
+            }
+        };
+        self.added.iter_mut().for_each(clamp);
+        self.changed.iter_mut().for_each(clamp);
+        clamp(&mut self.all_changed);
+    }
+
+    /// How many ticks ago `stamp` was, read as at most [`MAX_AGE`].
+    #[inline]
+    fn age(&self, stamp: u32) -> u32 {
+        self.now.wrapping_sub(stamp).min(MAX_AGE)
+    }
+
+    /// Whether `stamp` is newer than `since`.
+    #[inline]
+    fn newer(&self, stamp: u32, since: Tick) -> bool {
+        self.age(stamp) < self.age(since.0)
+    }
+
+    /// Whether the row at dense position `index` changed after `since` (added counts).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is out of bounds.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Ticks;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Ticks>::default();
+    /// let start = map.ticks_mut().advance();
+    /// map.insert(5, 0);
+    /// assert!(map.ticks().changed_at_since(0, start));
+    /// ```
+    #[inline]
+    #[must_use]
+    #[track_caller]
+    pub fn changed_at_since(&self, index: usize, since: Tick) -> bool {
+        self.newer(self.changed[index], since) || self.newer(self.all_changed, since)
+    }
+
+    /// Whether the row at dense position `index` was added after `since`.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is out of bounds.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseMap;
+    /// use sparse_set_core::observe::Ticks;
+    ///
+    /// let mut map = SparseMap::<u32, u8, u32, Ticks>::default();
+    /// map.insert(5, 0);
+    /// let seen = map.ticks_mut().advance();
+    /// assert!(!map.ticks().added_at_since(0, seen));
+    /// ```
+    #[inline]
+    #[must_use]
+    #[track_caller]
+    pub fn added_at_since(&self, index: usize, since: Tick) -> bool {
+        self.newer(self.added[index], since)
+    }
+
+    /// How many rows the clock stamps: the storage's length.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// assert_eq!(Ticks::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.changed.len()
+    }
+
+    /// Whether the clock stamps no row.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// assert!(Ticks::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty()
+    }
+
+    /// Checks the invariant against a storage of `len` rows; panics describing what is broken.
+    #[doc(hidden)]
+    pub fn assert_invariants(&self, len: usize) {
+        assert_eq!(self.added.len(), len, "added ticks for {len} rows");
+        assert_eq!(self.changed.len(), len, "changed ticks for {len} rows");
+        let bound = MAX_AGE + REBASE;
+        for &stamp in self.added.iter().chain(&self.changed).chain([&self.all_changed]) {
+            assert!(self.now.wrapping_sub(stamp) <= bound, "a stamp older than the bound");
+        }
+    }
+}
+
+impl Default for Ticks {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Ticks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ticks")
+            .field("now", &self.now)
+            .field("rows", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K, V> Observer<K, V> for Ticks {
+    fn attached(&mut self, keys: &[K], bound: Option<usize>) {
+        self.added.clear();
+        self.changed.clear();
+        if let Some(capacity) = bound {
+            self.added.reserve_exact(capacity);
+            self.changed.reserve_exact(capacity);
+        }
+        self.added.resize(keys.len(), self.now);
+        self.changed.resize(keys.len(), self.now);
+    }
+
+    #[inline]
+    fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
+        self.added.push(self.now);
+        self.changed.push(self.now);
+    }
+
+    #[inline]
+    fn replaced(&mut self, _key: K, index: usize, _old: &V, _new: &V) {
+        self.changed[index] = self.now;
+    }
+
+    #[inline]
+    fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
+        if removed.moved.is_some() || removed.index + 1 == self.changed.len() {
+            self.added.swap_remove(removed.index);
+            self.changed.swap_remove(removed.index);
+        } else {
+            // A drain: the rows from `index` on are gone.
+            self.added.truncate(removed.index);
+            self.changed.truncate(removed.index);
+        }
+    }
+
+    #[inline]
+    fn written(&mut self, rows: Range<usize>) {
+        if rows.start == 0 && rows.end == self.changed.len() && rows.len() > 1 {
+            // Every row at once: one summary stamp, no per-row write.
+            self.all_changed = self.now;
+        } else {
+            self.changed[rows].fill(self.now);
+        }
+    }
+
+    #[inline]
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.added.swap(a, b);
+        self.changed.swap(a, b);
+    }
+
+    fn permuted(&mut self, permutation: &Permutation) {
+        permutation.apply(&mut self.added);
+        permutation.apply(&mut self.changed);
+    }
+}
+
+/// An observer that holds [`Ticks`]: `Ticks` itself, or a tuple whose first element is. What
+/// a storage's `changed_since`, `added_since` and the query filter `changed` need, so asking an
+/// untracked storage for changes does not compile.
+pub trait Tracks {
+    /// The ticks.
+    fn ticks(&self) -> &Ticks;
+    /// The ticks, mutably (to [`advance`](Ticks::advance) the clock).
+    fn ticks_mut(&mut self) -> &mut Ticks;
+}
+
+impl Tracks for Ticks {
+    #[inline]
+    fn ticks(&self) -> &Ticks {
+        self
+    }
+
+    #[inline]
+    fn ticks_mut(&mut self) -> &mut Ticks {
+        self
+    }
+}
+
+macro_rules! tracks_tuple {
+    ($($name:ident),*) => {
+        impl<$($name),*> Tracks for (Ticks, $($name,)*) {
+            #[inline]
+            fn ticks(&self) -> &Ticks {
+                &self.0
+            }
+
+            #[inline]
+            fn ticks_mut(&mut self) -> &mut Ticks {
+                &mut self.0
+            }
+        }
+    };
+}
+
+tracks_tuple!();
+tracks_tuple!(B);
+tracks_tuple!(B, C);
+tracks_tuple!(B, C, E);
+
+/// A storage with change ticks: what the query filter
+/// [`Query::changed`](crate::query::Query::changed) reads. Implemented by every storage whose
+/// observer [`Tracks`].
+pub trait TrackedStorage: Storage {
+    /// The storage's ticks.
+    fn ticks(&self) -> &Ticks;
+}
+
+/// The keys of the rows changed (or added) since a tick, in dense order: what
+/// `changed_since` and `added_since` return.
+#[derive(Clone)]
+pub struct Since<'a, K> {
+    keys: &'a [K],
+    ticks: &'a Ticks,
+    tick: Tick,
+    added: bool,
+    index: usize,
+}
+
+impl<'a, K> Since<'a, K> {
+    /// The rows of `keys` that changed after `since` (or, with `added`, were added after it).
+    pub(crate) fn new(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
+        debug_assert_eq!(keys.len(), ticks.len(), "a tick per row");
+        Self { keys, ticks, tick: since, added, index: 0 }
+    }
+}
+
+impl<K: Copy> Iterator for Since<'_, K> {
+    type Item = K;
+
+    fn next(&mut self) -> Option<K> {
+        while let Some(&key) = self.keys.get(self.index) {
+            let index = self.index;
+            self.index += 1;
+            let hit = if self.added {
+                self.ticks.added_at_since(index, self.tick)
+            } else {
+                self.ticks.changed_at_since(index, self.tick)
+            };
+            if hit {
+                return Some(key);
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.keys.len() - self.index))
+    }
+}
+
+impl<K: Copy> core::iter::FusedIterator for Since<'_, K> {}
+
+impl<K: Copy + fmt::Debug> fmt::Debug for Since<'_, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}

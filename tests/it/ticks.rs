@@ -1,0 +1,271 @@
+//! Change ticks of a `SparseMap`, against a `BTreeMap` model that keeps absolute (`u64`) ticks:
+//! after every step of random operations (writes of every kind, moves, removals, a clock
+//! advanced by 1 or by up to 2^31 at once, past the `u32` wrap), `changed_since` and
+//! `added_since` of every remembered tick, and the query filter `changed`, equal the model's;
+//! the tick arrays keep the storage's length. By hand: a panicking hook, a panicking `retain`
+//! predicate, and untracked writes.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use proptest::prelude::*;
+use sparse_soa::observe::{Journal, MAX_AGE, Observer, Tick, Ticks};
+use sparse_soa::{Removed, SparseMap, query};
+use sparse_soa_test_support::model;
+
+type Map = SparseMap<u32, u32, u32, Ticks>;
+
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    value: u32,
+    added: u64,
+    changed: u64,
+}
+
+/// The model: rows with absolute ticks, and the absolute clock.
+#[derive(Default)]
+struct Model {
+    rows: BTreeMap<u32, Row>,
+    now: u64,
+}
+
+impl Model {
+    /// Whether `stamp` is newer than `since`, both read as at most `MAX_AGE` old.
+    fn newer(&self, stamp: u64, since: u64) -> bool {
+        let floor = self.now.saturating_sub(u64::from(MAX_AGE));
+        stamp.max(floor) > since.max(floor)
+    }
+
+    fn changed_since(&self, since: u64) -> Vec<u32> {
+        self.rows
+            .iter()
+            .filter(|(_, row)| self.newer(row.changed, since))
+            .map(|(&k, _)| k)
+            .collect()
+    }
+
+    fn added_since(&self, since: u64) -> Vec<u32> {
+        self.rows.iter().filter(|(_, row)| self.newer(row.added, since)).map(|(&k, _)| k).collect()
+    }
+
+    fn touch(&mut self, key: u32) {
+        let now = self.now;
+        if let Some(row) = self.rows.get_mut(&key) {
+            row.changed = now;
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u32, u32),
+    Remove(u32),
+    GetMut(u32),
+    SetIfNeq(u32, u32),
+    Untracked(u32),
+    ValuesMut,
+    Retain(u32),
+    Sort,
+    Truncate(usize),
+    Drain,
+    Swap(usize, usize),
+    Advance,
+    AdvanceBy(u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let key = 0..32_u32;
+    prop_oneof![
+        5 => (key.clone(), 0..4_u32).prop_map(|(k, v)| Op::Insert(k, v)),
+        2 => key.clone().prop_map(Op::Remove),
+        3 => key.clone().prop_map(Op::GetMut),
+        3 => (key.clone(), 0..4_u32).prop_map(|(k, v)| Op::SetIfNeq(k, v)),
+        1 => key.prop_map(Op::Untracked),
+        1 => Just(Op::ValuesMut),
+        1 => (2..5_u32).prop_map(Op::Retain),
+        1 => Just(Op::Sort),
+        1 => (0..30_usize).prop_map(Op::Truncate),
+        1 => Just(Op::Drain),
+        1 => (0..30_usize, 0..30_usize).prop_map(|(a, b)| Op::Swap(a, b)),
+        4 => Just(Op::Advance),
+        1 => prop_oneof![1..1000_u32, (1_u32 << 28)..(1_u32 << 31)].prop_map(Op::AdvanceBy),
+    ]
+}
+
+/// Applies `op` to the map and the model; returns the tick an advance ended.
+fn apply(map: &mut Map, model: &mut Model, op: &Op) -> Option<(Tick, u64)> {
+    match *op {
+        Op::Insert(k, v) => {
+            map.insert(k, v);
+            let now = model.now;
+            let row = model.rows.entry(k).or_insert(Row { value: v, added: now, changed: now });
+            row.value = v;
+            row.changed = now;
+        }
+        Op::Remove(k) => {
+            map.remove(k);
+            model.rows.remove(&k);
+        }
+        Op::GetMut(k) => {
+            if let Some(value) = map.get_mut(k) {
+                *value = value.wrapping_add(0); // a write that changes nothing still counts
+            }
+            model.touch(k);
+        }
+        Op::SetIfNeq(k, v) => {
+            let changed = map.set_if_neq(k, v);
+            let differs = model.rows.get(&k).is_some_and(|row| row.value != v);
+            assert_eq!(changed, differs);
+            if differs {
+                model.rows.get_mut(&k).unwrap().value = v;
+                model.touch(k);
+            }
+        }
+        Op::Untracked(k) => {
+            if let Some(value) = map.get_mut_untracked(k) {
+                *value ^= 1;
+                model.rows.get_mut(&k).unwrap().value ^= 1;
+            }
+        }
+        Op::ValuesMut => {
+            let now = model.now;
+            for value in map.values_mut() {
+                *value = value.wrapping_add(1);
+            }
+            for row in model.rows.values_mut() {
+                row.value = row.value.wrapping_add(1);
+                row.changed = now;
+            }
+        }
+        Op::Retain(m) => {
+            // `retain` hands out every value mutably: all count as changed.
+            map.retain(|key, _| key % m != 0);
+            let now = model.now;
+            model.rows.retain(|key, _| key % m != 0);
+            model.rows.values_mut().for_each(|row| row.changed = now);
+        }
+        Op::Sort => map.sort_unstable_by(|_, a, _, b| a.cmp(b)),
+        Op::Truncate(len) => {
+            let gone: Vec<u32> = map.keys().iter().skip(len).copied().collect();
+            map.truncate(len);
+            for key in gone {
+                model.rows.remove(&key);
+            }
+        }
+        Op::Drain => {
+            map.drain().take(1).for_each(drop);
+            model.rows.clear();
+        }
+        Op::Swap(a, b) => {
+            if a < map.len() && b < map.len() {
+                map.swap_indices(a, b);
+            }
+        }
+        Op::Advance => {
+            let tick = map.ticks_mut().advance();
+            model.now += 1;
+            return Some((tick, model.now - 1));
+        }
+        Op::AdvanceBy(n) => {
+            let tick = map.ticks_mut().advance_by(n);
+            model.now += u64::from(n);
+            return Some((tick, model.now - u64::from(n)));
+        }
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(model::config())]
+
+    #[test]
+    fn ticks_follow_the_model(ops in prop::collection::vec(op(), 1..100)) {
+        let mut map = Map::default();
+        let mut model = Model { now: 1, ..Model::default() };
+        // Ticks the test remembers, with their absolute time.
+        let mut remembered: Vec<(Tick, u64)> = vec![(map.ticks().now(), 1)];
+        for op in &ops {
+            if let Some(tick) = apply(&mut map, &mut model, op) {
+                remembered.push(tick);
+            }
+            map.assert_invariants();
+            map.ticks().assert_invariants(map.len());
+            // A tick older than 2^31 cannot be told apart any more: forget it.
+            remembered.retain(|&(_, at)| model.now - at < 1 << 31);
+            for &(tick, at) in &remembered {
+                let mut changed: Vec<u32> = map.changed_since(tick).collect();
+                changed.sort_unstable();
+                prop_assert_eq!(&changed, &model.changed_since(at), "changed since {:?}", tick);
+                let mut added: Vec<u32> = map.added_since(tick).collect();
+                added.sort_unstable();
+                prop_assert_eq!(&added, &model.added_since(at), "added since {:?}", tick);
+                let mut queried: Vec<u32> =
+                    query((&map,)).changed(&map, tick).into_iter().map(|(key, _)| key).collect();
+                queried.sort_unstable();
+                prop_assert_eq!(&queried, &changed, "the query filter");
+            }
+            let values: BTreeMap<u32, u32> = map.iter().map(|(k, v)| (k, *v)).collect();
+            let expected: BTreeMap<u32, u32> = model.rows.iter().map(|(&k, row)| (k, row.value)).collect();
+            prop_assert_eq!(values, expected);
+        }
+    }
+}
+
+#[test]
+fn ticks_survive_the_wrap() {
+    let mut map = Map::default();
+    map.insert(1, 0);
+    map.insert(2, 0);
+    // Past the `u32` wrap several times, one row changed late in each lap.
+    for lap in 0..5_u32 {
+        let seen = map.ticks_mut().advance_by(1 << 30);
+        assert_eq!(map.changed_since(seen).count(), 0, "lap {lap}");
+        map.ticks_mut().advance_by(3 << 29);
+        let late = map.ticks_mut().advance();
+        map[2] = lap;
+        assert_eq!(map.changed_since(late).collect::<Vec<_>>(), [2], "lap {lap}");
+        assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [2], "lap {lap}");
+        map.ticks().assert_invariants(map.len());
+    }
+    assert!(map.ticks().now().get() < 1 << 31, "the clock wrapped");
+}
+
+#[test]
+fn a_panicking_hook_keeps_the_ticks_in_lockstep() {
+    struct Grumpy;
+    impl Observer<u32, u32> for Grumpy {
+        fn removed(&mut self, key: u32, _value: &u32, _removed: Removed<u32>) {
+            assert_ne!(key, 3, "unlucky remove");
+        }
+    }
+    let mut map =
+        SparseMap::<u32, u32, u32, (Ticks, Grumpy)>::with_observer((Ticks::new(), Grumpy));
+    map.extend((0..8).map(|key| (key, key)));
+    let seen = map.ticks_mut().advance();
+    map[7] = 70;
+    // Ticks hears of the removal before the hook that panics: both see a consistent map.
+    assert!(catch_unwind(AssertUnwindSafe(|| map.remove(3))).is_err());
+    map.assert_invariants();
+    map.ticks().assert_invariants(map.len());
+    assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [7]);
+    assert!(
+        catch_unwind(AssertUnwindSafe(|| map.retain(|key, _| {
+            assert_ne!(key, 5, "bad key");
+            true
+        })))
+        .is_err()
+    );
+    map.assert_invariants();
+    map.ticks().assert_invariants(map.len());
+}
+
+#[test]
+fn a_tracked_journaled_map_reports_to_both() {
+    let mut map = SparseMap::<u32, u8, u32, (Ticks, Journal<u32>)>::default();
+    map.extend((0..4).map(|key| (key, 0)));
+    let seen = map.ticks_mut().advance();
+    map.observer_mut().1.clear();
+    *map.get_mut(2).unwrap() = 1;
+    assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [2]);
+    assert_eq!(map.observer().1.patch().rows().collect::<Vec<_>>(), [2]);
+}
