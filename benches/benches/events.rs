@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion};
-use sparse_soa::observe::{Journal, Observer, Removals};
+use bevy_ecs::component::Component;
+use bevy_ecs::query::Changed;
+use bevy_ecs::world::World;
+use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
 use sparse_soa::{Removed, SparseMap};
 use sparse_soa_bench::{Position, Rng, SEED, dense_ascending, group, quick, random_permutation};
 
@@ -209,5 +212,99 @@ fn mirror(c: &mut Criterion) {
     g.finish();
 }
 
-criterion::criterion_group!(benches, insert, remove, iterate, mirror);
+/// A bevy component like `Position`, stored in bevy's tables (change ticks always on).
+#[derive(Component, Clone, Copy)]
+struct BevyPosition(Position);
+
+/// Change ticks on 100,000 rows: a streaming `get_mut` update of every row in random order
+/// (`ticks_update`: each write stamps its row; bevy's `Query::get_mut` by `Entity`); a write to every row through the value slice
+/// (`ticks_write_all`: one summary stamp for ours, bevy's `Mut<T>` stamps each row); and a scan
+/// for the 10% of rows changed since the last look (`ticks_changed_scan`), against bevy 0.20's
+/// `Query<Entity, Changed<T>>`.
+fn ticks(c: &mut Criterion) {
+    let keys = random_permutation(N, SEED);
+    let plain: SparseMap<u32, Position> = (0..N).map(|k| (k, Position::from_key(k))).collect();
+    let mut untracked = plain.clone();
+    let mut tracked = plain.clone().observed_by(Ticks::new());
+    let mut g = group(c, "ticks_update", N, N);
+    g.bench_function("sparse-soa", |b| {
+        b.iter(|| {
+            for &key in &keys {
+                if let Some(value) = untracked.get_mut(key) {
+                    value.x += 1.0;
+                }
+            }
+        });
+    });
+    g.bench_function("sparse-soa-ticks", |b| {
+        b.iter(|| {
+            for &key in &keys {
+                if let Some(value) = tracked.get_mut(key) {
+                    value.x += 1.0;
+                }
+            }
+        });
+    });
+    let mut world = World::new();
+    let entities: Vec<_> =
+        (0..N).map(|k| world.spawn(BevyPosition(Position::from_key(k))).id()).collect();
+    let mut one = world.query::<&mut BevyPosition>();
+    g.bench_function("bevy-table", |b| {
+        b.iter(|| {
+            for &key in &keys {
+                if let Ok(mut position) = one.get_mut(&mut world, entities[key as usize]) {
+                    position.0.x += 1.0;
+                }
+            }
+        });
+    });
+    g.finish();
+
+    let mut g = group(c, "ticks_write_all", N, N);
+    g.bench_function("sparse-soa", |b| {
+        b.iter(|| {
+            for value in untracked.values_mut() {
+                value.x += 1.0;
+            }
+        });
+    });
+    g.bench_function("sparse-soa-ticks", |b| {
+        b.iter(|| {
+            for value in tracked.values_mut() {
+                value.x += 1.0;
+            }
+        });
+    });
+    let mut all = world.query::<&mut BevyPosition>();
+    g.bench_function("bevy-table", |b| {
+        b.iter(|| {
+            for mut position in all.iter_mut(&mut world) {
+                position.0.x += 1.0;
+            }
+        });
+    });
+    g.finish();
+
+    // A tenth of the rows change after the last look.
+    let seen = tracked.ticks_mut().advance();
+    world.clear_trackers();
+    for &key in keys.iter().take(N as usize / 10) {
+        tracked.get_mut(key).expect("present").y += 1.0;
+        let entity = entities[key as usize];
+        world.get_mut::<BevyPosition>(entity).expect("present").0.y += 1.0;
+    }
+    let mut changed = world.query_filtered::<bevy_ecs::entity::Entity, Changed<BevyPosition>>();
+    assert_eq!(changed.iter(&world).count(), N as usize / 10);
+    assert_eq!(tracked.changed_since(seen).count(), N as usize / 10);
+    let mut g = group(c, "ticks_changed_scan", N, N);
+    g.bench_function("sparse-soa-ticks", |b| {
+        b.iter(|| tracked.changed_since(seen).fold(0_u32, |sum, key| sum ^ key));
+    });
+    g.bench_function("bevy-table", |b| {
+        b.iter(|| changed.iter(&world).fold(0_u32, |sum, entity| sum ^ entity.index_u32()));
+    });
+    g.finish();
+}
+
+criterion::criterion_group!(benches, insert, remove, iterate, mirror, ticks);
 criterion::criterion_main!(benches);

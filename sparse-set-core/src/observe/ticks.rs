@@ -334,7 +334,10 @@ impl<K, V> Observer<K, V> for Ticks {
 
     #[inline]
     fn written(&mut self, rows: Range<usize>) {
-        if rows.start == 0 && rows.end == self.changed.len() && rows.len() > 1 {
+        if rows.end == rows.start + 1 {
+            // One row, as `get_mut` hands out: one stamp.
+            self.changed[rows.start] = self.now;
+        } else if rows.start == 0 && rows.end == self.changed.len() {
             // Every row at once: one summary stamp, no per-row write.
             self.all_changed = self.now;
         } else {
@@ -410,9 +413,12 @@ pub trait TrackedStorage: Storage {
 #[derive(Clone)]
 pub struct Since<'a, K> {
     keys: &'a [K],
-    ticks: &'a Ticks,
-    tick: Tick,
-    added: bool,
+    stamps: &'a [u32],
+    /// Every row counts (a summary stamp newer than the tick).
+    all: bool,
+    now: u32,
+    /// How old the tick is: a row counts when its stamp is younger.
+    age: u32,
     index: usize,
 }
 
@@ -420,31 +426,34 @@ impl<'a, K> Since<'a, K> {
     /// The rows of `keys` that changed after `since` (or, with `added`, were added after it).
     pub(crate) fn new(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
         debug_assert_eq!(keys.len(), ticks.len(), "a tick per row");
-        Self { keys, ticks, tick: since, added, index: 0 }
+        let stamps = if added { &ticks.added } else { &ticks.changed };
+        let all = !added && ticks.newer(ticks.all_changed, since);
+        Self { keys, stamps, all, now: ticks.now, age: ticks.age(since.0), index: 0 }
     }
 }
 
 impl<K: Copy> Iterator for Since<'_, K> {
     type Item = K;
 
+    #[inline]
     fn next(&mut self) -> Option<K> {
-        while let Some(&key) = self.keys.get(self.index) {
-            let index = self.index;
-            self.index += 1;
-            let hit = if self.added {
-                self.ticks.added_at_since(index, self.tick)
-            } else {
-                self.ticks.changed_at_since(index, self.tick)
-            };
-            if hit {
-                return Some(key);
-            }
+        if !self.all {
+            // Every stamp is younger than `MAX_AGE` + `REBASE` < 2^31, so its wrapping age is
+            // exact; and the tick's age is at most `MAX_AGE`, so reading older stamps as
+            // `MAX_AGE` old (as `Ticks::newer` does) would change no answer.
+            let (now, age) = (self.now, self.age);
+            let rest = self.stamps.get(self.index..)?;
+            let skip = rest.iter().position(|&stamp| now.wrapping_sub(stamp).min(MAX_AGE) < age);
+            self.index += skip.unwrap_or(rest.len());
         }
-        None
+        let key = *self.keys.get(self.index)?;
+        self.index += 1;
+        Some(key)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.keys.len() - self.index))
+        let left = self.keys.len().saturating_sub(self.index);
+        (if self.all { left } else { 0 }, Some(left))
     }
 }
 
