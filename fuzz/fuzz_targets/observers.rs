@@ -1,0 +1,158 @@
+//! A `SparseMap<u32, u16>` with every observer attached at once (a journal with a small limit,
+//! change ticks, removal events, and a recorder of hooks), driven by random operations; after
+//! every step the mirrors must equal the map: the keys replayed through the journal's ordered
+//! changes (or rebuilt after a resync), the values patched through its dirty ranges (never more
+//! rows than the map holds), the rows the hooks rebuilt, the tick arrays' length, and the keys
+//! that left.
+
+#![no_main]
+
+use std::collections::BTreeSet;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use sparse_soa::observe::{Change, Journal, Observer, Removals, Ticks};
+use sparse_soa::{Permutation, Removed, SparseMap};
+
+/// The rows as the hooks report them.
+#[derive(Default)]
+struct Recorder {
+    keys: Vec<u32>,
+}
+
+impl Observer<u32, u16> for Recorder {
+    fn inserted(&mut self, key: u32, index: usize, _value: &u16) {
+        assert_eq!(index, self.keys.len());
+        self.keys.push(key);
+    }
+
+    fn replaced(&mut self, key: u32, index: usize, _old: &u16, _new: &u16) {
+        assert_eq!(self.keys[index], key);
+    }
+
+    fn removed(&mut self, key: u32, _value: &u16, removed: Removed<u32>) {
+        match removed.moved {
+            Some(moved) => {
+                assert_eq!(self.keys[removed.index], key);
+                assert_eq!(moved.from + 1, self.keys.len());
+                self.keys.swap_remove(removed.index);
+            }
+            None if removed.index < self.keys.len() => {
+                assert_eq!(self.keys[removed.index], key);
+                self.keys.truncate(removed.index);
+            }
+            None => {}
+        }
+    }
+
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.keys.swap(a, b);
+    }
+
+    fn permuted(&mut self, permutation: &Permutation) {
+        self.keys = permutation.order().iter().map(|&old| self.keys[old]).collect();
+    }
+}
+
+type Observers = (Ticks, Journal<u32>, Removals<u32>, Recorder);
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Insert(u8, u16),
+    Remove(u8),
+    SwapRemoveIndex(u8),
+    Pop,
+    GetMut(u8, u16),
+    SetIfNeq(u8, u16),
+    EntryOr(u8, u16),
+    Retain(u8),
+    SortKeys,
+    SortByValue,
+    SortUnstableByValue,
+    Swap(u8, u8),
+    Truncate(u8),
+    Clear,
+    Drain(u8),
+    ValuesMut,
+    Advance,
+    Sync,
+}
+
+fuzz_target!(|ops: Vec<Op>| {
+    let observers = (Ticks::new(), Journal::with_limit(600), Removals::new(), Recorder::default());
+    let mut map = SparseMap::<u32, u16, u32, Observers>::with_observer(observers);
+    let mut key_mirror: Vec<u32> = Vec::new();
+    let mut value_mirror: Vec<u16> = Vec::new();
+    for op in ops {
+        let before: BTreeSet<u32> = map.keys().iter().copied().collect();
+        match op {
+            Op::Insert(k, v) => drop(map.insert(u32::from(k), v)),
+            Op::Remove(k) => drop(map.remove(u32::from(k))),
+            Op::SwapRemoveIndex(i) => drop(map.swap_remove_index(usize::from(i))),
+            Op::Pop => drop(map.pop()),
+            Op::GetMut(k, v) => {
+                if let Some(value) = map.get_mut(u32::from(k)) {
+                    *value = v;
+                }
+            }
+            Op::SetIfNeq(k, v) => drop(map.set_if_neq(u32::from(k), v)),
+            Op::EntryOr(k, v) => *map.entry(u32::from(k)).or_insert(v) ^= 1,
+            Op::Retain(m) => map.retain(|key, _| key % (u32::from(m) + 2) != 0),
+            Op::SortKeys => map.sort_keys(),
+            Op::SortByValue => map.sort_by(|_, a, _, b| a.cmp(b)),
+            Op::SortUnstableByValue => map.sort_unstable_by(|_, a, _, b| b.cmp(a)),
+            Op::Swap(a, b) => {
+                let (a, b) = (usize::from(a), usize::from(b));
+                if a < map.len() && b < map.len() {
+                    map.swap_indices(a, b);
+                }
+            }
+            Op::Truncate(len) => map.truncate(usize::from(len)),
+            Op::Clear => map.clear(),
+            Op::Drain(take) => map.drain().take(usize::from(take % 4)).for_each(drop),
+            Op::ValuesMut => map.values_mut().iter_mut().for_each(|v| *v = v.wrapping_add(1)),
+            Op::Advance => drop(map.ticks_mut().advance()),
+            Op::Sync => {
+                let journal = &map.observer().1;
+                match journal.changes() {
+                    Ok(changes) => {
+                        for change in changes {
+                            match change {
+                                Change::Push { key } => key_mirror.push(key),
+                                Change::Replace { index, key } => key_mirror[index] = key,
+                                Change::Write { rows } => assert!(rows.end <= key_mirror.len()),
+                                Change::SwapRemove { index } => drop(key_mirror.swap_remove(index)),
+                                Change::Swap { a, b } => key_mirror.swap(a, b),
+                                Change::Permute { order } => {
+                                    key_mirror = order.map(|old| key_mirror[old]).collect();
+                                }
+                                Change::Truncate { len } => key_mirror.truncate(len),
+                            }
+                        }
+                    }
+                    Err(_) => key_mirror = map.keys().to_vec(),
+                }
+                let patch = journal.patch();
+                assert!(patch.dirty_rows() <= map.len());
+                value_mirror.resize(patch.len(), u16::MAX);
+                for rows in patch.ranges() {
+                    value_mirror[rows.clone()].copy_from_slice(&map.values()[rows]);
+                }
+                assert_eq!(key_mirror, map.keys());
+                assert_eq!(value_mirror, map.values());
+                map.observer_mut().1.clear();
+            }
+        }
+        map.assert_invariants();
+        let (ticks, journal, removals, recorder) = map.observer();
+        ticks.assert_invariants(map.len());
+        assert_eq!(journal.len(), map.len());
+        assert!(journal.bytes() <= journal.limit());
+        assert_eq!(recorder.keys, map.keys());
+        let after: BTreeSet<u32> = map.keys().iter().copied().collect();
+        let left: BTreeSet<u32> = before.difference(&after).copied().collect();
+        assert_eq!(removals.len(), left.len());
+        assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
+        map.observer_mut().2.clear();
+    }
+});
