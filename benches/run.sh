@@ -47,6 +47,7 @@ mkdir -p "$extra"
 SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench ops
 SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench systems
 SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench spawn
+SPARSE_SOA_BENCH_MODE=$mode cargo bench "${bench[@]}" --bench events
 SPARSE_SOA_MEMORY_OUT=$extra/memory.tsv cargo bench "${bench[@]}" --bench memory
 if [ "$mode" = full ]; then
     benches/compile-time/measure.sh > "$extra/compile.tsv"

@@ -688,6 +688,48 @@ const TARGETS: &[Target] = &[
         denominator: "1000",
         max: 1.25,
     },
+    Target {
+        what: "move journal on: remove all of 10,000 keys vs no observer",
+        group: "events_remove/10000",
+        numerator: "sparse-soa-journal",
+        denominator: "sparse-soa",
+        max: 1.2,
+    },
+    Target {
+        what: "move journal on: remove all of 1,000,000 keys vs no observer",
+        group: "events_remove/1000000",
+        numerator: "sparse-soa-journal",
+        denominator: "sparse-soa",
+        max: 1.1,
+    },
+    Target {
+        what: "move journal on: insert 100,000 keys vs no observer",
+        group: "events_insert/100000",
+        numerator: "sparse-soa-journal",
+        denominator: "sparse-soa",
+        max: 1.1,
+    },
+    Target {
+        what: "change ticks on: streaming get_mut update vs no ticks",
+        group: "ticks_update/100000",
+        numerator: "sparse-soa-ticks",
+        denominator: "sparse-soa",
+        max: 1.3,
+    },
+    Target {
+        what: "changed_since scan vs bevy's Query<Entity, Changed<T>>",
+        group: "ticks_changed_scan/100000",
+        numerator: "sparse-soa-ticks",
+        denominator: "bevy-table",
+        max: 0.5,
+    },
+    Target {
+        what: "write-and-stamp loop over every row vs bevy's Mut<T> loop",
+        group: "ticks_write_all/100000",
+        numerator: "sparse-soa-ticks",
+        denominator: "bevy-table",
+        max: 1.0,
+    },
 ];
 
 /// The workloads in the order of the issue, with a sentence each.
@@ -828,6 +870,34 @@ const WORKLOADS: &[(&str, &str)] = &[
     (
         "cycle_deep",
         "Steady state on 100,000 entities with all four components: a random tenth lose their spin and get it back, every iteration. The cost of one change to the innermost of three levels (`-deep`, `sparsey-deep`), or to an ungrouped storage. Per operation = per remove or insert.",
+    ),
+    (
+        "events_insert",
+        "Insert n random keys into an empty `SparseMap<u32, Position>` with room for them: without an observer (`sparse-soa`), with a hook that counts its events (`-hook`), with a move journal (`-journal`, attached while the map was empty, its memory kept from the run before as frame after frame).",
+    ),
+    (
+        "events_remove",
+        "Remove every key of a full `SparseMap<u32, Position>` in random order, with the same observers and with removal events (`-removals`).",
+    ),
+    (
+        "events_iterate",
+        "Write every value through `values_mut` and sum a field, without an observer and with a journal (one `written` event per pass).",
+    ),
+    (
+        "events_mirror",
+        "One frame on 100,000 rows (1% of the keys leave and come back, 1% of the rows written through `get_mut`), then a `Vec` mirror catches up: from the journal's patch (`-journal-patch`) or by copying every row (`-full-upload`). Per operation = per row of the map.",
+    ),
+    (
+        "ticks_update",
+        "Change ticks: `get_mut` of every row in random order, one write each: a map without ticks, one with `Ticks` (each write stamps its row), and bevy's `Query::get_mut` by `Entity` over a table component.",
+    ),
+    (
+        "ticks_write_all",
+        "Write every row through the value slice: ours stamps one summary tick, bevy's `Mut<T>` stamps each row.",
+    ),
+    (
+        "ticks_changed_scan",
+        "Find the 10% of rows changed since a tick: `changed_since` against bevy's `Query<Entity, Changed<T>>`. Per operation = per row scanned.",
     ),
 ];
 

@@ -15,9 +15,10 @@
 //!
 //! - unless [`resync`](Journal::is_resync) is set, replaying [`changes`](Journal::changes) on
 //!   `mirror`'s keys gives the storage's keys;
-//! - `len` is the storage's length; every row at a position `< len` whose dirty bit is clear
-//!   holds what `mirror` holds there. Bits at or past `len` mean nothing: every position past
-//!   `len` is pushed (and marked) before it counts again, so rows that leave keep their bits;
+//! - `len` is the storage's length and `fresh <= len`: every row at or past `fresh` was pushed
+//!   since the mirror synced (a push costs no bit), and every row below `fresh` whose dirty bit
+//!   is clear holds what `mirror` holds there. Bits at or past `fresh` mean nothing (rows that
+//!   leave keep their bits; `clear` zeroes them);
 //! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
 //!   would have taken more.
 
@@ -90,6 +91,8 @@ pub struct Journal<K> {
     fixed: bool,
     resync: bool,
     len: usize,
+    /// Every row at or past it was pushed since the last clear.
+    fresh: usize,
     dirty: Vec<u64>,
 }
 
@@ -132,6 +135,7 @@ impl<K: Copy> Journal<K> {
             fixed: false,
             resync: false,
             len: 0,
+            fresh: 0,
             dirty: Vec::new(),
         }
     }
@@ -293,8 +297,8 @@ impl<K: Copy> Journal<K> {
     /// ```
     #[must_use]
     pub fn patch(&self) -> Patch<'_> {
-        let words = self.len.div_ceil(64).min(self.dirty.len());
-        Patch { dirty: &self.dirty[..words], len: self.len }
+        let words = self.fresh.div_ceil(64).min(self.dirty.len());
+        Patch { dirty: &self.dirty[..words], fresh: self.fresh, len: self.len }
     }
 
     /// Marks the mirror in sync with the storage: drops the operations and the dirty bits, and
@@ -321,6 +325,7 @@ impl<K: Copy> Journal<K> {
         }
         let words = self.len.div_ceil(64).min(self.dirty.len());
         self.dirty[..words].fill(0);
+        self.fresh = self.len;
     }
 
     /// Records `op` unless that passes the limit (or the fixed capacity), which turns the
@@ -410,6 +415,7 @@ impl<K: Copy> Clone for Journal<K> {
             fixed: self.fixed,
             resync: self.resync,
             len: self.len,
+            fresh: self.fresh,
             dirty: self.dirty.clone(),
         }
     }
@@ -434,12 +440,13 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
             let words = capacity.div_ceil(64);
             self.dirty.reserve_exact(words.saturating_sub(self.dirty.len()));
         }
-        // The mirror cannot hold rows the journal never saw: it rebuilds.
+        // The mirror cannot hold rows the journal never saw: it rebuilds, and every row counts as
+        // pushed.
         if !keys.is_empty() {
             self.ask_resync();
         }
-        self.mark_range(0..keys.len());
         self.len = keys.len();
+        self.fresh = 0;
     }
 
     #[inline]
@@ -450,7 +457,6 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
             self.ask_resync();
         }
         self.record(Op::Push(key));
-        self.mark(index);
         self.len = index + 1;
     }
 
@@ -468,6 +474,7 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
                 self.record(Op::SwapRemove(Self::at(removed.index)));
                 self.mark(removed.index);
                 self.len -= 1;
+                self.fresh = self.fresh.min(self.len);
             }
             // The rows from `index` on are gone; during a drain the later rows are gone already.
             None if removed.index < self.len => {
@@ -478,6 +485,7 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
                     _ => self.record(Op::Truncate(position)),
                 }
                 self.len = removed.index;
+                self.fresh = self.fresh.min(self.len);
             }
             None => {}
         }
@@ -691,7 +699,10 @@ impl<K> fmt::Debug for Order<'_, K> {
 /// The coalesced view of a [`Journal`]: the rows a copy mirror copies to catch up.
 #[derive(Clone, Copy, Debug)]
 pub struct Patch<'a> {
+    /// The dirty bits of the rows below `fresh`.
     dirty: &'a [u64],
+    /// Every row from here to `len` was pushed: dirty.
+    fresh: usize,
     len: usize,
 }
 
@@ -732,8 +743,10 @@ impl<'a> Patch<'a> {
     /// ```
     #[must_use]
     pub fn dirty_rows(&self) -> usize {
-        let words = self.dirty.len();
-        (0..words).map(|word| word_at(self.dirty, self.len, word).count_ones() as usize).sum()
+        let marked = (0..self.dirty.len())
+            .map(|word| word_at(self.dirty, self.fresh, word).count_ones() as usize)
+            .sum::<usize>();
+        marked + (self.len - self.fresh)
     }
 
     /// Whether every row is dirty: a full upload costs what the patch does.
@@ -776,16 +789,22 @@ impl<'a> Patch<'a> {
     /// ```
     #[must_use]
     pub fn rows(&self) -> DirtyRows<'a> {
-        let bits = if self.dirty.is_empty() { 0 } else { word_at(self.dirty, self.len, 0) };
-        DirtyRows { words: self.dirty, len: self.len, word: 0, bits }
+        let bits = if self.dirty.is_empty() { 0 } else { word_at(self.dirty, self.fresh, 0) };
+        DirtyRows {
+            words: self.dirty,
+            fresh: self.fresh,
+            word: 0,
+            bits,
+            tail: self.fresh..self.len,
+        }
     }
 }
 
-/// Word `word` of the dirty bits of `len` rows, without the bits at or past `len`.
+/// Word `word` of the dirty bits below `fresh`, without the bits at or past it.
 #[inline]
-fn word_at(words: &[u64], len: usize, word: usize) -> u64 {
+fn word_at(words: &[u64], fresh: usize, word: usize) -> u64 {
     let bits = words[word];
-    let end = len - word * 64;
+    let end = fresh - word * 64;
     if end < 64 { bits & ((1 << end) - 1) } else { bits }
 }
 
@@ -793,21 +812,34 @@ fn word_at(words: &[u64], len: usize, word: usize) -> u64 {
 #[derive(Clone, Debug)]
 pub struct DirtyRows<'a> {
     words: &'a [u64],
-    len: usize,
+    fresh: usize,
     word: usize,
     bits: u64,
+    /// The pushed rows, after the marked ones.
+    tail: Range<usize>,
+}
+
+impl DirtyRows<'_> {
+    /// Moves to the next word with a set bit; `false` when the marked rows are done.
+    #[inline]
+    fn load(&mut self) -> bool {
+        while self.bits == 0 {
+            if self.word + 1 >= self.words.len() {
+                return false;
+            }
+            self.word += 1;
+            self.bits = word_at(self.words, self.fresh, self.word);
+        }
+        true
+    }
 }
 
 impl Iterator for DirtyRows<'_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
-        while self.bits == 0 {
-            if self.word + 1 >= self.words.len() {
-                return None;
-            }
-            self.word += 1;
-            self.bits = word_at(self.words, self.len, self.word);
+        if !self.load() {
+            return self.tail.next();
         }
         let bit = self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
@@ -828,12 +860,9 @@ impl Iterator for DirtyRanges<'_> {
 
     fn next(&mut self) -> Option<Range<usize>> {
         let rows = &mut self.rows;
-        while rows.bits == 0 {
-            if rows.word + 1 >= rows.words.len() {
-                return None;
-            }
-            rows.word += 1;
-            rows.bits = word_at(rows.words, rows.len, rows.word);
+        if !rows.load() {
+            let tail = core::mem::replace(&mut rows.tail, 0..0);
+            return (!tail.is_empty()).then_some(tail);
         }
         // The run of set bits from the lowest one, within this word and on through the next.
         let first = rows.bits.trailing_zeros();
@@ -842,18 +871,24 @@ impl Iterator for DirtyRanges<'_> {
         let mut end = start + run as usize;
         if first + run < 64 {
             rows.bits &= !(((1u64 << run) - 1) << first);
-            return Some(start..end);
-        }
-        rows.bits = 0;
-        while rows.word + 1 < rows.words.len() {
-            rows.word += 1;
-            let bits = word_at(rows.words, rows.len, rows.word);
-            let run = (!bits).trailing_zeros();
-            end += run as usize;
-            if run < 64 {
-                rows.bits = bits & !((1u64 << run) - 1);
-                break;
+        } else {
+            rows.bits = 0;
+            while rows.word + 1 < rows.words.len() {
+                rows.word += 1;
+                let bits = word_at(rows.words, rows.fresh, rows.word);
+                let run = (!bits).trailing_zeros();
+                end += run as usize;
+                if run < 64 {
+                    rows.bits = bits & !((1u64 << run) - 1);
+                    break;
+                }
             }
+        }
+        // A run that reaches the pushed rows goes on through them.
+        let end = end.min(rows.fresh);
+        if end == rows.fresh && !rows.tail.is_empty() {
+            let tail = core::mem::replace(&mut rows.tail, 0..0);
+            return Some(start..tail.end);
         }
         Some(start..end)
     }
@@ -927,5 +962,25 @@ mod tests {
             Observer::<u32, ()>::inserted(&mut journal, 0, index, &());
         }
         assert_eq!(journal.patch().ranges().collect::<Vec<_>>(), [100..130]);
+    }
+
+    #[test]
+    fn pushed_rows_join_the_run_before_them() {
+        for (written, expected) in [
+            (&[90..100][..], &[90..110][..]),
+            (&[50..60][..], &[50..60, 100..110][..]),
+            (&[][..], &[100..110][..]),
+            (&[0..100][..], &[0..110][..]),
+        ] {
+            let mut journal = journal(100, written);
+            for index in 100..110 {
+                Observer::<u32, ()>::inserted(&mut journal, 0, index, &());
+            }
+            let patch = journal.patch();
+            assert_eq!(patch.ranges().collect::<Vec<_>>(), expected, "{written:?}");
+            let rows: Vec<usize> = expected.iter().cloned().flatten().collect();
+            assert_eq!(patch.rows().collect::<Vec<_>>(), rows);
+            assert_eq!(patch.dirty_rows(), rows.len());
+        }
     }
 }
