@@ -1,7 +1,8 @@
 //! Change ticks of a `SparseMap`, against a `BTreeMap` model that keeps absolute (`u64`) ticks:
 //! after every step of random operations (writes of every kind, moves, removals, a clock
 //! advanced by 1 or by up to 2^31 at once, past the `u32` wrap), `changed_since` and
-//! `added_since` of every remembered tick, and the query filter `changed`, equal the model's;
+//! `added_since` of every remembered tick, and the query filters `changed_since` and `changed`
+//! (since the last advance), equal the model's;
 //! the tick arrays keep the storage's length. By hand: a panicking hook, a panicking `retain`
 //! predicate, and untracked writes.
 
@@ -184,9 +185,11 @@ proptest! {
         let mut model = Model { now: 1, ..Model::default() };
         // Ticks the test remembers, with their absolute time.
         let mut remembered: Vec<(Tick, u64)> = vec![(map.ticks().now(), 1)];
+        let mut last_advance = None;
         for op in &ops {
             if let Some(tick) = apply(&mut map, &mut model, op) {
                 remembered.push(tick);
+                last_advance = Some(tick);
             }
             map.assert_invariants();
             map.ticks().assert_invariants(map.len());
@@ -200,9 +203,17 @@ proptest! {
                 added.sort_unstable();
                 prop_assert_eq!(&added, &model.added_since(at), "added since {:?}", tick);
                 let mut queried: Vec<u32> =
-                    query((&map,)).changed(&map, tick).into_iter().map(|(key, _)| key).collect();
+                    query((&map,)).changed_since(&map, tick).into_iter().map(|(key, _)| key).collect();
                 queried.sort_unstable();
                 prop_assert_eq!(&queried, &changed, "the query filter");
+            }
+            // `changed` is `changed_since` the tick the last advance ended.
+            let previous = map.ticks().previous();
+            let this_tick: Vec<u32> = query((&map,)).changed(&map).into_iter().map(|(key, _)| key).collect();
+            prop_assert_eq!(this_tick, map.changed_since(previous).collect::<Vec<u32>>());
+            // The tick the last advance ended, unless the sweep pulled it up to `MAX_AGE`.
+            if let Some((tick, at)) = last_advance.filter(|&(_, at)| model.now - at < u64::from(MAX_AGE)) {
+                prop_assert_eq!(previous, tick, "the last advance, at {}", at);
             }
             let values: BTreeMap<u32, u32> = map.iter().map(|(k, v)| (k, *v)).collect();
             let expected: BTreeMap<u32, u32> = model.rows.iter().map(|(&k, row)| (k, row.value)).collect();

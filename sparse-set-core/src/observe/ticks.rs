@@ -87,6 +87,8 @@ pub struct Ticks {
     changed: Vec<u32>,
     all_changed: u32,
     now: u32,
+    /// The tick the last advance ended (0 before any: every stamp is newer).
+    previous: u32,
 }
 
 impl Ticks {
@@ -106,6 +108,7 @@ impl Ticks {
             changed: Vec::new(),
             all_changed: 1u32.wrapping_sub(MAX_AGE),
             now: 1,
+            previous: 0,
         }
     }
 
@@ -122,6 +125,22 @@ impl Ticks {
     #[must_use]
     pub const fn now(&self) -> Tick {
         Tick(self.now)
+    }
+
+    /// The tick the last [`advance`](Self::advance) ended: "since the last advance" is since
+    /// this tick. Before any advance, a tick older than every stamp.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Ticks;
+    /// let mut ticks = Ticks::new();
+    /// let ended = ticks.advance();
+    /// assert_eq!(ticks.previous(), ended);
+    /// ```
+    #[must_use]
+    pub const fn previous(&self) -> Tick {
+        Tick(self.previous)
     }
 
     /// Ends the current tick and returns it: changes from now on are newer than it.
@@ -157,6 +176,7 @@ impl Ticks {
     /// ```
     pub fn advance_by(&mut self, ticks: u32) -> Tick {
         let before = self.now;
+        self.previous = before;
         let mut left = ticks;
         while left > 0 {
             // One sweep per multiple of `REBASE` passed, so no stamp ages past the bound.
@@ -182,6 +202,7 @@ impl Ticks {
         self.added.iter_mut().for_each(clamp);
         self.changed.iter_mut().for_each(clamp);
         clamp(&mut self.all_changed);
+        clamp(&mut self.previous);
     }
 
     /// How many ticks ago `stamp` was, read as at most [`MAX_AGE`].

@@ -207,10 +207,38 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         }
     }
 
-    /// Keeps only the keys whose row in `storage` changed after `since` (added counts): bevy's
-    /// `Changed<T>`, for a storage with change [`Ticks`](crate::observe::Ticks). Borrow the
-    /// storage shared, here and as a member if the system reads it. A storage without ticks
-    /// does not compile here. Filters add up.
+    /// Keeps only the keys whose row in `storage` changed since its clock last
+    /// [`advance`d](crate::observe::Ticks::advance) (added counts): bevy's `Changed<T>`, for a
+    /// storage with change [`Ticks`](crate::observe::Ticks). The same as
+    /// [`changed_since`](Self::changed_since) with the storage's
+    /// [`previous`](crate::observe::Ticks::previous) tick. Borrow the storage shared, here and
+    /// as a member if the system reads it. A storage without ticks does not compile here.
+    /// Filters add up.
+    ///
+    /// Computes in **O(1)** time; iterating then costs one lookup in `storage` per element.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Ticks;
+    /// use sparse_set_core::{SparseMap, query};
+    ///
+    /// let mut positions = SparseMap::<u32, f32, u32, Ticks>::default();
+    /// positions.extend([(1, 0.0), (2, 0.0), (3, 0.0)]);
+    /// positions.ticks_mut().advance(); // a new frame
+    /// positions[2] = 5.0;
+    /// let moved: Vec<u32> = query((&positions,)).changed(&positions).into_iter().map(|(key, _)| key).collect();
+    /// assert_eq!(moved, [2]);
+    /// ```
+    pub fn changed<S>(self, storage: &S) -> Query<M, (W, Changed<'_, S>)>
+    where
+        S: crate::observe::TrackedStorage<Key = M::Key>,
+    {
+        let since = storage.ticks().previous();
+        self.changed_since(storage, since)
+    }
+
+    /// Keeps only the keys whose row in `storage` changed after `since` (added counts): the
+    /// filter [`changed`](Self::changed) with a tick of your own, such as the tick a system
+    /// last ran at.
     ///
     /// Computes in **O(1)** time; iterating then costs one lookup in `storage` per element.
     ///
@@ -222,10 +250,12 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// positions.extend([(1, 0.0), (2, 0.0), (3, 0.0)]);
     /// let drawn = positions.ticks_mut().advance();
     /// positions[2] = 5.0;
-    /// let moved: Vec<u32> = query((&positions,)).changed(&positions, drawn).into_iter().map(|(key, _)| key).collect();
-    /// assert_eq!(moved, [2]);
+    /// positions.ticks_mut().advance(); // frames pass
+    /// positions[3] = 1.0;
+    /// let moved: Vec<u32> = query((&positions,)).changed_since(&positions, drawn).into_iter().map(|(key, _)| key).collect();
+    /// assert_eq!(moved, [2, 3]);
     /// ```
-    pub fn changed<S>(
+    pub fn changed_since<S>(
         self,
         storage: &S,
         since: crate::observe::Tick,
