@@ -444,3 +444,35 @@ fn a_world_despawn_is_a_removal_event() {
     game.health.remove(b);
     assert_eq!(game.health.observer().keys(), &[b]);
 }
+
+#[test]
+fn a_map_of_unit_values_is_an_observed_tag() {
+    use sparse_soa::{World, query};
+
+    // A tag with events: `SparseMap<K, (), D, O>` stores no values (a `Vec<()>` never
+    // allocates) and reports like any map.
+    #[derive(Default, World)]
+    struct Game {
+        entities: Entities,
+        health: SparseMap<Entity, u32>,
+        frozen: SparseMap<Entity, (), u32, Removals<Entity>>,
+    }
+
+    let mut game = Game::default();
+    let a = game.spawn((10_u32, ()));
+    let b = game.spawn((20_u32,));
+    let c = game.spawn((30_u32, ()));
+    let thawed: Vec<Entity> =
+        query((&game.health,)).without(&game.frozen).into_iter().map(|(e, _)| e).collect();
+    assert_eq!(thawed, [b]);
+    let frozen: Vec<Entity> =
+        query((&game.health,)).with(&game.frozen).into_iter().map(|(e, _)| e).collect();
+    assert_eq!(frozen, [a, c]);
+    game.frozen.remove(a);
+    assert!(game.despawn(c));
+    assert_eq!(game.frozen.observer().keys(), &[a, c]);
+    assert_eq!(
+        std::mem::size_of_val(&game.frozen),
+        std::mem::size_of::<SparseMap<Entity, ()>>() + std::mem::size_of::<Removals<Entity>>()
+    );
+}
