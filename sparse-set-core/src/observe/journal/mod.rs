@@ -22,36 +22,24 @@
 //! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
 //!   would have taken more.
 
+mod changes;
+mod patch;
+
 use alloc::vec::Vec;
 use core::fmt;
-use core::iter::FusedIterator;
 use core::mem::size_of;
 use core::ops::Range;
 
 use crate::observe::Observer;
+use crate::observe::journal::changes::{ORDER_PER_OP, Op};
 use crate::permutation::Permutation;
 use crate::set::Removed;
 
+pub use changes::{Change, Changes, Order, Resync};
+pub use patch::{DirtyRanges, DirtyRows, Patch};
+
 /// What a journal records by default before it asks for a resync: 1 MiB.
 const DEFAULT_LIMIT: usize = 1 << 20;
-
-/// Positions a permutation's order packs into one operation.
-const ORDER_PER_OP: usize = 2;
-
-/// One recorded operation, positions as `u32` so that an operation on `u32` or
-/// [`Entity`](crate::Entity) keys takes at most 16 bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op<K> {
-    Push(K),
-    Replace(u32, K),
-    Write(u32, u32),
-    SwapRemove(u32),
-    Swap(u32, u32),
-    /// A permutation of this many positions; its order follows in `Order` operations.
-    Permute(u32),
-    Order([u32; ORDER_PER_OP]),
-    Truncate(u32),
-}
 
 /// A move journal: the [`Observer`] a mirror of a storage drains, through the ordered
 /// [`changes`](Self::changes) or the coalesced [`patch`](Self::patch), then [`clear`s](Self::clear).
@@ -273,7 +261,7 @@ impl<K: Copy> Journal<K> {
     /// assert_eq!(mirror, map.keys());
     /// ```
     pub fn changes(&self) -> Result<Changes<'_, K>, Resync> {
-        if self.resync { Err(Resync { limit: self.limit }) } else { Ok(Changes { ops: &self.ops }) }
+        if self.resync { Err(Resync { limit: self.limit }) } else { Ok(Changes::new(&self.ops)) }
     }
 
     /// The coalesced view: which rows a copy mirror copies to catch up since the last
@@ -298,7 +286,7 @@ impl<K: Copy> Journal<K> {
     #[must_use]
     pub fn patch(&self) -> Patch<'_> {
         let words = self.fresh.div_ceil(64).min(self.dirty.len());
-        Patch { dirty: &self.dirty[..words], fresh: self.fresh, len: self.len }
+        Patch::new(&self.dirty[..words], self.fresh, self.len)
     }
 
     /// Marks the mirror in sync with the storage: drops the operations and the dirty bits, and
@@ -536,365 +524,6 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         }
     }
 }
-
-/// The journal's operations passed its limit (or it was attached to a storage holding rows):
-/// the ordered changes are gone, and a mirror that needs them rebuilds from the storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Resync {
-    /// The journal's limit, in bytes.
-    pub limit: usize,
-}
-
-impl fmt::Display for Resync {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the journal's changes passed its limit of {} bytes: rebuild the mirror from the storage, then clear the journal",
-            self.limit
-        )
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for Resync {}
-
-/// One change of a storage's rows, as [`Journal::changes`] yields them. Replaying them in order
-/// on a `Vec` of the keys (push, assign, `swap_remove`, `swap`, reorder, `truncate`) gives the
-/// storage's keys.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Change<'a, K> {
-    /// A row with `key` was pushed at the end.
-    Push {
-        /// The new row's key.
-        key: K,
-    },
-    /// The row at `index` was overwritten by an insert; its key is now `key` (the same key, or
-    /// a newer generation of it).
-    Replace {
-        /// The row's position.
-        index: usize,
-        /// The row's key now.
-        key: K,
-    },
-    /// The values of `rows` were handed out mutably, and may have changed.
-    Write {
-        /// The positions written.
-        rows: Range<usize>,
-    },
-    /// The row at `index` was removed by a swap-remove: the last row moved into `index`, and the
-    /// storage is one shorter (`Vec::swap_remove`).
-    SwapRemove {
-        /// The removed row's position.
-        index: usize,
-    },
-    /// The rows at `a` and `b` traded places.
-    Swap {
-        /// One position.
-        a: usize,
-        /// The other.
-        b: usize,
-    },
-    /// The rows were reordered: the row now at `i` was at the `i`-th position `order` yields.
-    Permute {
-        /// The old position of each new position, in order.
-        order: Order<'a, K>,
-    },
-    /// The storage was cut to `len` rows.
-    Truncate {
-        /// The new length.
-        len: usize,
-    },
-}
-
-/// The ordered operations of a [`Journal`]: an iterator of [`Change`]s.
-#[derive(Clone)]
-pub struct Changes<'a, K> {
-    ops: &'a [Op<K>],
-}
-
-impl<'a, K: Copy> Iterator for Changes<'a, K> {
-    type Item = Change<'a, K>;
-
-    fn next(&mut self) -> Option<Change<'a, K>> {
-        let (&op, rest) = self.ops.split_first()?;
-        self.ops = rest;
-        Some(match op {
-            Op::Push(key) => Change::Push { key },
-            Op::Replace(index, key) => Change::Replace { index: index as usize, key },
-            Op::Write(start, end) => Change::Write { rows: start as usize..end as usize },
-            Op::SwapRemove(index) => Change::SwapRemove { index: index as usize },
-            Op::Swap(a, b) => Change::Swap { a: a as usize, b: b as usize },
-            Op::Permute(len) => {
-                let words = (len as usize).div_ceil(ORDER_PER_OP);
-                let (order, rest) = self.ops.split_at(words);
-                self.ops = rest;
-                Change::Permute { order: Order { ops: order, len: len as usize, next: 0 } }
-            }
-            Op::Truncate(len) => Change::Truncate { len: len as usize },
-            Op::Order(_) => unreachable!("an order outside a permutation"),
-        })
-    }
-}
-
-impl<K: Copy> FusedIterator for Changes<'_, K> {}
-
-impl<K: Copy + fmt::Debug> fmt::Debug for Changes<'_, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// The order of a [`Change::Permute`]: for each new position in turn, the old position of the
-/// row now there.
-pub struct Order<'a, K> {
-    ops: &'a [Op<K>],
-    len: usize,
-    next: usize,
-}
-
-impl<K> Clone for Order<'_, K> {
-    fn clone(&self) -> Self {
-        Self { ops: self.ops, len: self.len, next: self.next }
-    }
-}
-
-impl<K> Iterator for Order<'_, K> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        if self.next == self.len {
-            return None;
-        }
-        let Op::Order(pair) = &self.ops[self.next / ORDER_PER_OP] else {
-            unreachable!("a permutation's order is made of `Order` operations")
-        };
-        let old = pair[self.next % ORDER_PER_OP] as usize;
-        self.next += 1;
-        Some(old)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.len - self.next;
-        (left, Some(left))
-    }
-}
-
-impl<K> ExactSizeIterator for Order<'_, K> {}
-impl<K> FusedIterator for Order<'_, K> {}
-
-impl<K> PartialEq for Order<'_, K> {
-    fn eq(&self, other: &Self) -> bool {
-        Iterator::eq(self.clone(), other.clone())
-    }
-}
-
-impl<K> Eq for Order<'_, K> {}
-
-impl<K> fmt::Debug for Order<'_, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
-
-/// The coalesced view of a [`Journal`]: the rows a copy mirror copies to catch up.
-#[derive(Clone, Copy, Debug)]
-pub struct Patch<'a> {
-    /// The dirty bits of the rows below `fresh`.
-    dirty: &'a [u64],
-    /// Every row from here to `len` was pushed: dirty.
-    fresh: usize,
-    len: usize,
-}
-
-impl<'a> Patch<'a> {
-    /// The storage's length: the mirror's length after the patch.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::observe::Journal;
-    /// assert_eq!(Journal::<u32>::new().patch().len(), 0);
-    /// ```
-    #[must_use]
-    pub const fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the storage is empty.
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::observe::Journal;
-    /// assert!(Journal::<u32>::new().patch().is_empty());
-    /// ```
-    #[must_use]
-    pub const fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// How many rows the mirror copies: at most [`len`](Self::len).
-    ///
-    /// Computes in **O(len / 64)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::observe::Journal;
-    /// assert_eq!(Journal::<u32>::new().patch().dirty_rows(), 0);
-    /// ```
-    #[must_use]
-    pub fn dirty_rows(&self) -> usize {
-        let marked = (0..self.dirty.len())
-            .map(|word| word_at(self.dirty, self.fresh, word).count_ones() as usize)
-            .sum::<usize>();
-        marked + (self.len - self.fresh)
-    }
-
-    /// Whether every row is dirty: a full upload costs what the patch does.
-    ///
-    /// Computes in **O(len / 64)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::SparseMap;
-    /// use sparse_set_core::observe::Journal;
-    ///
-    /// let mut map = SparseMap::<u32, u8, u32, Journal<u32>>::default();
-    /// map.insert(1, 0);
-    /// assert!(map.observer().patch().is_everything());
-    /// ```
-    #[must_use]
-    pub fn is_everything(&self) -> bool {
-        self.dirty_rows() == self.len
-    }
-
-    /// The dirty rows as ascending, disjoint, non-adjacent ranges: one copy each.
-    ///
-    /// Computes in **O(len / 64 + ranges)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::observe::Journal;
-    /// assert_eq!(Journal::<u32>::new().patch().ranges().count(), 0);
-    /// ```
-    #[must_use]
-    pub fn ranges(&self) -> DirtyRanges<'a> {
-        DirtyRanges { rows: self.rows() }
-    }
-
-    /// The dirty rows one by one, ascending: a scatter list.
-    ///
-    /// Computes in **O(len / 64 + dirty rows)** time.
-    ///
-    /// ```
-    /// # use sparse_set_core::observe::Journal;
-    /// assert_eq!(Journal::<u32>::new().patch().rows().count(), 0);
-    /// ```
-    #[must_use]
-    pub fn rows(&self) -> DirtyRows<'a> {
-        let bits = if self.dirty.is_empty() { 0 } else { word_at(self.dirty, self.fresh, 0) };
-        DirtyRows {
-            words: self.dirty,
-            fresh: self.fresh,
-            word: 0,
-            bits,
-            tail: self.fresh..self.len,
-        }
-    }
-}
-
-/// Word `word` of the dirty bits below `fresh`, without the bits at or past it.
-#[inline]
-fn word_at(words: &[u64], fresh: usize, word: usize) -> u64 {
-    let bits = words[word];
-    let end = fresh - word * 64;
-    if end < 64 { bits & ((1 << end) - 1) } else { bits }
-}
-
-/// The dirty rows of a [`Patch`], one by one, ascending.
-#[derive(Clone, Debug)]
-pub struct DirtyRows<'a> {
-    words: &'a [u64],
-    fresh: usize,
-    word: usize,
-    bits: u64,
-    /// The pushed rows, after the marked ones.
-    tail: Range<usize>,
-}
-
-impl DirtyRows<'_> {
-    /// Moves to the next word with a set bit; `false` when the marked rows are done.
-    #[inline]
-    fn load(&mut self) -> bool {
-        while self.bits == 0 {
-            if self.word + 1 >= self.words.len() {
-                return false;
-            }
-            self.word += 1;
-            self.bits = word_at(self.words, self.fresh, self.word);
-        }
-        true
-    }
-}
-
-impl Iterator for DirtyRows<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        if !self.load() {
-            return self.tail.next();
-        }
-        let bit = self.bits.trailing_zeros() as usize;
-        self.bits &= self.bits - 1;
-        Some(self.word * 64 + bit)
-    }
-}
-
-impl FusedIterator for DirtyRows<'_> {}
-
-/// The dirty rows of a [`Patch`] as ascending ranges.
-#[derive(Clone, Debug)]
-pub struct DirtyRanges<'a> {
-    rows: DirtyRows<'a>,
-}
-
-impl Iterator for DirtyRanges<'_> {
-    type Item = Range<usize>;
-
-    fn next(&mut self) -> Option<Range<usize>> {
-        let rows = &mut self.rows;
-        if !rows.load() {
-            let tail = core::mem::replace(&mut rows.tail, 0..0);
-            return (!tail.is_empty()).then_some(tail);
-        }
-        // The run of set bits from the lowest one, within this word and on through the next.
-        let first = rows.bits.trailing_zeros();
-        let run = (!(rows.bits >> first)).trailing_zeros().min(64 - first);
-        let start = rows.word * 64 + first as usize;
-        let mut end = start + run as usize;
-        if first + run < 64 {
-            rows.bits &= !(((1u64 << run) - 1) << first);
-        } else {
-            rows.bits = 0;
-            while rows.word + 1 < rows.words.len() {
-                rows.word += 1;
-                let bits = word_at(rows.words, rows.fresh, rows.word);
-                let run = (!bits).trailing_zeros();
-                end += run as usize;
-                if run < 64 {
-                    rows.bits = bits & !((1u64 << run) - 1);
-                    break;
-                }
-            }
-        }
-        // A run that reaches the pushed rows goes on through them.
-        let end = end.min(rows.fresh);
-        if end == rows.fresh && !rows.tail.is_empty() {
-            let tail = core::mem::replace(&mut rows.tail, 0..0);
-            return Some(start..tail.end);
-        }
-        Some(start..end)
-    }
-}
-
-impl FusedIterator for DirtyRanges<'_> {}
 
 #[cfg(test)]
 #[expect(clippy::single_range_in_vec_init, reason = "lists of written ranges")]
