@@ -476,3 +476,30 @@ fn a_map_of_unit_values_is_an_observed_tag() {
         std::mem::size_of::<SparseMap<Entity, ()>>() + std::mem::size_of::<Removals<Entity>>()
     );
 }
+
+#[test]
+fn a_batch_of_rows_is_reported_row_by_row() {
+    use sparse_soa::World;
+
+    #[derive(Default, World)]
+    struct Game {
+        entities: Entities,
+        health: SparseMap<Entity, u32, u32, Journal<Entity>>,
+        names: SparseMap<Entity, &'static str>,
+    }
+
+    let mut game = Game::default();
+    let spawned: Vec<Entity> = game.spawn_batch((0..100_u32).map(|i| (i, "unit"))).collect();
+    let keys: Vec<Entity> = game
+        .health
+        .observer()
+        .changes()
+        .unwrap()
+        .map(|change| match change {
+            Change::Push { key } => key,
+            other => panic!("a batch pushes rows: {other:?}"),
+        })
+        .collect();
+    assert_eq!(keys, spawned);
+    assert_eq!(game.health.observer().patch().dirty_rows(), 100);
+}
