@@ -180,11 +180,27 @@ impl<K: Copy, V, O: Observer<K, V>> FusedIterator for Drain<'_, K, V, O> {}
 
 impl<K, V, O: Observer<K, V>> Drop for Drain<'_, K, V, O> {
     fn drop(&mut self) {
+        /// Dropped while a value's `Drop` or a hook unwinds, it goes on with the rows after, so
+        /// every row is still reported and dropped.
+        struct Rest<'d, 'a, K, V, O: Observer<K, V>>(&'d mut Drain<'a, K, V, O>);
+
+        impl<K, V, O: Observer<K, V>> Drop for Rest<'_, '_, K, V, O> {
+            fn drop(&mut self) {
+                let drain = &mut *self.0;
+                for (key, value) in drain.inner.by_ref() {
+                    let index = drain.front;
+                    drain.front += 1;
+                    drain.observer.removed(key, &value, Removed { index, moved: None });
+                }
+            }
+        }
+
         if O::OBSERVES {
-            // The rows not yet yielded are removed too: report each.
-            for (key, value) in self.inner.by_ref() {
-                self.observer.removed(key, &value, Removed { index: self.front, moved: None });
-                self.front += 1;
+            let rest = Rest(self);
+            for (key, value) in rest.0.inner.by_ref() {
+                let index = rest.0.front;
+                rest.0.front += 1;
+                rest.0.observer.removed(key, &value, Removed { index, moved: None });
             }
         }
     }

@@ -1051,10 +1051,26 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert!(!map.contains_key(3));
     /// ```
     pub fn truncate(&mut self, len: usize) {
+        /// Dropped while a value's `Drop` or a hook unwinds, it goes on popping down to `len`
+        /// rows, so the map is truncated whatever happens.
+        struct Pop<'m, K: Key, V, D: DenseIndex, O: Observer<K, V>>(
+            &'m mut SparseMap<K, V, D, O>,
+            usize,
+        );
+
+        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Drop for Pop<'_, K, V, D, O> {
+            fn drop(&mut self) {
+                while self.0.len() > self.1 {
+                    self.0.pop();
+                }
+            }
+        }
+
         if O::OBSERVES {
             // Row by row from the end, so that every removal is reported on a consistent map.
-            while self.len() > len {
-                self.pop();
+            let pop = Pop(self, len);
+            while pop.0.len() > pop.1 {
+                pop.0.pop();
             }
         } else {
             self.set.truncate(len);

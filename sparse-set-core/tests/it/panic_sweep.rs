@@ -2,7 +2,9 @@
 //! per counted call it makes (a value's `Clone` or `Drop`, a comparison, a predicate, an
 //! iterator step), with that call panicking ([`sweep`]). After each run the invariant checker
 //! passes, every key still has its own value, nothing was dropped twice and, once the map is
-//! dropped, nothing is left alive.
+//! dropped, nothing is left alive. A map with observers (change ticks, a journal, removal
+//! events) is swept too: its ticks keep its length, its journal's replayed keys its keys, and
+//! every row that left was reported once, whichever call panicked.
 //!
 //! Run with `--nocapture` to see how many calls each sweep reached.
 
@@ -31,7 +33,10 @@ fn ord_map() -> SparseMap<OrdKey, Tracked> {
 }
 
 /// The map is consistent and every value is still its key's.
-fn check<K: Key>(map: &SparseMap<K, Tracked>, label: impl Fn(K) -> u32) {
+fn check<K: Key, O: sparse_set_core::observe::Observer<K, Tracked>>(
+    map: &SparseMap<K, Tracked, u32, O>,
+    label: impl Fn(K) -> u32,
+) {
     map.assert_invariants();
     assert_eq!(map.keys().len(), map.values().len());
     for (key, value) in map {
@@ -303,4 +308,86 @@ fn set_retain_and_extend_with_panicking_callers() {
     let calls =
         sweep(ord_set, |set| set.extend(Ticking((LEN / 2..LEN * 2).map(OrdKey))), check_set);
     assert_eq!(reached("SparseSet::extend", calls), (2 * LEN - LEN / 2) as usize + 1);
+}
+
+/// A map with change ticks, a journal and removal events: what the sweeps below run on.
+type Observed = SparseMap<
+    u32,
+    Tracked,
+    u32,
+    (
+        sparse_set_core::observe::Ticks,
+        sparse_set_core::observe::Journal<u32>,
+        sparse_set_core::observe::Removals<u32>,
+    ),
+>;
+
+fn observed() -> Observed {
+    let mut map = Observed::default();
+    map.extend(scrambled().map(|key| (key, Tracked::new(key))));
+    map.observer_mut().1.clear();
+    map.observer_mut().2.clear();
+    map
+}
+
+/// The map is consistent, its ticks have its length, its journal's changes replayed on the keys
+/// it started with give its keys, and every key that left was reported once.
+fn check_observed(map: &Observed, _: bool) {
+    use sparse_set_core::observe::Change;
+    check(map, |key| key);
+    let (ticks, journal, removals) = map.observer();
+    ticks.assert_invariants(map.len());
+    assert_eq!(journal.len(), map.len(), "the journal's length");
+    let mut keys: Vec<u32> = scrambled().collect();
+    for change in journal.changes().expect("under the default limit") {
+        match change {
+            Change::Push { key } => keys.push(key),
+            Change::Replace { index, key } => keys[index] = key,
+            Change::Write { .. } => {}
+            Change::SwapRemove { index } => drop(keys.swap_remove(index)),
+            Change::Swap { a, b } => keys.swap(a, b),
+            Change::Permute { order } => keys = order.map(|old| keys[old]).collect(),
+            Change::Truncate { len } => keys.truncate(len),
+        }
+    }
+    assert_eq!(keys, map.keys(), "the journal's key mirror");
+    let mut left: Vec<u32> = scrambled().filter(|key| !map.contains_key(*key)).collect();
+    let mut reported = removals.keys().to_vec();
+    left.sort_unstable();
+    reported.sort_unstable();
+    assert_eq!(reported, left, "one removal event per key that left");
+}
+
+#[test]
+fn observers_stay_in_lockstep_when_values_comparators_or_predicates_panic() {
+    type Op = (&'static str, fn(&mut Observed));
+    let ops: [Op; 9] = [
+        ("insert over a value", |map| drop(map.insert(3, Tracked::new(3)))),
+        ("remove", |map| drop(map.remove(5))),
+        ("retain", |map| {
+            map.retain(|key, _| {
+                tick("a predicate");
+                key % 3 != 0
+            });
+        }),
+        ("drain dropped half way", |map| {
+            let mut drain = map.drain();
+            drop(drain.next());
+            drop(drain);
+        }),
+        ("clear", Observed::clear),
+        ("truncate", |map| map.truncate(5)),
+        ("sort_by", |map| map.sort_by(|_, a, _, b| compare(&a.label, &b.label))),
+        ("sort_unstable_by", |map| map.sort_unstable_by(|_, a, _, b| compare(&b.label, &a.label))),
+        ("sort_by_key", |map| {
+            map.sort_by_key(|_, value| {
+                tick("a sort key");
+                value.label
+            });
+        }),
+    ];
+    for (name, op) in ops {
+        let calls = sweep(observed, op, check_observed);
+        assert!(reached(name, calls) > 0, "{name} reached no counted call");
+    }
 }
