@@ -10,11 +10,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion};
 use bevy_ecs::component::Component;
 use bevy_ecs::query::Changed;
 use bevy_ecs::world::World;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion};
 use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
 use sparse_soa::{Removed, SparseMap};
 use sparse_soa_bench::{Position, Rng, SEED, dense_ascending, group, quick, random_permutation};
