@@ -17,8 +17,9 @@
 //!   `mirror`'s keys gives the storage's keys;
 //! - `len` is the storage's length and `fresh <= len`: every row at or past `fresh` was pushed
 //!   since the mirror synced (a push costs no bit), and every row below `fresh` whose dirty bit
-//!   is clear holds what `mirror` holds there. Bits at or past `fresh` mean nothing (rows that
-//!   leave keep their bits; `clear` zeroes them);
+//!   is clear holds what `mirror` holds there. The bits cover every row below `fresh` (`clear`
+//!   sizes them to the length, and `fresh` only falls until the next `clear`); bits at or past
+//!   `fresh` mean nothing (rows that leave keep their bits; `clear` zeroes them);
 //! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
 //!   would have taken more.
 
@@ -311,8 +312,12 @@ impl<K: Copy> Journal<K> {
         if self.fixed {
             self.max_ops = self.max_ops.min(self.ops.capacity());
         }
-        let words = self.len.div_ceil(64).min(self.dirty.len());
-        self.dirty[..words].fill(0);
+        // The bits cover every row below `fresh`, which only falls until the next clear: a
+        // mark never needs to grow them. (Resized here, once a sync, as the storage grew.)
+        let words = self.len.div_ceil(64);
+        self.dirty.truncate(words);
+        self.dirty.fill(0);
+        self.dirty.resize(words, 0);
         self.fresh = self.len;
     }
 
@@ -356,17 +361,10 @@ impl<K: Copy> Journal<K> {
 
     #[inline]
     fn mark(&mut self, index: usize) {
-        let word = index / 64;
-        if word >= self.dirty.len() {
-            self.grow_bits(word);
+        // A row past the bits is at or past `fresh`: dirty already.
+        if let Some(bits) = self.dirty.get_mut(index / 64) {
+            *bits |= 1 << (index % 64);
         }
-        self.dirty[word] |= 1 << (index % 64);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow_bits(&mut self, word: usize) {
-        self.dirty.resize(word + 1, 0);
     }
 
     fn mark_range(&mut self, rows: Range<usize>) {
@@ -374,11 +372,9 @@ impl<K: Copy> Journal<K> {
         let mut index = rows.start;
         while index < rows.end {
             if index % 64 == 0 && rows.end - index >= 64 {
-                let word = index / 64;
-                if word >= self.dirty.len() {
-                    self.dirty.resize(word + 1, 0);
+                if let Some(bits) = self.dirty.get_mut(index / 64) {
+                    *bits = u64::MAX;
                 }
-                self.dirty[word] = u64::MAX;
                 index += 64;
             } else {
                 self.mark(index);
