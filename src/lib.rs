@@ -31,13 +31,14 @@
 //!
 //! New here? The [guide] goes from zero to a game tick: components, entities, a world, systems
 //! over several storages with [`query()`], despawn, groups, parallel iteration; then keys and
-//! dense widths, paging and memory, bounded mode, save and load, and a map for readers coming
-//! from `bevy_ecs`, shipyard, `soa_derive` or slotmap. The derive is described item by item,
+//! dense widths, paging and memory, bounded mode, save and load, a map for readers coming
+//! from `bevy_ecs`, shipyard, `soa_derive` or slotmap, and change events (mirrors, hooks,
+//! ticks). The derive is described item by item,
 //! attribute by attribute, in the [derive reference](derive_reference). Everything else here is re-exported from
 //! [`sparse-set-core`](sparse_set_core), which works without the derive: [`SparseSet`] (the
 //! index alone), [`SparseMap`] (array-of-structs values beside it), [`Entities`] (generational
 //! ids), [`Storage`] and [`join`] (code generic over storages), [`Group`] (storages kept
-//! aligned, walked without lookups).
+//! aligned, walked without lookups), [`observe`] (change events of maps).
 //!
 //! # Features
 //!

@@ -17,6 +17,10 @@
 //! - [`Group`]: storages kept **aligned** (the keys they all hold at the front of each, in one
 //!   order), so a system over them walks plain slices side by side with no lookup; built on
 //!   [`Columnar`] storages and their [`Rows`].
+//! - [`observe`]: change events. A map's observer (its type parameter `O`, `()` when none)
+//!   hears every insert, replace, remove and move after it happens: hooks of your own, a move
+//!   [`Journal`](observe::Journal) for mirrors, change [`Ticks`](observe::Ticks), removal
+//!   events.
 //! - `par` (feature `rayon`): parallel iteration over storages, groups and queries.
 //!
 //! # Costs

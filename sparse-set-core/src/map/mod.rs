@@ -49,6 +49,10 @@ use crate::observe::Observer;
 /// The dense order is insertion order until a removal: **[`remove`](Self::remove) is a
 /// swap-remove**, it moves the last element into the gap.
 ///
+/// `O` is the map's [`Observer`]: `()` (the default) hears nothing and costs nothing; another
+/// hears of every change after it happens (hooks, a move journal for mirrors, change ticks,
+/// removal events: see [`observe`](crate::observe) and [`with_observer`](Self::with_observer)).
+///
 /// A map holds one key per sparse slot. Keys that are not equal but share a slot (an
 /// [`Entity`](crate::Entity) of the same index and another generation) are told apart on lookup;
 /// inserting a newer one replaces an older one in place, and an older one is refused as stale:
