@@ -11,8 +11,9 @@ use std::collections::BTreeSet;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sparse_soa::observe::{Change, Journal, Observer, Removals, Ticks};
+use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
 use sparse_soa::{Permutation, Removed, SparseMap};
+use sparse_soa_test_support::mirror::{patch_values, replay_keys};
 
 /// The rows as the hooks report them.
 #[derive(Default)]
@@ -114,30 +115,9 @@ fuzz_target!(|ops: Vec<Op>| {
             Op::Advance => drop(map.ticks_mut().advance()),
             Op::Sync => {
                 let journal = &map.observer().1;
-                match journal.changes() {
-                    Ok(changes) => {
-                        for change in changes {
-                            match change {
-                                Change::Push { key } => key_mirror.push(key),
-                                Change::Replace { index, key } => key_mirror[index] = key,
-                                Change::Write { rows } => assert!(rows.end <= key_mirror.len()),
-                                Change::SwapRemove { index } => drop(key_mirror.swap_remove(index)),
-                                Change::Swap { a, b } => key_mirror.swap(a, b),
-                                Change::Permute { order } => {
-                                    key_mirror = order.map(|old| key_mirror[old]).collect();
-                                }
-                                Change::Truncate { len } => key_mirror.truncate(len),
-                            }
-                        }
-                    }
-                    Err(_) => key_mirror = map.keys().to_vec(),
-                }
-                let patch = journal.patch();
-                assert!(patch.dirty_rows() <= map.len());
-                value_mirror.resize(patch.len(), u16::MAX);
-                for rows in patch.ranges() {
-                    value_mirror[rows.clone()].copy_from_slice(&map.values()[rows]);
-                }
+                key_mirror = replay_keys(std::mem::take(&mut key_mirror), journal)
+                    .unwrap_or_else(|| map.keys().to_vec());
+                patch_values(&mut value_mirror, journal, map.values(), u16::MAX);
                 assert_eq!(key_mirror, map.keys());
                 assert_eq!(value_mirror, map.values());
                 map.observer_mut().1.clear();

@@ -29,10 +29,11 @@
 //! it makes, with that allocation (and every later one) refused; the [`panics`] module does the
 //! same with injected panics. The [`keys`] module has the tests' deliberately wrong `Key`
 //! implementations, a key whose ordering is a counted call, and the workloads' random
-//! [`Stream`](keys::Stream). With the feature `proptest`, the `model` module has the model
+//! [`Stream`](keys::Stream). The [`mirror`] module keeps the change-event tests' mirrors. With the feature `proptest`, the `model` module has the model
 //! tests' proptest configuration.
 
 pub mod keys;
+pub mod mirror;
 #[cfg(feature = "proptest")]
 pub mod model;
 pub mod panics;

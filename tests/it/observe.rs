@@ -19,6 +19,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use proptest::prelude::*;
 use sparse_soa::observe::{Change, Journal, Observer, Removals};
 use sparse_soa::{Entities, Entity, Permutation, Removed, SparseMap, SparseSet};
+use sparse_soa_test_support::mirror::{patch_values, replay_keys};
 use sparse_soa_test_support::{allocations_during, model};
 
 /// Rebuilds the rows from the events: what a hook-driven mirror holds. A value handed out
@@ -205,41 +206,6 @@ fn apply(map: &mut SparseMap<u32, u64, u32, Observers>, op: &Op) {
     }
 }
 
-/// The key mirror after replaying `journal`'s changes on `keys`.
-fn replay(mut keys: Vec<u32>, journal: &Journal<u32>) -> Option<Vec<u32>> {
-    for change in journal.changes().ok()? {
-        match change {
-            Change::Push { key } => keys.push(key),
-            Change::Replace { index, key } => keys[index] = key,
-            Change::Write { rows } => assert!(rows.end <= keys.len(), "a write past the end"),
-            Change::SwapRemove { index } => {
-                keys.swap_remove(index);
-            }
-            Change::Swap { a, b } => keys.swap(a, b),
-            Change::Permute { order } => {
-                assert_eq!(order.len(), keys.len(), "a permutation of every row");
-                keys = order.map(|old| keys[old]).collect();
-            }
-            Change::Truncate { len } => keys.truncate(len),
-        }
-    }
-    Some(keys)
-}
-
-/// The value mirror after copying the patch's rows.
-fn patched(mut values: Vec<u64>, journal: &Journal<u32>, now: &[u64]) -> (Vec<u64>, usize) {
-    let patch = journal.patch();
-    values.resize(patch.len(), u64::MAX);
-    let mut copied = 0;
-    for rows in patch.ranges() {
-        values[rows.clone()].copy_from_slice(&now[rows.clone()]);
-        copied += rows.len();
-    }
-    assert_eq!(copied, patch.dirty_rows());
-    assert_eq!(patch.rows().count(), copied, "the scatter list and the ranges agree");
-    (values, copied)
-}
-
 proptest! {
     #![proptest_config(model::config())]
 
@@ -254,8 +220,8 @@ proptest! {
             let before: BTreeSet<u32> = map.keys().iter().copied().collect();
             if let Op::Sync = op {
                 let (journal, ..) = map.observer();
-                synced_keys = replay(synced_keys, journal).unwrap_or_else(|| map.keys().to_vec());
-                synced_values = patched(synced_values, journal, map.values()).0;
+                synced_keys = replay_keys(synced_keys, journal).unwrap_or_else(|| map.keys().to_vec());
+                patch_values(&mut synced_values, journal, map.values(), u64::MAX);
                 map.observer_mut().0.clear();
                 map.observer_mut().1.clear();
             } else {
@@ -268,15 +234,16 @@ proptest! {
 
             prop_assert_eq!(unlimited.len(), map.len());
             prop_assert!(!unlimited.is_resync());
-            let replayed = replay(synced_keys.clone(), unlimited);
+            let replayed = replay_keys(synced_keys.clone(), unlimited);
             prop_assert_eq!(replayed.as_deref(), Some(map.keys()));
             prop_assert!(limited.bytes() <= LIMIT);
             prop_assert_eq!(limited.is_resync(), unlimited.bytes() > LIMIT, "resync exactly past the limit");
-            if let Some(keys) = replay(synced_keys.clone(), limited) {
+            if let Some(keys) = replay_keys(synced_keys.clone(), limited) {
                 prop_assert_eq!(keys.as_slice(), map.keys());
             }
             for journal in [limited, unlimited] {
-                let (values, copied) = patched(synced_values.clone(), journal, map.values());
+                let mut values = synced_values.clone();
+                let copied = patch_values(&mut values, journal, map.values(), u64::MAX);
                 prop_assert_eq!(values.as_slice(), map.values());
                 prop_assert!(copied <= map.len(), "a patch never copies more than a full upload");
             }
@@ -350,7 +317,10 @@ fn no_observer_costs_no_size() {
 
 #[test]
 fn a_bounded_map_with_a_bounded_journal_never_allocates() {
-    let mut map = SparseMap::<u32, u32, u16>::bounded(256, 256).observed_by(Journal::bounded(1024));
+    let original =
+        SparseMap::<u32, u32, u16>::bounded(256, 256).observed_by(Journal::bounded(1024));
+    // A copy is bounded alike: the same fixed room.
+    let mut map = original.clone();
     let ((), allocations) = allocations_during(|| {
         for round in 0..4 {
             map.extend((0..256).map(|key| (key, key + round)));
@@ -411,7 +381,8 @@ fn a_grouped_map_reports_the_group_swaps() {
         let (observed, _) = group.members();
         if step % 50 == 0 {
             // Mirrors that started empty, replayed through everything since.
-            let mirror = replay(Vec::new(), observed.observer()).expect("under the default limit");
+            let mirror =
+                replay_keys(Vec::new(), observed.observer()).expect("under the default limit");
             assert_eq!(mirror, observed.keys());
             let changed = observed.observer().changes().unwrap();
             assert!(

@@ -244,8 +244,10 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> OccupiedEntry<'a, K, V, D,
     /// assert_eq!(entry.get(), &11);
     /// ```
     pub fn get_mut(&mut self) -> &mut V {
-        self.map.observer.written(self.index..self.index + 1);
-        &mut self.map.values[self.index]
+        match self.map.value_mut(self.index) {
+            Some(value) => value,
+            None => unreachable!("an occupied entry's position is in bounds"),
+        }
     }
 
     /// The value, mutably, borrowed from the map for the entry's whole lifetime.
@@ -261,8 +263,10 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> OccupiedEntry<'a, K, V, D,
     /// ```
     #[must_use]
     pub fn into_mut(self) -> &'a mut V {
-        self.map.observer.written(self.index..self.index + 1);
-        &mut self.map.values[self.index]
+        match self.map.value_mut(self.index) {
+            Some(value) => value,
+            None => unreachable!("an occupied entry's position is in bounds"),
+        }
     }
 
     /// Replaces the value; returns the old one.
@@ -277,10 +281,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> OccupiedEntry<'a, K, V, D,
     /// assert_eq!(map[1], 20);
     /// ```
     pub fn insert(&mut self, value: V) -> V {
-        let (key, index) = (self.key(), self.index);
-        let old = core::mem::replace(&mut self.map.values[index], value);
-        self.map.observer.replaced(key, index, &old, &self.map.values[index]);
-        old
+        let key = self.key();
+        self.map.replace_at(key, self.index, value)
     }
 
     /// Removes the element by **swap-remove** (the last element moves into its position);
@@ -425,8 +427,10 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> VacantEntry<'a, K, V, D, O
     pub fn try_insert(self, value: V) -> Result<&'a mut V, Error> {
         let (index, displaced) = self.map.try_insert_full(self.key, value)?;
         drop(displaced);
-        self.map.observer.written(index..index + 1);
-        Ok(&mut self.map.values[index])
+        match self.map.value_mut(index) {
+            Some(value) => Ok(value),
+            None => unreachable!("an inserted key's position is in bounds"),
+        }
     }
 }
 

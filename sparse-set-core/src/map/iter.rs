@@ -130,7 +130,7 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
 /// drop(drain); // drops 'b'
 /// assert!(map.is_empty());
 /// ```
-pub struct Drain<'a, K, V, O: Observer<K, V> = ()> {
+pub struct Drain<'a, K: Copy, V, O: Observer<K, V> = ()> {
     pub(super) inner: Zip<set::Drain<'a, K>, vec::Drain<'a, V>>,
     pub(super) observer: &'a mut O,
     /// The positions the next rows from the front and the back had in the map.
@@ -178,35 +178,26 @@ impl<K: Copy, V, O: Observer<K, V>> DoubleEndedIterator for Drain<'_, K, V, O> {
 impl<K: Copy, V, O: Observer<K, V>> ExactSizeIterator for Drain<'_, K, V, O> {}
 impl<K: Copy, V, O: Observer<K, V>> FusedIterator for Drain<'_, K, V, O> {}
 
-impl<K, V, O: Observer<K, V>> Drop for Drain<'_, K, V, O> {
+impl<K: Copy, V, O: Observer<K, V>> Drop for Drain<'_, K, V, O> {
     fn drop(&mut self) {
         /// Dropped while a value's `Drop` or a hook unwinds, it goes on with the rows after, so
         /// every row is still reported and dropped.
-        struct Rest<'d, 'a, K, V, O: Observer<K, V>>(&'d mut Drain<'a, K, V, O>);
+        struct Rest<'d, 'a, K: Copy, V, O: Observer<K, V>>(&'d mut Drain<'a, K, V, O>);
 
-        impl<K, V, O: Observer<K, V>> Drop for Rest<'_, '_, K, V, O> {
+        impl<K: Copy, V, O: Observer<K, V>> Drop for Rest<'_, '_, K, V, O> {
             fn drop(&mut self) {
-                let drain = &mut *self.0;
-                for (key, value) in drain.inner.by_ref() {
-                    let index = drain.front;
-                    drain.front += 1;
-                    drain.observer.removed(key, &value, Removed { index, moved: None });
-                }
+                self.0.for_each(drop);
             }
         }
 
         if O::OBSERVES {
-            let rest = Rest(self);
-            for (key, value) in rest.0.inner.by_ref() {
-                let index = rest.0.front;
-                rest.0.front += 1;
-                rest.0.observer.removed(key, &value, Removed { index, moved: None });
-            }
+            // The rows not yet yielded: each reported (by `next`) and dropped.
+            Rest(self).0.for_each(drop);
         }
     }
 }
 
-impl<K: fmt::Debug, V: fmt::Debug, O: Observer<K, V>> fmt::Debug for Drain<'_, K, V, O> {
+impl<K: Copy + fmt::Debug, V: fmt::Debug, O: Observer<K, V>> fmt::Debug for Drain<'_, K, V, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Drain").field("remaining", &self.inner.size_hint().0).finish()
     }

@@ -305,6 +305,27 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         &mut self.observer
     }
 
+    /// The value at dense position `index`, handed out mutably: reported as written. `None`
+    /// past the end, where only a lookup with a wrong [`Key`] implementation lands (nothing is
+    /// reported then).
+    #[inline]
+    pub(crate) fn value_mut(&mut self, index: usize) -> Option<&mut V> {
+        if index >= self.values.len() {
+            return None;
+        }
+        self.observer.written(index..index + 1);
+        self.values.get_mut(index)
+    }
+
+    /// Puts `value` at dense position `index` (in bounds), now `key`'s row; returns the old value,
+    /// after reporting the replacement.
+    #[inline]
+    pub(crate) fn replace_at(&mut self, key: K, index: usize, value: V) -> V {
+        let old = core::mem::replace(&mut self.values[index], value);
+        self.observer.replaced(key, index, &old, &self.values[index]);
+        old
+    }
+
     /// Whether the map was made by [`bounded`](Self::bounded): then it never allocates.
     fn is_bounded(&self) -> bool {
         self.set.key_limit().is_some()
@@ -514,9 +535,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         if index < self.values.len() {
             // `key` was present, or replaced the different key that held its slot: an overwrite
             // never allocates.
-            let old = core::mem::replace(&mut self.values[index], value);
-            self.observer.replaced(key, index, &old, &self.values[index]);
-            return Ok((index, Some(old)));
+            return Ok((index, Some(self.replace_at(key, index, value))));
         }
         debug_assert_eq!(index, self.values.len());
         // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
@@ -651,8 +670,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     )]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
         let index = self.set.get_index_of(key)?;
-        self.observer.written(index..index + 1);
-        self.values.get_mut(index)
+        self.value_mut(index)
     }
 
     /// The key as stored and its value.
@@ -757,8 +775,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     #[inline]
     pub fn get_index_mut(&mut self, index: usize) -> Option<(K, &mut V)> {
         let key = self.set.get_index(index)?;
-        self.observer.written(index..index + 1);
-        Some((key, &mut self.values[index]))
+        Some((key, self.value_mut(index)?))
     }
 
     /// Mutable references to the values of several keys at once; `None` for a key not in the
@@ -1062,20 +1079,23 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
             usize,
         );
 
-        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Drop for Pop<'_, K, V, D, O> {
-            fn drop(&mut self) {
+        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Pop<'_, K, V, D, O> {
+            fn run(&mut self) {
                 while self.0.len() > self.1 {
                     self.0.pop();
                 }
             }
         }
 
+        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Drop for Pop<'_, K, V, D, O> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
+
         if O::OBSERVES {
             // Row by row from the end, so that every removal is reported on a consistent map.
-            let pop = Pop(self, len);
-            while pop.0.len() > pop.1 {
-                pop.0.pop();
-            }
+            Pop(self, len).run();
         } else {
             self.set.truncate(len);
             self.values.truncate(len);

@@ -116,8 +116,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         if self.values[index] == value {
             return false;
         }
-        let old = core::mem::replace(&mut self.values[index], value);
-        self.observer.replaced(key, index, &old, &self.values[index]);
+        self.replace_at(key, index, value);
         true
     }
 

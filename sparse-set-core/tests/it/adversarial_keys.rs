@@ -331,3 +331,26 @@ fn a_nondeterministic_sparse_index_with_a_lying_claim_may_panic_and_nothing_wors
         assert!(!outcome.panicked.contains("remove"), "{:?}", outcome.panicked);
     }
 }
+
+#[test]
+fn a_lookup_past_the_keys_reports_nothing_to_an_observer() {
+    // A nondeterministic sparse index may find a position past the keys: `get_mut` then
+    // answers `None` with an observer too, and the observer hears of no write (change ticks
+    // would index past their rows).
+    let mut map: SparseMap<Drifting<false, true>, u32, u32, sparse_set_core::observe::Ticks> =
+        SparseMap::default();
+    let mut stream = Stream(7);
+    for _ in 0..2_000 {
+        let key = Drifting(stream.next(40));
+        match stream.next(3) {
+            0 => drop(map.insert(key, 0)),
+            1 => drop(map.remove(key)),
+            _ => {
+                if let Some(value) = map.get_mut(key) {
+                    *value += 1;
+                }
+            }
+        }
+        map.ticks().assert_invariants(map.len());
+    }
+}

@@ -13,6 +13,7 @@ use std::num::NonZeroU32;
 use sparse_set_core::map::Entry;
 use sparse_set_core::{Entity, Key, SparseMap, SparseSet};
 use sparse_soa_test_support::keys::OrdKey;
+use sparse_soa_test_support::mirror::replay_keys;
 use sparse_soa_test_support::panics::{Ticking, Tracked, compare, reached, sweep, tick};
 
 /// Elements per storage: past the in-place sort's insertion-sort threshold (16), so that its
@@ -333,23 +334,11 @@ fn observed() -> Observed {
 /// The map is consistent, its ticks have its length, its journal's changes replayed on the keys
 /// it started with give its keys, and every key that left was reported once.
 fn check_observed(map: &Observed, _: bool) {
-    use sparse_set_core::observe::Change;
     check(map, |key| key);
     let (ticks, journal, removals) = map.observer();
     ticks.assert_invariants(map.len());
     assert_eq!(journal.len(), map.len(), "the journal's length");
-    let mut keys: Vec<u32> = scrambled().collect();
-    for change in journal.changes().expect("under the default limit") {
-        match change {
-            Change::Push { key } => keys.push(key),
-            Change::Replace { index, key } => keys[index] = key,
-            Change::Write { .. } => {}
-            Change::SwapRemove { index } => drop(keys.swap_remove(index)),
-            Change::Swap { a, b } => keys.swap(a, b),
-            Change::Permute { order } => keys = order.map(|old| keys[old]).collect(),
-            Change::Truncate { len } => keys.truncate(len),
-        }
-    }
+    let keys = replay_keys(scrambled().collect(), journal).expect("under the default limit");
     assert_eq!(keys, map.keys(), "the journal's key mirror");
     let mut left: Vec<u32> = scrambled().filter(|key| !map.contains_key(*key)).collect();
     let mut reported = removals.keys().to_vec();
@@ -390,4 +379,17 @@ fn observers_stay_in_lockstep_when_values_comparators_or_predicates_panic() {
         let calls = sweep(observed, op, check_observed);
         assert!(reached(name, calls) > 0, "{name} reached no counted call");
     }
+    // As without observers, a truncation is done whatever drop panics.
+    sweep(observed, Observed::clear, |map, panicked| {
+        check_observed(map, panicked);
+        assert!(map.is_empty(), "a clear empties the map whatever happens");
+    });
+    sweep(
+        observed,
+        |map| map.truncate(5),
+        |map, panicked| {
+            check_observed(map, panicked);
+            assert_eq!(map.len(), 5, "a truncation is done whatever happens");
+        },
+    );
 }

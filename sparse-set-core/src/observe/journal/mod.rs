@@ -151,8 +151,8 @@ impl<K: Copy> Journal<K> {
     pub fn bounded(bytes: usize) -> Self {
         let mut journal = Self::with_limit(bytes);
         journal.ops.reserve_exact(journal.max_ops);
-        journal.max_ops = journal.max_ops.min(journal.ops.capacity());
         journal.fixed = true;
+        journal.open();
         journal
     }
 
@@ -308,27 +308,28 @@ impl<K: Copy> Journal<K> {
     pub fn clear(&mut self) {
         self.ops.clear();
         self.resync = false;
+        self.open();
+        // The bits cover every row below `fresh`, which only falls until the next clear: a
+        // mark never needs to grow them. (Resized here, once a sync, as the storage grew.)
+        self.dirty.clear();
+        self.dirty.resize(self.len.div_ceil(64), 0);
+        self.fresh = self.len;
+    }
+
+    /// Makes room for the operations the limit allows (and, when fixed, the capacity holds).
+    fn open(&mut self) {
         self.max_ops = self.limit / size_of::<Op<K>>();
         if self.fixed {
             self.max_ops = self.max_ops.min(self.ops.capacity());
         }
-        // The bits cover every row below `fresh`, which only falls until the next clear: a
-        // mark never needs to grow them. (Resized here, once a sync, as the storage grew.)
-        let words = self.len.div_ceil(64);
-        self.dirty.truncate(words);
-        self.dirty.fill(0);
-        self.dirty.resize(words, 0);
-        self.fresh = self.len;
     }
 
     /// Records `op` unless that passes the limit (or the fixed capacity), which turns the
     /// journal into a resync request instead.
     #[inline]
     fn record(&mut self, op: Op<K>) {
-        if self.ops.len() < self.max_ops {
+        if self.room(1) {
             self.ops.push(op);
-        } else {
-            self.ask_resync();
         }
     }
 
@@ -391,16 +392,24 @@ impl<K: Copy> Default for Journal<K> {
 }
 
 impl<K: Copy> Clone for Journal<K> {
+    /// A copy; a [`bounded`](Journal::bounded) journal's copy has the same fixed room, reserved
+    /// here.
     fn clone(&self) -> Self {
+        let mut ops = Vec::new();
+        ops.reserve_exact(if self.fixed { self.ops.capacity() } else { self.ops.len() });
+        ops.extend_from_slice(&self.ops);
+        let mut dirty = Vec::new();
+        dirty.reserve_exact(if self.fixed { self.dirty.capacity() } else { self.dirty.len() });
+        dirty.extend_from_slice(&self.dirty);
         Self {
-            ops: self.ops.clone(),
+            ops,
             limit: self.limit,
             max_ops: self.max_ops,
             fixed: self.fixed,
             resync: self.resync,
             len: self.len,
             fresh: self.fresh,
-            dirty: self.dirty.clone(),
+            dirty,
         }
     }
 }
