@@ -308,13 +308,12 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// The value at dense position `index`, handed out mutably: reported as written. `None`
     /// past the end, where only a lookup with a wrong [`Key`] implementation lands (nothing is
     /// reported then).
-    #[inline]
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the tail of `get_mut`, inlined as it is")]
     pub(crate) fn value_mut(&mut self, index: usize) -> Option<&mut V> {
-        if index >= self.values.len() {
-            return None;
-        }
+        let value = self.values.get_mut(index)?;
         self.observer.written(index..index + 1);
-        self.values.get_mut(index)
+        Some(value)
     }
 
     /// Puts `value` at dense position `index` (in bounds), now `key`'s row; returns the old value,
