@@ -36,6 +36,9 @@ pub(crate) struct Input<'a> {
     pub(crate) key: TokenStream,
     /// The dense index type.
     pub(crate) dense: TokenStream,
+    /// The storage's observer type parameter: `O`, or `__O` when the struct names an `O`
+    /// already (a type parameter, or a type its fields use).
+    pub(crate) observer: Ident,
     /// `#[sparse_soa(serde)]`: emit the serde impls. The span of the key, where a build of
     /// `sparse-soa` without its `serde` feature reports that it is missing.
     pub(crate) serde: Option<Span>,
@@ -112,7 +115,13 @@ impl<'a> Input<'a> {
             },
         );
         let serde = attrs.serde.as_ref().map(|serde| serde.span);
+        let observer = if names_ident(input.to_token_stream(), "O") {
+            Ident::new("__O", Span::call_site())
+        } else {
+            Ident::new("O", Span::call_site())
+        };
         Ok(Input {
+            observer,
             serde,
             ident: &input.ident,
             vis: &input.vis,
@@ -161,10 +170,55 @@ impl<'a> Input<'a> {
         generics
     }
 
+    /// The storage's generics: the struct's, then the observer's type parameter, bounded on
+    /// observing rows seen as `{Name}Ref` views (`O: for<'r> Observer<K, NameRef<'r, ..>>`).
+    pub(crate) fn storage_generics(&self) -> Generics {
+        with_observer(self, self.generics.clone())
+    }
+
+    /// [`storage_generics`](Self::storage_generics) with the borrowing lifetime in front.
+    pub(crate) fn storage_generics_with_lifetime(&self) -> Generics {
+        with_observer(self, self.generics_with_lifetime())
+    }
+
+    /// `NameSoa<args..., O>`: the storage with any observer.
+    pub(crate) fn storage_ty(&self) -> TokenStream {
+        let name = &self.names.storage;
+        let args = self.generic_args();
+        let observer = &self.observer;
+        quote!(#name<#(#args,)* #observer>)
+    }
+
+    /// `O: for<'r> Observer<K, NameRef<'r, ..>>`: what every impl of the storage asks of its
+    /// observer.
+    pub(crate) fn observer_bound(&self) -> TokenStream {
+        let (p, k, observer) = (&self.private, &self.key, &self.observer);
+        let row = self.borrowing(&self.names.refs, &quote!('__row));
+        quote!(#observer: for<'__row> #p::Observer<#k, #row>)
+    }
+
     /// A span to report whole-struct problems at.
     pub(crate) fn span(&self) -> Span {
         self.ident.span()
     }
+}
+
+/// `generics` with the observer's type parameter appended and bounded.
+fn with_observer(input: &Input<'_>, mut generics: Generics) -> Generics {
+    let observer = &input.observer;
+    generics.params.push(syn::parse_quote!(#observer));
+    let bound = input.observer_bound();
+    generics.make_where_clause().predicates.push(syn::parse_quote!(#bound));
+    generics
+}
+
+/// Whether `tokens` contain the identifier `name` anywhere.
+fn names_ident(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => names_ident(group.stream(), name),
+        _ => false,
+    })
 }
 
 impl<'a> Field<'a> {

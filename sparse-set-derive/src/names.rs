@@ -59,6 +59,16 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "columns",
     "columns_mut",
     "try_clone",
+    "with_observer",
+    "observed_by",
+    "into_unobserved",
+    "observer",
+    "observer_mut",
+    "ticks",
+    "ticks_mut",
+    "changed_since",
+    "added_since",
+    "get_mut_untracked",
 ];
 
 /// Methods of the storage's traits that users call as methods (`storage.clone()`), which an
@@ -100,6 +110,8 @@ pub(crate) struct Names {
     pub(crate) lifetime: Lifetime,
     /// The storage's private field holding the key index.
     pub(crate) keys_field: Ident,
+    /// The storage's private field holding its observer.
+    pub(crate) observer_field: Ident,
     /// `'__de`: the deserializer's lifetime in the serde impls.
     pub(crate) de_lifetime: Lifetime,
 }
@@ -120,6 +132,7 @@ impl Names {
             drain: make("Drain"),
             lifetime: fresh_lifetime(generics),
             keys_field: format_ident!("__keys"),
+            observer_field: format_ident!("__observer"),
             de_lifetime: Lifetime::new("'__de", Span::call_site()),
         }
     }
@@ -310,12 +323,15 @@ mod tests {
             let (inherent, traits) = emitted_methods(&input);
             assert!(!traits.is_empty());
             for (name_of_trait, method) in traits {
-                if name_of_trait == "Storage" || name_of_trait == "Columnar" {
+                if ["Storage", "Columnar", "Observed", "TrackedStorage"]
+                    .contains(&name_of_trait.as_str())
+                {
                     // The runtime's traits forward to the inherent methods, but for the
                     // invariant checker, which no column accessor can shadow for a caller who
                     // writes `Storage::assert_invariants(&storage)`, and the plumbing queries
                     // use and a batch of rows stores its runs with, which the runtime calls
-                    // through the trait on a type parameter.
+                    // through the trait on a type parameter. `Observed` and `TrackedStorage`
+                    // forward to inherent methods of the same names.
                     let plumbing = [
                         "assert_invariants",
                         "index_and_columns_mut",

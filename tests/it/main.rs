@@ -23,6 +23,7 @@ mod derive_alloc_failure;
 mod derive_api;
 mod derive_bounded;
 mod derive_model;
+mod derive_observe;
 mod derive_panic_sweep;
 mod derive_panics;
 mod derive_zig_seed;

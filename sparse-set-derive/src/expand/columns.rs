@@ -164,10 +164,17 @@ fn definition(input: &Input<'_>, mutable: bool) -> TokenStream {
 }
 
 fn accessors(input: &Input<'_>) -> TokenStream {
-    let Input { generics, names, .. } = input;
+    let Input { names, private: p, key: k, observer: o, .. } = input;
+    let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
     let keys = &names.keys_field;
+    let observer = &names.observer_field;
+    let row = input.borrowing(&names.refs, &quote!('_));
+    // Handing a column out mutably reports every row as written.
+    let written = quote! {
+        <#o as #p::Observer<#k, #row>>::written(&mut self.#observer, 0..self.#keys.len());
+    };
     let columns_ty = input.borrowing(&names.columns, &quote!('_));
     let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!('_));
     let columns_name = &names.columns;
@@ -189,7 +196,8 @@ fn accessors(input: &Input<'_>) -> TokenStream {
         let exclusive = doc(&format!(
             "The `{}` column, mutably: field `{}` of every element, in dense order. The slice \
              cannot change length, so the columns stay in lockstep; for several columns at once \
-             see [`columns_mut`](Self::columns_mut).\n\nComputes in **O(1)** time.",
+             see [`columns_mut`](Self::columns_mut). Every row is reported to the observer as \
+             written.\n\nComputes in **O(1)** time.",
             field.accessor,
             field.display_name()
         ));
@@ -205,6 +213,7 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             #[inline]
             #[must_use]
             #vis fn #accessor_mut(&mut self) -> &mut [#ty] {
+                #written
                 self.#column.as_mut_slice()
             }
         }
@@ -230,12 +239,14 @@ fn accessors(input: &Input<'_>) -> TokenStream {
             }
 
             /// Every column at once, mutably, with the keys read-only: write one column while
-            /// reading another (`x[i] += y[i]`) without `unsafe` or cloning.
+            /// reading another (`x[i] += y[i]`) without `unsafe` or cloning. Every row is
+            /// reported to the observer as written.
             ///
             /// Computes in **O(1)** time.
             #[inline]
             #[must_use]
             pub fn columns_mut(&mut self) -> #columns_mut_ty {
+                #written
                 let __keys = self.#keys.as_slice();
                 #columns_mut_name {
                     keys: __keys,

@@ -209,10 +209,16 @@ fn iterator(input: &Input<'_>, kind: &Kind<'_>) -> TokenStream {
 }
 
 fn methods(input: &Input<'_>) -> TokenStream {
-    let Input { generics, names, .. } = input;
+    let Input { names, private: p, key: k, observer: o, .. } = input;
+    let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
     let keys = &names.keys_field;
+    let observer = &names.observer_field;
+    let hear = {
+        let row = input.borrowing(&names.refs, &quote!('_));
+        quote!(<#o as #p::Observer<#k, #row>>)
+    };
     let iter_ty = input.borrowing(&names.iter, &quote!('_));
     let iter_mut_ty = input.borrowing(&names.iter_mut, &quote!('_));
     let drain_ty = input.borrowing(&names.drain, &quote!('_));
@@ -238,15 +244,15 @@ fn methods(input: &Input<'_>) -> TokenStream {
         columns.iter().map(|column| quote!(::core::iter::IntoIterator::into_iter(self.#column))),
     );
     let lifetime = &names.lifetime;
-    let with_lifetime = input.generics_with_lifetime();
+    let with_lifetime = input.storage_generics_with_lifetime();
     let (impl_generics_lifetime, _, _) = with_lifetime.split_for_impl();
-    let k = &input.key;
     let value = input.owning(input.ident);
     let ref_ty = input.borrowing(&names.refs, &quote!(#lifetime));
     let mut_ty = input.borrowing(&names.muts, &quote!(#lifetime));
     let iter_ty_lifetime = input.borrowing(&names.iter, &quote!(#lifetime));
     let iter_mut_ty_lifetime = input.borrowing(&names.iter_mut, &quote!(#lifetime));
     let into_iter_ty = input.owning(&names.into_iter);
+    let report_drain = report_drain(input);
     quote! {
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
@@ -258,11 +264,13 @@ fn methods(input: &Input<'_>) -> TokenStream {
                 #iter_name { __inner: #iter }
             }
 
-            /// Iterates over the keys and mutable elements in dense order.
+            /// Iterates over the keys and mutable elements in dense order. Every row is
+            /// reported to the observer as written.
             ///
             /// Computes in **O(1)** time per step, with no per-element bounds checks.
             #[inline]
             pub fn iter_mut(&mut self) -> #iter_mut_ty {
+                #hear::written(&mut self.#observer, 0..self.#keys.len());
                 #iter_mut_name { __inner: #iter_mut }
             }
 
@@ -270,8 +278,14 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// empty as soon as this is called, even if the iterator is leaked; it keeps its
             /// memory.
             ///
-            /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped.
+            /// A storage with an observer reports every row's removal when `drain` is called,
+            /// front to back, each with `moved: None` (every row from its position on is
+            /// gone), before the rows are handed out.
+            ///
+            /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and
+            /// **O(len)** with an observer).
             pub fn drain(&mut self) -> #drain_ty {
+                #report_drain
                 #drain_name { __inner: #drain }
             }
         }
@@ -307,6 +321,30 @@ fn methods(input: &Input<'_>) -> TokenStream {
             #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.iter_mut()
+            }
+        }
+    }
+}
+
+/// What `drain` does first for a storage with an observer: reports every row's removal, front
+/// to back, while the rows are still there to be seen.
+fn report_drain(input: &Input<'_>) -> TokenStream {
+    let Input { names, private: p, key: k, observer: o, .. } = input;
+    let (keys, observer, refs) = (&names.keys_field, &names.observer_field, &names.refs);
+    let columns = input.fields.iter().map(|field| &field.column);
+    let members = input.fields.iter().map(|field| &field.member);
+    let row = input.borrowing(refs, &quote!('_));
+    let hear = quote!(<#o as #p::Observer<#k, #row>>);
+    quote! {
+        if #hear::OBSERVES {
+            let __keys = self.#keys.as_slice();
+            for __index in 0..__keys.len() {
+                #hear::removed(
+                    &mut self.#observer,
+                    __keys[__index],
+                    &#refs { #(#members: &self.#columns[__index],)* },
+                    #p::Removed { index: __index, moved: ::core::option::Option::None },
+                );
             }
         }
     }

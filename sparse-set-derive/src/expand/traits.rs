@@ -23,10 +23,13 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 /// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
 /// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
 fn columnar(input: &Input<'_>) -> TokenStream {
-    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
+    let Input { ident, names, private: p, key: k, dense: d, observer: o, .. } = input;
     let value = input.owning(ident);
+    let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
+    let observer = &names.observer_field;
+    let any_row = input.borrowing(&names.refs, &quote!('_));
     let lifetime = &names.lifetime;
     let keys = &names.keys_field;
     let columns_mut_name = &names.columns_mut;
@@ -36,6 +39,10 @@ fn columnar(input: &Input<'_>) -> TokenStream {
     let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let columns_ty = input.borrowing(&names.columns, &quote!(#lifetime));
     let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!(#lifetime));
+    // The row view named by its type rather than `Self::Mut<'__v>`, whose `Self: '__v` would
+    // ask it of the observer too.
+    let columns_mut_anon = input.borrowing(&names.columns_mut, &quote!('_));
+    let mut_v = input.borrowing(muts, &quote!('__v));
     let usize = quote!(::core::primitive::usize);
     quote! {
         #[automatically_derived]
@@ -57,6 +64,10 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             fn index_and_columns_mut(
                 &mut self,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
+                <#o as #p::Observer<#k, #any_row>>::written(
+                    &mut self.#observer,
+                    0..self.#keys.len(),
+                );
                 let __keys = self.#keys.as_slice();
                 (
                     &self.#keys,
@@ -82,9 +93,9 @@ fn columnar(input: &Input<'_>) -> TokenStream {
 
             #[inline]
             fn row_mut<'__v>(
-                columns: &'__v mut Self::ColumnsMut<'_>,
+                columns: &'__v mut #columns_mut_anon,
                 index: #usize,
-            ) -> ::core::option::Option<Self::Mut<'__v>> {
+            ) -> ::core::option::Option<#mut_v> {
                 ::core::option::Option::Some(#muts {
                     #(#members: columns.#accessors.get_mut(index)?,)*
                 })
@@ -106,13 +117,18 @@ fn columnar(input: &Input<'_>) -> TokenStream {
 
 /// `Default`, `Extend` and `FromIterator`, which need nothing of the fields.
 fn construct(input: &Input<'_>) -> TokenStream {
-    let Input { ident, generics, names, key: k, .. } = input;
+    let Input { ident, key: k, .. } = input;
+    let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
     let value = input.owning(ident);
+    // `Default` and `FromIterator` make a storage without an observer: one impl for `O = ()`,
+    // so that `NameSoa::default()` infers its observer (a generic impl would leave it open).
+    let (unobserved_generics, _, unobserved_where) = input.generics.split_for_impl();
+    let unobserved = input.owning(&input.names.storage);
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::core::default::Default for #self_ty #where_clause {
+        impl #unobserved_generics ::core::default::Default for #unobserved #unobserved_where {
             /// An empty storage. Does not allocate.
             #[inline]
             fn default() -> Self {
@@ -140,7 +156,7 @@ fn construct(input: &Input<'_>) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl #impl_generics ::core::iter::FromIterator<(#k, #value)> for #self_ty #where_clause {
+        impl #unobserved_generics ::core::iter::FromIterator<(#k, #value)> for #unobserved #unobserved_where {
             /// A storage of every pair; a later pair with the same key replaces an earlier one.
             ///
             /// # Panics
@@ -160,18 +176,22 @@ fn construct(input: &Input<'_>) -> TokenStream {
 
 /// `Debug`, `Clone`, `PartialEq` and `Eq`, each bounded on the fields having the trait.
 fn field_traits(input: &Input<'_>) -> TokenStream {
-    let Input { generics, names, private: p, .. } = input;
+    let Input { names, private: p, observer: o, .. } = input;
+    let generics = input.storage_generics();
     let impl_generics = generics.split_for_impl().0;
     let user_where = generics.where_clause.as_ref();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
     let keys = &names.keys_field;
+    let observer = &names.observer_field;
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let option = quote!(::core::option::Option);
     let result = quote!(::core::result::Result);
     let usize = quote!(::core::primitive::usize);
     let bool = quote!(::core::primitive::bool);
     let debug_where = where_with(user_where, &field_bounds(input, &quote!(::core::fmt::Debug)));
-    let clone_where = where_with(user_where, &field_bounds(input, &quote!(::core::clone::Clone)));
+    let mut clone_bounds = field_bounds(input, &quote!(::core::clone::Clone));
+    clone_bounds.push(quote!(#o: ::core::clone::Clone));
+    let clone_where = where_with(user_where, &clone_bounds);
     let eq_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::PartialEq)));
     let eq_full_where = where_with(user_where, &field_bounds(input, &quote!(::core::cmp::Eq)));
     quote! {
@@ -185,8 +205,8 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics #self_ty #clone_where {
-            /// The fallible twin of `clone`: a copy of the keys and every column; a bounded
-            /// storage's copy is bounded alike, with the same capacity.
+            /// The fallible twin of `clone`: a copy of the keys, every column and the observer;
+            /// a bounded storage's copy is bounded alike, with the same capacity.
             ///
             /// Computes in **O(len + allocated sparse slots)** time.
             ///
@@ -204,6 +224,7 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
                 #result::Ok(Self {
                     #keys: self.#keys.try_clone()?,
                     #(#columns: #p::try_clone_column(&self.#columns, __bounded)?,)*
+                    #observer: ::core::clone::Clone::clone(&self.#observer),
                 })
             }
         }
@@ -257,9 +278,11 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
 /// The runtime's `Storage`, forwarding to the inherent methods, and its invariant checker, which
 /// also checks the columns (a trait method, so that no column accessor name is taken by it).
 fn storage(input: &Input<'_>) -> TokenStream {
-    let Input { ident, generics, names, private: p, key: k, dense: d, .. } = input;
+    let Input { ident, names, private: p, key: k, dense: d, observer: o, .. } = input;
+    let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let self_ty = input.storage_ty();
+    let observer = &names.observer_field;
     let value = input.owning(ident);
     let keys = &names.keys_field;
     let columns = input.fields.iter().map(|field| &field.column);
@@ -354,6 +377,21 @@ fn storage(input: &Input<'_>) -> TokenStream {
                 )*
             }
         }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Observed for #self_ty #where_clause {
+            type Observer = #o;
+
+            #[inline]
+            fn observer(&self) -> &#o {
+                &self.#observer
+            }
+
+            #[inline]
+            fn observer_mut(&mut self) -> &mut #o {
+                &mut self.#observer
+            }
+        }
     }
 }
 
@@ -361,8 +399,16 @@ fn storage(input: &Input<'_>) -> TokenStream {
 /// is the key index's, capped by the room every column has; the values then move into the
 /// columns, one push per field.
 fn fresh_run(input: &Input<'_>) -> TokenStream {
-    let Input { ident, names, private: p, key: k, .. } = input;
+    let Input { ident, names, private: p, key: k, observer: o, .. } = input;
     let keys = &names.keys_field;
+    let observer = &names.observer_field;
+    let refs = &names.refs;
+    let hear = {
+        let row = input.borrowing(refs, &quote!('_));
+        quote!(<#o as #p::Observer<#k, #row>>)
+    };
+    let all_columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
+    let all_members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let value = input.owning(ident);
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let members = input.fields.iter().map(|field| &field.member);
@@ -402,6 +448,17 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
                     #first_binding
                 }),
             );
+            if #hear::OBSERVES {
+                let __start = self.#keys.len() - __pushed;
+                for __index in __start..self.#keys.len() {
+                    #hear::inserted(
+                        &mut self.#observer,
+                        self.#keys.as_slice()[__index],
+                        __index,
+                        &#refs { #(#all_members: &self.#all_columns[__index],)* },
+                    );
+                }
+            }
         }
     }
 }

@@ -7,9 +7,10 @@ use quote::quote;
 use crate::ast::Input;
 use crate::expand::storage::parts::Parts;
 
-/// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`.
+/// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`: storages without an
+/// observer.
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {
-    let Parts { p, keys, columns, usize, result, .. } = &Parts::new(input);
+    let Parts { p, keys, columns, observer, usize, result, .. } = &Parts::new(input);
     quote! {
         /// An empty storage. Does not allocate.
         ///
@@ -17,7 +18,7 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         #[inline]
         #[must_use]
         pub const fn new() -> Self {
-            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* }
+            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: () }
         }
 
         /// An empty storage with room for `capacity` elements in the key index and in every
@@ -93,7 +94,74 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
                 let mut #columns = #p::Vec::new();
                 #p::try_reserve_exact(&mut #columns, capacity)?;
             )*
-            #result::Ok(Self { #keys, #(#columns,)* })
+            #result::Ok(Self { #keys, #(#columns,)* #observer: () })
+        }
+    }
+}
+
+/// `with_observer`, `observed_by`, `into_unobserved`, `observer`, `observer_mut`.
+pub(super) fn observer(input: &Input<'_>) -> TokenStream {
+    let Parts { p, k, keys, columns, observer, .. } = &Parts::new(input);
+    let o = &input.observer;
+    let storage = &input.names.storage;
+    let args = input.generic_args();
+    let row = input.borrowing(&input.names.refs, &quote!('__row));
+    let any_row = input.borrowing(&input.names.refs, &quote!('_));
+    let unobserved = input.owning(storage);
+    quote! {
+        /// An empty storage reporting every change to `observer` (see `sparse_soa::observe`).
+        /// Does not allocate.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub const fn with_observer(observer: #o) -> Self {
+            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: observer }
+        }
+
+        /// The same storage, reporting from now on to `observer`, which is told the rows the
+        /// storage holds already and, for a bounded storage, its capacity (`Observer::attached`).
+        /// Keeps the storage's memory and bounds; the old observer is dropped.
+        ///
+        /// Computes in **O(1)** time, plus what `attached` costs.
+        #[must_use]
+        pub fn observed_by<__P>(self, mut observer: __P) -> #storage<#(#args,)* __P>
+        where
+            __P: for<'__row> #p::Observer<#k, #row>,
+        {
+            let __bound = self.#keys.key_limit().map(|_| self.capacity());
+            #p::Observer::<#k, #any_row>::attached(&mut observer, self.#keys.as_slice(), __bound);
+            #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: observer }
+        }
+
+        /// The storage without its observer, and the observer. Keeps the storage's memory and
+        /// bounds.
+        ///
+        /// Computes in **O(1)** time.
+        #[must_use]
+        pub fn into_unobserved(self) -> (#unobserved, #o) {
+            (
+                #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: () },
+                self.#observer,
+            )
+        }
+
+        /// The storage's observer.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        #[must_use]
+        pub fn observer(&self) -> &#o {
+            &self.#observer
+        }
+
+        /// The storage's observer, mutably: to drain or clear what it collected. The rows
+        /// cannot be reached through it.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn observer_mut(&mut self) -> &mut #o {
+            &mut self.#observer
         }
     }
 }

@@ -9,10 +9,27 @@ use crate::expand::storage::parts::Parts;
 
 /// `insert`, `insert_full`, `try_insert`, `try_insert_full`.
 pub(super) fn insert(input: &Input<'_>) -> TokenStream {
+    let parts = &Parts::new(input);
     let Parts {
-        p, k, ident, keys, value, columns, members, bindings, option, result, usize, ..
-    } = &Parts::new(input);
+        p,
+        k,
+        ident,
+        keys,
+        value,
+        columns,
+        members,
+        bindings,
+        observer,
+        hear,
+        observes,
+        option,
+        result,
+        usize,
+        ..
+    } = parts;
     let first = columns[0];
+    let new_row = parts.row_at(&quote!(__index));
+    let old_row = parts.row_of(&quote!(__old));
     quote! {
         /// Stores `value` under `key`; returns the value it replaced.
         ///
@@ -96,11 +113,18 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
             let (__index, __new) = self.#keys.try_insert(key)?;
             if __new && __index == self.#first.len() {
                 #(self.#columns.push(#bindings);)*
+                if #observes {
+                    #hear::inserted(&mut self.#observer, key, __index, &#new_row);
+                }
                 #result::Ok((__index, #option::None))
             } else {
-                #result::Ok((__index, #option::Some(#ident {
+                let __old = #ident {
                     #(#members: ::core::mem::replace(&mut self.#columns[__index], #bindings),)*
-                })))
+                };
+                if #observes {
+                    #hear::replaced(&mut self.#observer, key, __index, &#old_row, &#new_row);
+                }
+                #result::Ok((__index, #option::Some(__old)))
             }
         }
     }
@@ -108,8 +132,24 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
 
 /// `remove`, `remove_with_info`, `swap_remove_index`, `pop`: all swap-removes.
 pub(super) fn remove(input: &Input<'_>) -> TokenStream {
-    let Parts { p, k, ident, keys, value, columns, members, bindings, option, usize, .. } =
-        &Parts::new(input);
+    let parts = &Parts::new(input);
+    let Parts {
+        p,
+        k,
+        ident,
+        keys,
+        value,
+        columns,
+        members,
+        bindings,
+        observer,
+        hear,
+        observes,
+        option,
+        usize,
+        ..
+    } = parts;
+    let removed_row = parts.row_of(&quote!(__value));
     quote! {
         /// Removes `key` by **swap-remove** (the last element moves into its place in every
         /// column); returns its value.
@@ -131,10 +171,11 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         pub fn remove_with_info(&mut self, key: #k) -> #option<(#value, #p::Removed<#k>)> {
             let __removed = self.#keys.remove_with_info(key)?;
             let __index = __removed.index;
-            #option::Some((
-                #ident { #(#members: self.#columns.swap_remove(__index),)* },
-                __removed,
-            ))
+            let __value = #ident { #(#members: self.#columns.swap_remove(__index),)* };
+            if #observes {
+                #hear::removed(&mut self.#observer, key, &#removed_row, __removed);
+            }
+            #option::Some((__value, __removed))
         }
 
         /// Removes the element at dense position `index` by **swap-remove**; returns its key
@@ -142,8 +183,12 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         ///
         /// Computes in **O(1)** time.
         pub fn swap_remove_index(&mut self, index: #usize) -> #option<(#k, #value)> {
-            let __key = self.#keys.swap_remove_index(index)?;
-            #option::Some((__key, #ident { #(#members: self.#columns.swap_remove(index),)* }))
+            let (__key, __removed) = #p::remove_at(&mut self.#keys, index)?;
+            let __value = #ident { #(#members: self.#columns.swap_remove(index),)* };
+            if #observes {
+                #hear::removed(&mut self.#observer, __key, &#removed_row, __removed);
+            }
+            #option::Some((__key, __value))
         }
 
         /// Removes and returns the last element in dense order; nothing else moves.
@@ -152,7 +197,12 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         pub fn pop(&mut self) -> #option<(#k, #value)> {
             let __key = self.#keys.pop()?;
             #(let #bindings = self.#columns.pop()?;)*
-            #option::Some((__key, #ident { #(#members: #bindings,)* }))
+            let __value = #ident { #(#members: #bindings,)* };
+            if #observes {
+                let __removed = #p::Removed { index: self.#keys.len(), moved: #option::None };
+                #hear::removed(&mut self.#observer, __key, &#removed_row, __removed);
+            }
+            #option::Some((__key, __value))
         }
     }
 }

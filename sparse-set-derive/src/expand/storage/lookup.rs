@@ -21,6 +21,8 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         columns,
         members,
         bindings,
+        observer,
+        hear,
         option,
         usize,
         ..
@@ -38,7 +40,7 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
             #option::Some(#refs { #(#members: &self.#columns[__index],)* })
         }
 
-        /// The element stored under `key`, mutably.
+        /// The element stored under `key`, mutably; reported to the observer as written.
         ///
         /// Computes in **O(1)** time.
         // Always: a thin wrapper over the key index's lookup, which callers' loops must
@@ -47,7 +49,9 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         #[allow(clippy::inline_always)]
         pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
             let __index = self.#keys.get_index_of(key)?;
-            #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
+            let __row = #muts { #(#members: &mut self.#columns[__index],)* };
+            #hear::written(&mut self.#observer, __index..__index + 1);
+            #option::Some(__row)
         }
 
         /// The elements stored under several keys at once, mutably; `None` for a key not
@@ -64,6 +68,9 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
             keys: [#k; __N],
         ) -> [#option<#mut_ty>; __N] {
             let __positions = #p::disjoint_positions(&self.#keys, keys);
+            for __index in ::core::iter::Iterator::flatten(::core::iter::IntoIterator::into_iter(__positions)) {
+                #hear::written(&mut self.#observer, __index..__index + 1);
+            }
             #(let mut #bindings = #p::disjoint_rows_mut(&mut self.#columns, __positions);)*
             ::core::array::from_fn(|__place| {
                 __positions[__place]?;
@@ -99,13 +106,16 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
             #option::Some((__key, #refs { #(#members: &self.#columns[index],)* }))
         }
 
-        /// The key and mutable element at dense position `index`.
+        /// The key and mutable element at dense position `index`; reported to the observer as
+        /// written.
         ///
         /// Computes in **O(1)** time.
         #[inline]
         pub fn get_index_mut(&mut self, index: #usize) -> #option<(#k, #mut_ty)> {
             let __key = self.#keys.get_index(index)?;
-            #option::Some((__key, #muts { #(#members: &mut self.#columns[index],)* }))
+            let __row = #muts { #(#members: &mut self.#columns[index],)* };
+            #hear::written(&mut self.#observer, index..index + 1);
+            #option::Some((__key, __row))
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The storage struct `{Name}Soa` and its inherent methods, one module per theme:
 //! construction and capacity (`construct`), insert and remove in lockstep (`insert_remove`),
-//! lookups (`lookup`), `retain` / `clear` / `truncate` (`bulk`), swapping and sorting (`order`).
+//! lookups (`lookup`), `retain` / `clear` / `truncate` (`bulk`), swapping and sorting (`order`),
+//! and the change ticks of a tracked storage (`ticks`).
 
 mod bulk;
 mod construct;
@@ -8,6 +9,7 @@ mod insert_remove;
 mod lookup;
 mod order;
 mod parts;
+mod ticks;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -18,9 +20,11 @@ use crate::expand::tokens::{dense_text, doc, key_text};
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let definition = definition(input);
     let methods = methods(input);
+    let ticks = ticks::expand(input);
     quote! {
         #definition
         #methods
+        #ticks
     }
 }
 
@@ -28,6 +32,10 @@ fn definition(input: &Input<'_>) -> TokenStream {
     let Input { vis, ident, generics, names, private: p, key: k, dense: d, .. } = input;
     let storage = &names.storage;
     let keys = &names.keys_field;
+    let observer_field = &names.observer_field;
+    let observer = &input.observer;
+    let mut params = (*generics).clone();
+    params.params.push(syn::parse_quote!(#observer = ()));
     let where_clause = &generics.where_clause;
     let columns = input.fields.iter().map(|field| &field.column);
     let tys = input.fields.iter().map(|field| field.ty);
@@ -41,26 +49,34 @@ fn definition(input: &Input<'_>) -> TokenStream {
          dense order (see [`keys`]({storage}::keys)), and all columns always have the length of \
          the key slice. [`remove`]({storage}::remove) is a **swap-remove**: the last element moves \
          into the gap. The sparse index stores dense positions as `{dense}`, which bounds the \
-         number of elements.",
+         number of elements.\n\nThe last type parameter is the storage's observer (see \
+         `sparse_soa::observe`), told of every change: `()`, the default, listens to nothing \
+         and costs nothing.",
         dense = dense_text(input),
     ));
     quote! {
         #summary
         #details
-        #vis struct #storage #generics #where_clause {
+        #vis struct #storage #params #where_clause {
             #keys: #p::SparseSet<#k, #d>,
             #(#columns: #p::Vec<#tys>,)*
+            #observer_field: #observer,
         }
     }
 }
 
-/// The inherent `impl` block: every method, theme by theme.
+/// The inherent `impl` blocks: the constructors of a storage without an observer, then every
+/// other method, theme by theme, for any observer.
 fn methods(input: &Input<'_>) -> TokenStream {
     let Input { generics, names, .. } = input;
-    let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.owning(&names.storage);
+    let (unobserved_generics, _, unobserved_where) = generics.split_for_impl();
+    let unobserved_ty = input.owning(&names.storage);
+    let construction = construct::construction(input);
+    let storage_generics = input.storage_generics();
+    let (impl_generics, _, where_clause) = storage_generics.split_for_impl();
+    let self_ty = input.storage_ty();
     let themes = [
-        construct::construction(input),
+        construct::observer(input),
         construct::capacity(input),
         insert_remove::insert(input),
         insert_remove::remove(input),
@@ -70,6 +86,11 @@ fn methods(input: &Input<'_>) -> TokenStream {
         order::methods(input),
     ];
     quote! {
+        #[automatically_derived]
+        impl #unobserved_generics #unobserved_ty #unobserved_where {
+            #construction
+        }
+
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
             #(#themes)*

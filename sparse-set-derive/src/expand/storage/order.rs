@@ -9,10 +9,14 @@ use crate::expand::storage::parts::Parts;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
-    let Parts { p, k, keys, refs, ref_ty, columns, members, usize, .. } = &Parts::new(input);
+    let Parts {
+        p, k, keys, refs, ref_ty, columns, members, observer, hear, observes, usize, ..
+    } = &Parts::new(input);
     let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
     let compare = quote!(|__a, __b| compare(&__keys[__a], #at_a, &__keys[__b], #at_b));
     let sort_by = permute(input, &quote!(#p::Permutation::sorted_by(__keys.len(), #compare)));
+    let sort_unstable =
+        permute(input, &quote!(#p::Permutation::sorted_unstable_by(__keys.len(), #compare)));
     let sort_by_key = permute(
         input,
         &quote!(#p::Permutation::sorted_by_key(__keys.len(), |__i| f(&__keys[__i], #at_i))),
@@ -45,6 +49,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
             );
             self.#keys.swap_indices(a, b);
             #(self.#columns.swap(a, b);)*
+            #hear::swapped(&mut self.#observer, a, b);
         }
 
         /// Sorts the elements (stably) with a comparator of two keys and elements; keys and
@@ -94,11 +99,19 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         /// If `compare` panics, the storage holds the same elements, each key with its
         /// element, in some order.
         ///
+        /// A storage with an observer sorts through one permutation of `len` positions
+        /// instead (allocated), which it reports: an observer hears of one permutation, not
+        /// of each swap.
+        ///
         /// Computes in **O(len log len)** time.
         pub fn sort_unstable_by<__F>(&mut self, mut compare: __F)
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
+            if #observes {
+                #sort_unstable
+                return;
+            }
             self.#keys.sort_unstable_with(
                 &mut (#(&mut self.#columns,)*),
                 |__columns, __keys, __a, __b| {
@@ -142,7 +155,7 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
 /// computes the order, which then moves the keys and every column. The one place a permutation
 /// is applied.
 fn permute(input: &Input<'_>, permutation: &TokenStream) -> TokenStream {
-    let Parts { keys, columns, .. } = &Parts::new(input);
+    let Parts { keys, columns, observer, hear, .. } = &Parts::new(input);
     quote! {
         let __permutation = {
             let __keys = self.#keys.as_slice();
@@ -150,6 +163,7 @@ fn permute(input: &Input<'_>, permutation: &TokenStream) -> TokenStream {
         };
         self.#keys.apply_permutation(&__permutation);
         #(__permutation.apply(self.#columns.as_mut_slice());)*
+        #hear::permuted(&mut self.#observer, &__permutation);
     }
 }
 

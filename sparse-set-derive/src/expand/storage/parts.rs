@@ -31,6 +31,13 @@ pub(super) struct Parts<'i> {
     pub(super) columns: Vec<&'i Ident>,
     pub(super) members: Vec<&'i Member>,
     pub(super) bindings: Vec<&'i Ident>,
+    /// The storage's field holding its observer.
+    pub(super) observer: &'i Ident,
+    /// `<O as Observer<K, NameRef<'_, ..>>>::OBSERVES`: whether events are reported at all (the
+    /// code that builds them is skipped when not).
+    pub(super) observes: TokenStream,
+    /// `<O as Observer<K, NameRef<'_, ..>>>`: the path the events are called through.
+    pub(super) hear: TokenStream,
     pub(super) option: TokenStream,
     pub(super) result: TokenStream,
     pub(super) usize: TokenStream,
@@ -38,9 +45,26 @@ pub(super) struct Parts<'i> {
 }
 
 impl<'i> Parts<'i> {
+    /// `NameRef { x: &self.__column_0[index], .. }`: the row at dense position `index`.
+    pub(super) fn row_at(&self, index: &TokenStream) -> TokenStream {
+        let Parts { refs, columns, members, .. } = self;
+        quote!(#refs { #(#members: &self.#columns[#index],)* })
+    }
+
+    /// `NameRef { x: &value.x, .. }`: a view of the whole value in the local `value`.
+    pub(super) fn row_of(&self, value: &TokenStream) -> TokenStream {
+        let Parts { refs, members, .. } = self;
+        quote!(#refs { #(#members: &#value.#members,)* })
+    }
+
     pub(super) fn new(input: &'i Input<'_>) -> Self {
         let names = &input.names;
+        let (p, k, o) = (&input.private, &input.key, &input.observer);
+        let row = input.borrowing(&names.refs, &quote!('_));
         Parts {
+            observer: &names.observer_field,
+            observes: quote!(<#o as #p::Observer<#k, #row>>::OBSERVES),
+            hear: quote!(<#o as #p::Observer<#k, #row>>),
             p: &input.private,
             k: &input.key,
             d: &input.dense,
