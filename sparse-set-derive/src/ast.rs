@@ -62,6 +62,9 @@ pub(crate) struct Field<'a> {
     pub(crate) binding: Ident,
     /// `__column_0`: the storage's `Vec` for this field.
     pub(crate) column: Ident,
+    /// With `#[sparse_soa(track)]`: the field's slot among the tracked fields (its column of
+    /// stamps in the storage's `FieldTicks`).
+    pub(crate) tracked: Option<usize>,
 }
 
 impl<'a> Input<'a> {
@@ -88,12 +91,18 @@ impl<'a> Input<'a> {
                 ));
             }
         };
-        let fields = fields
+        let mut fields: Vec<Field<'a>> = fields
             .into_iter()
             .flatten()
             .enumerate()
             .map(|(index, field)| Field::from_syn(field, index, errors))
             .collect();
+        let mut slots = 0..;
+        for field in &mut fields {
+            if field.attrs.track.is_some() {
+                field.tracked = slots.next();
+            }
+        }
         let names =
             Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
         let private = attrs.krate.as_ref().map_or_else(
@@ -197,6 +206,45 @@ impl<'a> Input<'a> {
         quote!(#observer: for<'__row> #p::Observer<#k, #row>)
     }
 
+    /// How many fields are marked `#[sparse_soa(track)]`.
+    pub(crate) fn tracked_fields(&self) -> usize {
+        self.fields.iter().filter(|field| field.tracked.is_some()).count()
+    }
+
+    /// The type of the storage's observer field: `O`, or `(FieldTicks<N>, O)` when `N` fields
+    /// are tracked (the field ticks hear every event first).
+    pub(crate) fn observer_field_ty(&self) -> TokenStream {
+        let (p, observer) = (&self.private, &self.observer);
+        match self.tracked_fields() {
+            0 => quote!(#observer),
+            n => quote!((#p::FieldTicks<#n>, #observer)),
+        }
+    }
+
+    /// The observer field's value holding `observer` and, with tracked fields, `ticks`.
+    pub(crate) fn observer_value(
+        &self,
+        ticks: &TokenStream,
+        observer: &TokenStream,
+    ) -> TokenStream {
+        if self.tracked_fields() == 0 { quote!(#observer) } else { quote!((#ticks, #observer)) }
+    }
+
+    /// `.1` with tracked fields, where the user's observer is the pair's second; nothing
+    /// otherwise. Appended to `self.__observer`.
+    pub(crate) fn user_observer(&self) -> TokenStream {
+        if self.tracked_fields() == 0 { TokenStream::new() } else { quote!(.1) }
+    }
+
+    /// `<ObserverFieldType as Observer<K, NameRef<'_, ..>>>`: the path events are reported
+    /// through.
+    pub(crate) fn hear(&self) -> TokenStream {
+        let (p, k) = (&self.private, &self.key);
+        let ty = self.observer_field_ty();
+        let row = self.borrowing(&self.names.refs, &quote!('_));
+        quote!(<#ty as #p::Observer<#k, #row>>)
+    }
+
     /// A span to report whole-struct problems at.
     pub(crate) fn span(&self) -> Span {
         self.ident.span()
@@ -245,6 +293,7 @@ impl<'a> Field<'a> {
             accessor_mut,
             binding: names::binding(index),
             column: names::column_field(index),
+            tracked: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! `#[sparse_soa(...)]` attributes: parsed with `parse_nested_meta`, every problem reported.
 //!
 //! `SparseSoa`: container (on the struct) `name = "..."`, `key = Type`,
-//! `dense = u8 | u16 | u32 | usize`, `crate = path`, `serde`; field `rename = "..."`.
+//! `dense = u8 | u16 | u32 | usize`, `crate = path`, `serde`; field `rename = "..."`, `track`.
 //!
 //! `World`: container `crate = path`; field `entities`, `skip`.
 
@@ -14,7 +14,7 @@ use syn::{Attribute, Ident, LitStr, Path, Token, Type};
 use crate::errors::Errors;
 
 const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate", "serde"];
-const FIELD_KEYS: &[&str] = &["rename"];
+const FIELD_KEYS: &[&str] = &["rename", "track"];
 const WORLD_CONTAINER_KEYS: &[&str] = &["crate"];
 const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip", "tag"];
 const DENSE_WIDTHS: &[&str] = &["u8", "u16", "u32", "usize"];
@@ -45,6 +45,8 @@ pub(crate) struct Container {
 pub(crate) struct Field {
     /// `rename = "mass"`: the column accessor's name.
     pub(crate) rename: Option<Spanned<Ident>>,
+    /// `track`: the field has change ticks of its own.
+    pub(crate) track: Option<Spanned<()>>,
 }
 
 impl Container {
@@ -112,6 +114,11 @@ impl Field {
                     "rename" => {
                         let name = parse_ident_value(&meta, "rename", "mass")?;
                         set_once(&mut field.rename, name, span, "rename", errors);
+                    }
+                    "track" => {
+                        if takes_no_value(&meta, "track", errors)? {
+                            set_once(&mut field.track, (), span, "track", errors);
+                        }
                     }
                     _ if CONTAINER_KEYS.contains(&key.as_str()) => {
                         errors.push(syn::Error::new(

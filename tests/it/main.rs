@@ -26,6 +26,7 @@ mod derive_model;
 mod derive_observe;
 mod derive_panic_sweep;
 mod derive_panics;
+mod derive_ticks;
 mod derive_zig_seed;
 mod group_model;
 mod nested_model;

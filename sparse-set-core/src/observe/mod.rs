@@ -31,6 +31,7 @@
 //! Replaying the events in order on a `Vec` of the keys gives the storage's keys: the
 //! [`Journal`] relies on it, and its tests check it after every step.
 
+mod fields;
 mod journal;
 mod removals;
 mod ticks;
@@ -40,6 +41,7 @@ use core::ops::Range;
 use crate::permutation::Permutation;
 use crate::set::Removed;
 
+pub use fields::FieldTicks;
 pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
 pub use removals::{Removals, RemovedValues};
 pub use ticks::{MAX_AGE, Since, Tick, Ticks, TrackedStorage, Tracks};

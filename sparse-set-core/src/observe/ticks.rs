@@ -175,6 +175,13 @@ impl Ticks {
     /// assert_eq!(ticks.now().get(), before.get() + 1000);
     /// ```
     pub fn advance_by(&mut self, ticks: u32) -> Tick {
+        self.advance_by_sweeping(ticks, |_| {})
+    }
+
+    /// [`advance_by`](Self::advance_by), calling `sweep` with the new `now` after each sweep of
+    /// the stamps: how stamps kept beside these (a derived storage's tracked fields) are swept
+    /// with them.
+    pub(super) fn advance_by_sweeping(&mut self, ticks: u32, mut sweep: impl FnMut(u32)) -> Tick {
         let before = self.now;
         self.previous = before;
         let mut left = ticks;
@@ -186,6 +193,7 @@ impl Ticks {
             left -= step;
             if self.now % REBASE == 0 {
                 self.rebase();
+                sweep(self.now);
             }
         }
         Tick(before)
@@ -194,11 +202,7 @@ impl Ticks {
     /// Pulls every stamp older than [`MAX_AGE`] up to it.
     fn rebase(&mut self) {
         let now = self.now;
-        let clamp = |stamp: &mut u32| {
-            if now.wrapping_sub(*stamp) > MAX_AGE {
-                *stamp = now.wrapping_sub(MAX_AGE);
-            }
-        };
+        let clamp = |stamp: &mut u32| clamp(now, stamp);
         self.added.iter_mut().for_each(clamp);
         self.changed.iter_mut().for_each(clamp);
         clamp(&mut self.all_changed);
@@ -207,13 +211,13 @@ impl Ticks {
 
     /// How many ticks ago `stamp` was, read as at most [`MAX_AGE`].
     #[inline]
-    fn age(&self, stamp: u32) -> u32 {
+    pub(super) fn age(&self, stamp: u32) -> u32 {
         self.now.wrapping_sub(stamp).min(MAX_AGE)
     }
 
     /// Whether `stamp` is newer than `since`.
     #[inline]
-    fn newer(&self, stamp: u32, since: Tick) -> bool {
+    pub(super) fn newer(&self, stamp: u32, since: Tick) -> bool {
         self.age(stamp) < self.age(since.0)
     }
 
@@ -265,6 +269,29 @@ impl Ticks {
         self.newer(self.added[index], since)
     }
 
+    /// Reserves room for `additional` more rows in both stamp columns.
+    pub(super) fn try_reserve(&mut self, additional: usize) -> Result<(), crate::Error> {
+        crate::error::try_reserve(&mut self.added, additional)?;
+        crate::error::try_reserve(&mut self.changed, additional)
+    }
+
+    /// Releases the stamp columns' spare capacity.
+    pub(super) fn shrink_to_fit(&mut self) {
+        crate::error::shrink(&mut self.added);
+        crate::error::shrink(&mut self.changed);
+    }
+
+    /// Bytes of heap memory the stamp columns hold.
+    pub(super) fn allocated_bytes(&self) -> usize {
+        crate::error::vec_bytes(&self.added) + crate::error::vec_bytes(&self.changed)
+    }
+
+    /// Reserves room for exactly `capacity` rows in both stamp columns.
+    pub(super) fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), crate::Error> {
+        crate::error::try_reserve_exact(&mut self.added, capacity)?;
+        crate::error::try_reserve_exact(&mut self.changed, capacity)
+    }
+
     /// How many rows the clock stamps: the storage's length.
     ///
     /// Computes in **O(1)** time.
@@ -300,6 +327,44 @@ impl Ticks {
         for &stamp in self.added.iter().chain(&self.changed).chain([&self.all_changed]) {
             assert!(self.now.wrapping_sub(stamp) <= bound, "a stamp older than the bound");
         }
+    }
+}
+
+/// Pulls `stamp` up to [`MAX_AGE`] ticks before `now` if it is older.
+#[inline]
+pub(super) fn clamp(now: u32, stamp: &mut u32) {
+    if now.wrapping_sub(*stamp) > MAX_AGE {
+        *stamp = now.wrapping_sub(MAX_AGE);
+    }
+}
+
+/// What a write of `rows` does to one column of change stamps `changed` with its summary stamp
+/// `all_changed`: one row is stamped, every row at once sets the summary in O(1), and any other
+/// range is stamped row by row.
+#[inline]
+pub(super) fn stamp_written(
+    changed: &mut [u32],
+    all_changed: &mut u32,
+    rows: Range<usize>,
+    now: u32,
+) {
+    if rows.end == rows.start + 1 {
+        changed[rows.start] = now;
+    } else if rows.start == 0 && rows.end == changed.len() {
+        *all_changed = now;
+    } else {
+        changed[rows].fill(now);
+    }
+}
+
+/// What a removal does to one column of stamps: a swap-remove, or (in a drain, which reports
+/// `moved: None` for rows before the last) a truncation to the removed position.
+#[inline]
+pub(super) fn stamp_removed<K>(stamps: &mut Vec<u32>, removed: &Removed<K>) {
+    if removed.moved.is_some() || removed.index + 1 == stamps.len() {
+        stamps.swap_remove(removed.index);
+    } else {
+        stamps.truncate(removed.index);
     }
 }
 
@@ -343,27 +408,15 @@ impl<K, V> Observer<K, V> for Ticks {
 
     #[inline]
     fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
-        if removed.moved.is_some() || removed.index + 1 == self.changed.len() {
-            self.added.swap_remove(removed.index);
-            self.changed.swap_remove(removed.index);
-        } else {
-            // A drain: the rows from `index` on are gone.
-            self.added.truncate(removed.index);
-            self.changed.truncate(removed.index);
-        }
+        stamp_removed(&mut self.added, &removed);
+        stamp_removed(&mut self.changed, &removed);
     }
 
     #[inline]
     fn written(&mut self, rows: Range<usize>) {
-        if rows.end == rows.start + 1 {
-            // One row, as `get_mut` hands out: one stamp.
-            self.changed[rows.start] = self.now;
-        } else if rows.start == 0 && rows.end == self.changed.len() {
-            // Every row at once: one summary stamp, no per-row write.
-            self.all_changed = self.now;
-        } else {
-            self.changed[rows].fill(self.now);
-        }
+        // One row, as `get_mut` hands out, is one stamp; every row at once is one summary
+        // stamp, with no per-row write.
+        stamp_written(&mut self.changed, &mut self.all_changed, rows, self.now);
     }
 
     #[inline]
@@ -444,6 +497,20 @@ pub struct Since<'a, K> {
 }
 
 impl<'a, K> Since<'a, K> {
+    /// The rows of `keys` whose stamp in `stamps` (or the summary stamp `all_changed`) is newer
+    /// than `since`, on the clock of `ticks`: one tracked field's changes.
+    pub(super) fn from_stamps(
+        keys: &'a [K],
+        stamps: &'a [u32],
+        all_changed: u32,
+        ticks: &Ticks,
+        since: Tick,
+    ) -> Self {
+        debug_assert_eq!(keys.len(), stamps.len(), "a stamp per row");
+        let all = ticks.newer(all_changed, since);
+        Self { keys, stamps, all, now: ticks.now, age: ticks.age(since.0), index: 0 }
+    }
+
     /// The rows of `keys` that changed after `since` (or, with `added`, were added after it).
     pub(crate) fn new(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
         debug_assert_eq!(keys.len(), ticks.len(), "a tick per row");

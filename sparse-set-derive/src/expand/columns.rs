@@ -170,10 +170,11 @@ fn accessors(input: &Input<'_>) -> TokenStream {
     let self_ty = input.storage_ty();
     let keys = &names.keys_field;
     let observer = &names.observer_field;
+    let hear = input.hear();
     let row = input.borrowing(&names.refs, &quote!('_));
     // Handing a column out mutably reports every row as written.
     let written = quote! {
-        <#o as #p::Observer<#k, #row>>::written(&mut self.#observer, 0..self.#keys.len());
+        #hear::written(&mut self.#observer, 0..self.#keys.len());
     };
     let columns_ty = input.borrowing(&names.columns, &quote!('_));
     let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!('_));
@@ -187,6 +188,19 @@ fn accessors(input: &Input<'_>) -> TokenStream {
         let column = &field.column;
         let accessor = &field.accessor;
         let accessor_mut = &field.accessor_mut;
+        // With tracked fields, a column reaches the field ticks for its own field only.
+        let written = match (input.tracked_fields(), field.tracked) {
+            (0, _) => written.clone(),
+            (_, slot) => {
+                let stamp = slot.map(|slot| {
+                    quote!(self.#observer.0.written_field(#slot, 0..self.#keys.len());)
+                });
+                quote! {
+                    <#o as #p::Observer<#k, #row>>::written(&mut self.#observer.1, 0..self.#keys.len());
+                    #stamp
+                }
+            }
+        };
         let shared = doc(&format!(
             "The `{}` column: field `{}` of every element, in dense order (row `i` belongs to \
              `keys()[i]`).\n\nComputes in **O(1)** time.",

@@ -209,16 +209,13 @@ fn iterator(input: &Input<'_>, kind: &Kind<'_>) -> TokenStream {
 }
 
 fn methods(input: &Input<'_>) -> TokenStream {
-    let Input { names, private: p, key: k, observer: o, .. } = input;
+    let Input { names, key: k, .. } = input;
     let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.storage_ty();
     let keys = &names.keys_field;
     let observer = &names.observer_field;
-    let hear = {
-        let row = input.borrowing(&names.refs, &quote!('_));
-        quote!(<#o as #p::Observer<#k, #row>>)
-    };
+    let hear = input.hear();
     let iter_ty = input.borrowing(&names.iter, &quote!('_));
     let iter_mut_ty = input.borrowing(&names.iter_mut, &quote!('_));
     let drain_ty = input.borrowing(&names.drain, &quote!('_));
@@ -329,12 +326,11 @@ fn methods(input: &Input<'_>) -> TokenStream {
 /// What `drain` does first for a storage with an observer: reports every row's removal, front
 /// to back, while the rows are still there to be seen.
 fn report_drain(input: &Input<'_>) -> TokenStream {
-    let Input { names, private: p, key: k, observer: o, .. } = input;
+    let Input { names, private: p, .. } = input;
     let (keys, observer, refs) = (&names.keys_field, &names.observer_field, &names.refs);
     let columns = input.fields.iter().map(|field| &field.column);
     let members = input.fields.iter().map(|field| &field.member);
-    let row = input.borrowing(refs, &quote!('_));
-    let hear = quote!(<#o as #p::Observer<#k, #row>>);
+    let hear = input.hear();
     quote! {
         if #hear::OBSERVES {
             let __keys = self.#keys.as_slice();

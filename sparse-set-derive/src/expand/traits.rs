@@ -23,13 +23,13 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 /// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
 /// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
 fn columnar(input: &Input<'_>) -> TokenStream {
-    let Input { ident, names, private: p, key: k, dense: d, observer: o, .. } = input;
+    let Input { ident, names, private: p, key: k, dense: d, .. } = input;
     let value = input.owning(ident);
     let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.storage_ty();
     let observer = &names.observer_field;
-    let any_row = input.borrowing(&names.refs, &quote!('_));
+    let hear = input.hear();
     let lifetime = &names.lifetime;
     let keys = &names.keys_field;
     let columns_mut_name = &names.columns_mut;
@@ -64,10 +64,7 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             fn index_and_columns_mut(
                 &mut self,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
-                <#o as #p::Observer<#k, #any_row>>::written(
-                    &mut self.#observer,
-                    0..self.#keys.len(),
-                );
+                #hear::written(&mut self.#observer, 0..self.#keys.len());
                 let __keys = self.#keys.as_slice();
                 (
                     &self.#keys,
@@ -283,6 +280,7 @@ fn storage(input: &Input<'_>) -> TokenStream {
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.storage_ty();
     let observer = &names.observer_field;
+    let user = input.user_observer();
     let value = input.owning(ident);
     let keys = &names.keys_field;
     let columns = input.fields.iter().map(|field| &field.column);
@@ -384,12 +382,12 @@ fn storage(input: &Input<'_>) -> TokenStream {
 
             #[inline]
             fn observer(&self) -> &#o {
-                &self.#observer
+                &self.#observer #user
             }
 
             #[inline]
             fn observer_mut(&mut self) -> &mut #o {
-                &mut self.#observer
+                &mut self.#observer #user
             }
         }
     }
@@ -399,14 +397,11 @@ fn storage(input: &Input<'_>) -> TokenStream {
 /// is the key index's, capped by the room every column has; the values then move into the
 /// columns, one push per field.
 fn fresh_run(input: &Input<'_>) -> TokenStream {
-    let Input { ident, names, private: p, key: k, observer: o, .. } = input;
+    let Input { ident, names, private: p, key: k, .. } = input;
     let keys = &names.keys_field;
     let observer = &names.observer_field;
     let refs = &names.refs;
-    let hear = {
-        let row = input.borrowing(refs, &quote!('_));
-        quote!(<#o as #p::Observer<#k, #row>>)
-    };
+    let hear = input.hear();
     let all_columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let all_members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let value = input.owning(ident);

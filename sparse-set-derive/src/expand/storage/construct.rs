@@ -11,6 +11,16 @@ use crate::expand::storage::parts::Parts;
 /// observer.
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {
     let Parts { p, keys, columns, observer, usize, result, .. } = &Parts::new(input);
+    let fresh = input.observer_value(&quote!(#p::FieldTicks::new()), &quote!(()));
+    // A bounded storage's field ticks reserve their room once, too.
+    let bounded = input.observer_value(
+        &quote! {{
+            let mut __ticks = #p::FieldTicks::new();
+            __ticks.try_reserve_exact(capacity)?;
+            __ticks
+        }},
+        &quote!(()),
+    );
     quote! {
         /// An empty storage. Does not allocate.
         ///
@@ -18,7 +28,7 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         #[inline]
         #[must_use]
         pub const fn new() -> Self {
-            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: () }
+            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: #fresh }
         }
 
         /// An empty storage with room for `capacity` elements in the key index and in every
@@ -94,7 +104,7 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
                 let mut #columns = #p::Vec::new();
                 #p::try_reserve_exact(&mut #columns, capacity)?;
             )*
-            #result::Ok(Self { #keys, #(#columns,)* #observer: () })
+            #result::Ok(Self { #keys, #(#columns,)* #observer: #bounded })
         }
     }
 }
@@ -108,6 +118,10 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
     let row = input.borrowing(&input.names.refs, &quote!('__row));
     let any_row = input.borrowing(&input.names.refs, &quote!('_));
     let unobserved = input.owning(storage);
+    let user = input.user_observer();
+    let attached = input.observer_value(&quote!(#p::FieldTicks::new()), &quote!(observer));
+    let moved = input.observer_value(&quote!(self.#observer.0), &quote!(observer));
+    let detached = input.observer_value(&quote!(self.#observer.0), &quote!(()));
     quote! {
         /// An empty storage reporting every change to `observer` (see `sparse_soa::observe`).
         /// Does not allocate.
@@ -116,7 +130,7 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         #[inline]
         #[must_use]
         pub const fn with_observer(observer: #o) -> Self {
-            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: observer }
+            Self { #keys: #p::SparseSet::new(), #(#columns: #p::Vec::new(),)* #observer: #attached }
         }
 
         /// The same storage, reporting from now on to `observer`, which is told the rows the
@@ -131,7 +145,7 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         {
             let __bound = self.#keys.key_limit().map(|_| self.capacity());
             #p::Observer::<#k, #any_row>::attached(&mut observer, self.#keys.as_slice(), __bound);
-            #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: observer }
+            #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: #moved }
         }
 
         /// The storage without its observer, and the observer. Keeps the storage's memory and
@@ -141,8 +155,8 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         #[must_use]
         pub fn into_unobserved(self) -> (#unobserved, #o) {
             (
-                #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: () },
-                self.#observer,
+                #storage { #keys: self.#keys, #(#columns: self.#columns,)* #observer: #detached },
+                self.#observer #user,
             )
         }
 
@@ -152,7 +166,7 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         #[inline]
         #[must_use]
         pub fn observer(&self) -> &#o {
-            &self.#observer
+            &self.#observer #user
         }
 
         /// The storage's observer, mutably: to drain or clear what it collected. The rows
@@ -161,7 +175,7 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         /// Computes in **O(1)** time.
         #[inline]
         pub fn observer_mut(&mut self) -> &mut #o {
-            &mut self.#observer
+            &mut self.#observer #user
         }
     }
 }
@@ -169,7 +183,12 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
 /// `len`, `is_empty`, the capacity reports (`capacity`, `remaining_capacity`, `key_limit`,
 /// `allocated_bytes`), `reserve`, `try_reserve`, `shrink_to_fit`.
 pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
-    let Parts { p, keys, columns, usize, bool, result, d, .. } = &Parts::new(input);
+    let Parts { p, keys, columns, observer, usize, bool, result, d, .. } = &Parts::new(input);
+    // The stamps of tracked fields are the storage's memory too, sized with its columns.
+    let tracked = input.tracked_fields() > 0;
+    let stamp_bytes = tracked.then(|| quote!(+ self.#observer.0.allocated_bytes()));
+    let reserve_stamps = tracked.then(|| quote!(self.#observer.0.try_reserve(__additional)?;));
+    let shrink_stamps = tracked.then(|| quote!(self.#observer.0.shrink_to_fit();));
     // A narrow dense width never reserves room it cannot use.
     let capped = quote! {
         ::core::cmp::min(additional, <#d as #p::DenseIndex>::MAX_LEN - self.#keys.len())
@@ -223,13 +242,14 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
         }
 
         /// Bytes of heap memory the storage holds: its key index (dense keys, sparse pages and
-        /// page directory) plus every column's capacity. Memory the fields own themselves (a
-        /// `String`'s text) is not counted.
+        /// page directory) plus every column's capacity, and the change ticks of tracked
+        /// fields. Memory the fields own themselves (a `String`'s text) and the observer's are
+        /// not counted.
         ///
         /// Computes in **O(directory size)** time.
         #[must_use]
         pub fn allocated_bytes(&self) -> #usize {
-            self.#keys.allocated_bytes() #(+ #p::vec_bytes(&self.#columns))*
+            self.#keys.allocated_bytes() #(+ #p::vec_bytes(&self.#columns))* #stamp_bytes
         }
 
         /// Reserves room for `additional` more elements in the key index and every column,
@@ -264,6 +284,7 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
                 let __additional = #capped;
                 self.#keys.try_reserve(__additional)?;
                 #(#p::try_reserve(&mut self.#columns, __additional)?;)*
+                #reserve_stamps
             }
             #result::Ok(())
         }
@@ -288,6 +309,7 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
             if self.#keys.key_limit().is_none() {
                 self.#keys.shrink_to_fit();
                 #(#p::shrink(&mut self.#columns);)*
+                #shrink_stamps
             }
         }
     }

@@ -34,6 +34,7 @@ fn definition(input: &Input<'_>) -> TokenStream {
     let keys = &names.keys_field;
     let observer_field = &names.observer_field;
     let observer = &input.observer;
+    let observer_ty = input.observer_field_ty();
     let mut params = (*generics).clone();
     params.params.push(syn::parse_quote!(#observer = ()));
     let where_clause = &generics.where_clause;
@@ -60,7 +61,7 @@ fn definition(input: &Input<'_>) -> TokenStream {
         #vis struct #storage #params #where_clause {
             #keys: #p::SparseSet<#k, #d>,
             #(#columns: #p::Vec<#tys>,)*
-            #observer_field: #observer,
+            #observer_field: #observer_ty,
         }
     }
 }

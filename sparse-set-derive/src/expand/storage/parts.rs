@@ -34,7 +34,8 @@ pub(super) struct Parts<'i> {
     /// The storage's field holding its observer.
     pub(super) observer: &'i Ident,
     /// `<O as Observer<K, NameRef<'_, ..>>>::OBSERVES`: whether events are reported at all (the
-    /// code that builds them is skipped when not).
+    /// code that builds them is skipped when not). With tracked fields, `O` here is the pair of
+    /// the field ticks and the user's observer.
     pub(super) observes: TokenStream,
     /// `<O as Observer<K, NameRef<'_, ..>>>`: the path the events are called through.
     pub(super) hear: TokenStream,
@@ -59,12 +60,11 @@ impl<'i> Parts<'i> {
 
     pub(super) fn new(input: &'i Input<'_>) -> Self {
         let names = &input.names;
-        let (p, k, o) = (&input.private, &input.key, &input.observer);
-        let row = input.borrowing(&names.refs, &quote!('_));
+        let hear = input.hear();
         Parts {
             observer: &names.observer_field,
-            observes: quote!(<#o as #p::Observer<#k, #row>>::OBSERVES),
-            hear: quote!(<#o as #p::Observer<#k, #row>>),
+            observes: quote!(#hear::OBSERVES),
+            hear,
             p: &input.private,
             k: &input.key,
             d: &input.dense,

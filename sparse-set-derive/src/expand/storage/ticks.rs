@@ -9,8 +9,12 @@ use quote::quote;
 use crate::ast::Input;
 use crate::expand::storage::parts::Parts;
 
-/// The `impl` block for storages whose observer `Tracks`, and their `TrackedStorage` impl.
+/// The `impl` block for storages whose observer `Tracks`, and their `TrackedStorage` impl; for
+/// a struct with tracked fields, the field ticks' block instead.
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
+    if input.tracked_fields() > 0 {
+        return fields(input);
+    }
     let Parts { p, k, keys, muts, mut_ty, columns, members, observer, option, .. } =
         &Parts::new(input);
     let o = &input.observer;
@@ -73,5 +77,148 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
                 #p::Tracks::ticks(&self.#observer)
             }
         }
+    }
+}
+
+/// The change ticks of a struct with `#[sparse_soa(track)]` fields, which the storage keeps
+/// whatever its observer: `ticks`, `changed_since`, `added_since`, `{field}_changed_since` per
+/// tracked field, `set_if_neq` and `get_mut_untracked`.
+fn fields(input: &Input<'_>) -> TokenStream {
+    let Parts { p, k, keys, muts, mut_ty, columns, members, observer, option, .. } =
+        &Parts::new(input);
+    let n = input.tracked_fields();
+    let generics = input.storage_generics();
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let self_ty = input.storage_ty();
+    let per_field = input.fields.iter().filter_map(|field| Some((field.tracked?, field))).map(
+        |(slot, field)| {
+            let name = quote::format_ident!(
+                "{}_changed_since",
+                syn::ext::IdentExt::unraw(&field.accessor)
+            );
+            let text = format!(
+                "The keys of the rows whose field `{}` changed after `since` (inserted, replaced, \
+             written through `get_mut` or its column), in dense order.\n\nComputes in **O(1)** \
+             time; the iterator runs in O(len).",
+                field.display_name()
+            );
+            let vis = field.vis;
+            quote! {
+                #[doc = #text]
+                #[must_use]
+                #vis fn #name(&self, since: #p::Tick) -> #p::Since<'_, #k> {
+                    self.#observer.0.field_changed_since(self.#keys.as_slice(), #slot, since)
+                }
+            }
+        },
+    );
+    let set_if_neq = set_if_neq(input);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #self_ty #where_clause {
+            /// The change ticks: the clock (`advance` it once per frame), when each row was
+            /// added and last changed, and each tracked field's stamps.
+            ///
+            /// Computes in **O(1)** time.
+            #[inline]
+            #[must_use]
+            pub fn ticks(&self) -> &#p::FieldTicks<#n> {
+                &self.#observer.0
+            }
+
+            /// The change ticks, mutably: to advance the clock.
+            ///
+            /// Computes in **O(1)** time.
+            #[inline]
+            pub fn ticks_mut(&mut self) -> &mut #p::FieldTicks<#n> {
+                &mut self.#observer.0
+            }
+
+            /// The keys of the rows added after `since`, or whose tracked fields changed after
+            /// it, in dense order.
+            ///
+            /// Computes in **O(1)** time; the iterator runs in O(len).
+            #[must_use]
+            pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
+                #p::since(self.#keys.as_slice(), self.#observer.0.rows(), since, false)
+            }
+
+            /// The keys of the rows added after `since`, in dense order.
+            ///
+            /// Computes in **O(1)** time; the iterator runs in O(len).
+            #[must_use]
+            pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
+                #p::since(self.#keys.as_slice(), self.#observer.0.rows(), since, true)
+            }
+
+            #(#per_field)*
+
+            #set_if_neq
+
+            /// The element stored under `key`, mutably, **without reporting the write**: no
+            /// change tick, no event to the observer. For writes that must not count.
+            ///
+            /// Computes in **O(1)** time.
+            #[inline]
+            pub fn get_mut_untracked(&mut self, key: #k) -> #option<#mut_ty> {
+                let __index = self.#keys.get_index_of(key)?;
+                #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
+            #[inline]
+            fn ticks(&self) -> &#p::Ticks {
+                self.#observer.0.rows()
+            }
+        }
+    }
+}
+
+/// `set_if_neq` of a struct with tracked fields: a write field by field, where the value
+/// differs, each stamping its own field.
+fn set_if_neq(input: &Input<'_>) -> TokenStream {
+    let Parts {
+        p, k, ident, keys, value, columns, members, bindings, observer, option, bool, ..
+    } = &Parts::new(input);
+    let o = &input.observer;
+    let row = input.borrowing(&input.names.refs, &quote!('_));
+    let stamps = input.fields.iter().map(|field| match field.tracked {
+        Some(slot) => quote!(self.#observer.0.written_field(#slot, __index..__index + 1);),
+        None => TokenStream::new(),
+    });
+    let compared = crate::expand::tokens::field_bounds(input, &quote!(::core::cmp::PartialEq));
+    quote! {
+            /// Writes `value` over the row of `key` field by field, only where it differs;
+            /// returns whether any field did. Only the fields that differ count as changed
+            /// (a write through `get_mut` counts for every tracked field); the observer hears
+            /// of one write. Does nothing when `key` is absent.
+            ///
+            /// Computes in **O(1)** time, plus the comparisons.
+            pub fn set_if_neq(&mut self, key: #k, value: #value) -> #bool
+            where
+                #(#compared,)*
+            {
+                let #option::Some(__index) = self.#keys.get_index_of(key) else {
+                    return false;
+                };
+                let #ident { #(#members: #bindings,)* } = value;
+                let mut __changed = false;
+                #(
+                    if self.#columns[__index] != #bindings {
+                        self.#columns[__index] = #bindings;
+                        #stamps
+                        __changed = true;
+                    }
+                )*
+                if __changed {
+                    <#o as #p::Observer<#k, #row>>::written(
+                        &mut self.#observer.1,
+                        __index..__index + 1,
+                    );
+                }
+                __changed
+            }
     }
 }
