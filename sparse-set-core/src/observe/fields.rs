@@ -15,6 +15,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
+use crate::error::Error;
 use crate::observe::Observer;
 use crate::observe::ticks::{Since, Tick, Ticks, clamp, stamp_removed, stamp_written};
 use crate::permutation::Permutation;
@@ -159,7 +160,7 @@ impl<const N: usize> FieldTicks<N> {
     /// # Errors
     ///
     /// `Error::AllocFailed` if the memory cannot be had.
-    pub fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), crate::Error> {
+    pub fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), Error> {
         self.rows.try_reserve_exact(capacity)?;
         for stamps in &mut self.changed {
             crate::error::try_reserve_exact(stamps, capacity)?;
@@ -173,7 +174,7 @@ impl<const N: usize> FieldTicks<N> {
     /// # Errors
     ///
     /// `Error::CapacityOverflow` or `Error::AllocFailed`, as `Vec`s reserving fallibly.
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), crate::Error> {
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         self.rows.try_reserve(additional)?;
         for stamps in &mut self.changed {
             crate::error::try_reserve(stamps, additional)?;

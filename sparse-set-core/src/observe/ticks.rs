@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
+use crate::error::Error;
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::set::Removed;
@@ -270,7 +271,7 @@ impl Ticks {
     }
 
     /// Reserves room for `additional` more rows in both stamp columns.
-    pub(super) fn try_reserve(&mut self, additional: usize) -> Result<(), crate::Error> {
+    pub(super) fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         crate::error::try_reserve(&mut self.added, additional)?;
         crate::error::try_reserve(&mut self.changed, additional)
     }
@@ -287,7 +288,7 @@ impl Ticks {
     }
 
     /// Reserves room for exactly `capacity` rows in both stamp columns.
-    pub(super) fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), crate::Error> {
+    pub(super) fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), Error> {
         crate::error::try_reserve_exact(&mut self.added, capacity)?;
         crate::error::try_reserve_exact(&mut self.changed, capacity)
     }
