@@ -4,6 +4,9 @@
 //! column has the keys' length, every row is still its key's, nothing was dropped twice and,
 //! once the storage is dropped, nothing is left alive.
 //!
+//! A storage with a journal and a tracked field is swept too: its field ticks and its journal
+//! stay in lockstep with the rows.
+//!
 //! Run with `--nocapture` to see how many calls each sweep reached.
 
 use sparse_soa::{SparseSoa, Storage};
@@ -186,4 +189,69 @@ fn extend_with_a_panicking_iterator_and_rows_that_panic_later() {
         |_, _| {},
     );
     assert_eq!(reached("from_iter", calls), steps + PER_ROW * LEN as usize);
+}
+
+/// A storage with a journal and a tracked field: the field ticks and the journal stay in
+/// lockstep with the rows whatever panics.
+#[derive(SparseSoa, Clone, Debug, PartialEq)]
+#[sparse_soa(key = OrdKey)]
+struct Watched {
+    #[sparse_soa(track)]
+    a: Tracked,
+    b: Tracked,
+}
+
+type WatchedRows = WatchedSoa<sparse_soa::observe::Journal<OrdKey>>;
+
+fn watched() -> WatchedRows {
+    let mut rows = WatchedSoa::with_observer(sparse_soa::observe::Journal::new());
+    for key in (0..LEN).map(|i| (i * 7 + 3) % LEN) {
+        rows.insert(OrdKey(key), Watched { a: Tracked::new(key), b: Tracked::new(key + 1000) });
+    }
+    rows
+}
+
+/// Consistent, every row its key's, the ticks one per row, and the journal, replayed from an
+/// empty mirror, gives the keys.
+fn check_watched(rows: &WatchedRows, _: bool) {
+    Storage::assert_invariants(rows);
+    rows.ticks().assert_invariants(rows.len());
+    for (OrdKey(key), row) in rows {
+        assert_eq!((row.a.label, row.b.label), (key, key + 1000), "row of {key} moved");
+    }
+    let mirror = sparse_soa_test_support::mirror::replay_keys(Vec::new(), rows.observer());
+    assert_eq!(mirror.as_deref(), Some(rows.keys()), "the journal follows the rows");
+}
+
+#[test]
+fn an_observed_tracked_storage_keeps_its_events_in_lockstep() {
+    type WatchedOp = fn(&mut WatchedRows);
+    let ops: [(&str, WatchedOp); 10] = [
+        ("insert over a row", |rows| {
+            drop(rows.insert(OrdKey(3), Watched { a: Tracked::new(3), b: Tracked::new(1003) }));
+        }),
+        ("remove", |rows| drop(rows.remove(OrdKey(7)))),
+        ("swap_remove_index", |rows| drop(rows.swap_remove_index(1))),
+        ("pop", |rows| drop(rows.pop())),
+        ("retain", |rows| {
+            rows.retain(|OrdKey(key), _| {
+                tick("a predicate");
+                key % 3 != 0
+            });
+        }),
+        ("drain", |rows| {
+            let mut drain = rows.drain();
+            drop(drain.next());
+            drop(drain);
+        }),
+        ("clear", WatchedRows::clear),
+        ("truncate", |rows| rows.truncate(5)),
+        ("sort_by", |rows| rows.sort_by(|_, a, _, b| compare(&(a.a.label % 5), &(b.a.label % 5)))),
+        ("sort_unstable_by", |rows| {
+            rows.sort_unstable_by(|_, a, _, b| compare(&b.a.label, &a.a.label));
+        }),
+    ];
+    for (name, op) in ops {
+        assert!(reached(name, sweep(watched, op, check_watched)) > 0, "{name}");
+    }
 }
