@@ -4,6 +4,10 @@
 //! changes (or rebuilt after a resync), the values patched through its dirty ranges (never more
 //! rows than the map holds), the rows the hooks rebuilt, the tick arrays' length, and the keys
 //! that left.
+//!
+//! A derived storage with a tracked field, a journal and removal events runs the same operations
+//! beside the map: it must hold the same keys in the same dense order, and its own mirrors must
+//! equal it.
 
 #![no_main]
 
@@ -12,7 +16,7 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
-use sparse_soa::{Permutation, Removed, SparseMap};
+use sparse_soa::{Permutation, Removed, SparseMap, SparseSoa};
 use sparse_soa_test_support::mirror::{patch_values, replay_keys};
 
 /// The rows as the hooks report them.
@@ -57,6 +61,18 @@ impl Observer<u32, u16> for Recorder {
 
 type Observers = (Ticks, Journal<u32>, Removals<u32>, Recorder);
 
+/// The map's value as a derived row: `v` tracked, `w` its complement.
+#[derive(SparseSoa)]
+struct Cell {
+    #[sparse_soa(track)]
+    v: u16,
+    w: u16,
+}
+
+fn cell(v: u16) -> Cell {
+    Cell { v, w: !v }
+}
+
 #[derive(Arbitrary, Debug)]
 enum Op {
     Insert(u8, u16),
@@ -84,35 +100,97 @@ fuzz_target!(|ops: Vec<Op>| {
     let mut map = SparseMap::<u32, u16, u32, Observers>::with_observer(observers);
     let mut key_mirror: Vec<u32> = Vec::new();
     let mut value_mirror: Vec<u16> = Vec::new();
+    let mut cells = CellSoa::with_observer((Journal::with_limit(600), Removals::new()));
+    let mut cell_keys: Vec<u32> = Vec::new();
+    let mut cell_values: Vec<u16> = Vec::new();
     for op in ops {
         let before: BTreeSet<u32> = map.keys().iter().copied().collect();
         match op {
-            Op::Insert(k, v) => drop(map.insert(u32::from(k), v)),
-            Op::Remove(k) => drop(map.remove(u32::from(k))),
-            Op::SwapRemoveIndex(i) => drop(map.swap_remove_index(usize::from(i))),
-            Op::Pop => drop(map.pop()),
+            Op::Insert(k, v) => {
+                let _ = map.insert(u32::from(k), v);
+                drop(cells.insert(u32::from(k), cell(v)));
+            }
+            Op::Remove(k) => {
+                let _ = map.remove(u32::from(k));
+                drop(cells.remove(u32::from(k)));
+            }
+            Op::SwapRemoveIndex(i) => {
+                let _ = map.swap_remove_index(usize::from(i));
+                drop(cells.swap_remove_index(usize::from(i)));
+            }
+            Op::Pop => {
+                let _ = map.pop();
+                drop(cells.pop());
+            }
             Op::GetMut(k, v) => {
                 if let Some(value) = map.get_mut(u32::from(k)) {
                     *value = v;
                 }
+                if let Some(row) = cells.get_mut(u32::from(k)) {
+                    (*row.v, *row.w) = (v, !v);
+                }
             }
-            Op::SetIfNeq(k, v) => drop(map.set_if_neq(u32::from(k), v)),
-            Op::EntryOr(k, v) => *map.entry(u32::from(k)).or_insert(v) ^= 1,
-            Op::Retain(m) => map.retain(|key, _| key % (u32::from(m) + 2) != 0),
-            Op::SortKeys => map.sort_keys(),
-            Op::SortByValue => map.sort_by(|_, a, _, b| a.cmp(b)),
-            Op::SortUnstableByValue => map.sort_unstable_by(|_, a, _, b| b.cmp(a)),
+            Op::SetIfNeq(k, v) => {
+                let _ = map.set_if_neq(u32::from(k), v);
+                let _ = cells.set_if_neq(u32::from(k), cell(v));
+            }
+            Op::EntryOr(k, v) => {
+                *map.entry(u32::from(k)).or_insert(v) ^= 1;
+                let value = map[u32::from(k)];
+                match cells.get_mut(u32::from(k)) {
+                    Some(row) => (*row.v, *row.w) = (value, !value),
+                    None => drop(cells.insert(u32::from(k), cell(value))),
+                }
+            }
+            Op::Retain(m) => {
+                map.retain(|key, _| key % (u32::from(m) + 2) != 0);
+                cells.retain(|key, _| key % (u32::from(m) + 2) != 0);
+            }
+            Op::SortKeys => {
+                map.sort_keys();
+                cells.sort_keys();
+            }
+            Op::SortByValue => {
+                map.sort_by(|_, a, _, b| a.cmp(b));
+                cells.sort_by(|_, a, _, b| a.v.cmp(b.v));
+            }
+            Op::SortUnstableByValue => {
+                // Equal values may land in either order: the storage follows the map's.
+                map.sort_unstable_by(|_, a, _, b| b.cmp(a));
+                cells.sort_unstable_by(|_, a, _, b| b.v.cmp(a.v));
+                cells.sort_as(map.keys());
+            }
             Op::Swap(a, b) => {
                 let (a, b) = (usize::from(a), usize::from(b));
                 if a < map.len() && b < map.len() {
                     map.swap_indices(a, b);
+                    cells.swap_indices(a, b);
                 }
             }
-            Op::Truncate(len) => map.truncate(usize::from(len)),
-            Op::Clear => map.clear(),
-            Op::Drain(take) => map.drain().take(usize::from(take % 4)).for_each(drop),
-            Op::ValuesMut => map.values_mut().iter_mut().for_each(|v| *v = v.wrapping_add(1)),
-            Op::Advance => drop(map.ticks_mut().advance()),
+            Op::Truncate(len) => {
+                map.truncate(usize::from(len));
+                cells.truncate(usize::from(len));
+            }
+            Op::Clear => {
+                map.clear();
+                cells.clear();
+            }
+            Op::Drain(take) => {
+                map.drain().take(usize::from(take % 4)).for_each(drop);
+                cells.drain().take(usize::from(take % 4)).for_each(drop);
+            }
+            Op::ValuesMut => {
+                map.values_mut().iter_mut().for_each(|v| *v = v.wrapping_add(1));
+                let columns = cells.columns_mut();
+                for (v, w) in columns.v.iter_mut().zip(columns.w.iter_mut()) {
+                    *v = v.wrapping_add(1);
+                    *w = !*v;
+                }
+            }
+            Op::Advance => {
+                let _ = map.ticks_mut().advance();
+                let _ = cells.ticks_mut().advance();
+            }
             Op::Sync => {
                 let journal = &map.observer().1;
                 key_mirror = replay_keys(std::mem::take(&mut key_mirror), journal)
@@ -121,6 +199,13 @@ fuzz_target!(|ops: Vec<Op>| {
                 assert_eq!(key_mirror, map.keys());
                 assert_eq!(value_mirror, map.values());
                 map.observer_mut().1.clear();
+                let journal = &cells.observer().0;
+                cell_keys = replay_keys(std::mem::take(&mut cell_keys), journal)
+                    .unwrap_or_else(|| cells.keys().to_vec());
+                patch_values(&mut cell_values, journal, cells.v(), u16::MAX);
+                assert_eq!(cell_keys, cells.keys());
+                assert_eq!(cell_values, cells.v());
+                cells.observer_mut().0.clear();
             }
         }
         map.assert_invariants();
@@ -134,5 +219,17 @@ fuzz_target!(|ops: Vec<Op>| {
         assert_eq!(removals.len(), left.len());
         assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
         map.observer_mut().2.clear();
+
+        // The derived storage: the same rows in the same order, its ticks and mirrors in step.
+        sparse_soa::Storage::assert_invariants(&cells);
+        cells.ticks().assert_invariants(cells.len());
+        assert_eq!(cells.keys(), map.keys());
+        assert_eq!(cells.v(), map.values());
+        assert!(cells.w().iter().zip(cells.v()).all(|(w, v)| *w == !*v));
+        let (journal, removals) = cells.observer();
+        assert_eq!(journal.len(), cells.len());
+        assert!(journal.bytes() <= journal.limit());
+        assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
+        cells.observer_mut().1.clear();
     }
 });
