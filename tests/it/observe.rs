@@ -474,3 +474,53 @@ fn a_batch_of_rows_is_reported_row_by_row() {
     assert_eq!(keys, spawned);
     assert_eq!(game.health.observer().patch().dirty_rows(), 100);
 }
+
+/// A mirror of a group's aligned prefix kept through one member's journal: the group's swaps,
+/// joins and leaves are moves of that member, reported once. Each sync copies the dirty rows
+/// below the prefix and the rows that joined past the old prefix.
+#[test]
+fn one_members_journal_mirrors_the_aligned_prefix() {
+    use sparse_soa::{Group, SparseSet};
+    let watched = SparseMap::<u32, u32, u32, Journal<u32>>::default();
+    let other = SparseMap::<u32, u8>::new();
+    let frozen = SparseSet::<u32>::new();
+    let mut group = Group::with_excluded((watched, other), (frozen,));
+    let mut mirror: Vec<u32> = Vec::new();
+    let mut keys = sparse_soa_test_support::keys::Stream(5);
+    for step in 0..3000_u32 {
+        let key = keys.next(48);
+        match keys.next(8) {
+            0 | 1 => drop(group.member_mut::<0>().insert(key, step)),
+            2 | 3 => drop(group.member_mut::<1>().insert(key, 0)),
+            4 => drop(group.member_mut::<0>().remove(key)),
+            5 => drop(group.excluded_mut::<0>().insert(key, ())),
+            6 => drop(group.excluded_mut::<0>().remove(key)),
+            _ => {
+                if let Some((value, _)) = group.get_mut(key) {
+                    *value += 1;
+                }
+            }
+        }
+        group.assert_invariants();
+        if step % 7 == 0 {
+            // The sync: what a GPU upload of the prefix would copy.
+            let len = group.len();
+            let values = group.columns().0.values;
+            let journal = group.members().0.observer();
+            let patch = journal.patch();
+            let old = mirror.len().min(len);
+            mirror.resize(len, u32::MAX);
+            let mut copied = 0;
+            for rows in patch.ranges() {
+                let rows = rows.start.min(old)..rows.end.min(old);
+                mirror[rows.clone()].copy_from_slice(&values[rows.clone()]);
+                copied += rows.len();
+            }
+            mirror[old..].copy_from_slice(&values[old..]);
+            copied += len - old;
+            assert_eq!(mirror, values, "step {step}");
+            assert!(copied <= len);
+            group.member_mut::<0>().observer_mut().clear();
+        }
+    }
+}
