@@ -96,7 +96,7 @@ pub mod __private {
         try_reserve_exact, try_spawn, vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
-        FieldTicks, Observed, Observer, Since, Tick, Ticks, TrackedStorage, Tracks,
+        FieldTicks, Observed, Observer, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{

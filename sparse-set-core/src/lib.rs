@@ -173,7 +173,7 @@ pub mod __private {
     /// `ticks`: a derived storage's `changed_since` and `added_since`.
     #[inline]
     pub fn since<'a, K>(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Since<'a, K> {
-        Since::new(keys, ticks, since, added)
+        Since::of_ticks(keys, ticks, since, added)
     }
 
     /// Pops rows off the end of `storage` until it holds `len`, each removal reported to its

@@ -330,8 +330,9 @@ mod tests {
                     // invariant checker, which no column accessor can shadow for a caller who
                     // writes `Storage::assert_invariants(&storage)`, and the plumbing queries
                     // use and a batch of rows stores its runs with, which the runtime calls
-                    // through the trait on a type parameter. `Observed` and `TrackedStorage`
-                    // forward to inherent methods of the same names.
+                    // through the trait on a type parameter. `Observed` forwards to inherent
+                    // methods of the same names; `TrackedStorage::changes` is what the query
+                    // filter reads.
                     let plumbing = [
                         "assert_invariants",
                         "index_and_columns_mut",
@@ -339,6 +340,7 @@ mod tests {
                         "row_mut",
                         "fresh_run_len",
                         "push_fresh_run",
+                        "changes",
                     ];
                     assert!(
                         inherent.contains(&method) || plumbing.contains(&method.as_str()),

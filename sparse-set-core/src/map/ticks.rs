@@ -5,7 +5,7 @@
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
-use crate::observe::{Observer, Since, Tick, Ticks, TrackedStorage, Tracks};
+use crate::observe::{Observer, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks};
 
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O> {
     /// The map's change ticks.
@@ -64,7 +64,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// ```
     #[must_use]
     pub fn changed_since(&self, since: Tick) -> Since<'_, K> {
-        Since::new(self.keys(), self.ticks(), since, false)
+        Since::of_ticks(self.keys(), self.ticks(), since, false)
     }
 
     /// The keys of the rows added after `since`, in dense order.
@@ -84,7 +84,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// ```
     #[must_use]
     pub fn added_since(&self, since: Tick) -> Since<'_, K> {
-        Since::new(self.keys(), self.ticks(), since, true)
+        Since::of_ticks(self.keys(), self.ticks(), since, true)
     }
 }
 
@@ -149,7 +149,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> TrackedStorage
     for SparseMap<K, V, D, O>
 {
     #[inline]
-    fn ticks(&self) -> &Ticks {
-        SparseMap::ticks(self)
+    fn changes(&self) -> RowChanges<'_> {
+        SparseMap::ticks(self).changes()
     }
 }

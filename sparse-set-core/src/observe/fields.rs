@@ -1,15 +1,14 @@
 //! Change ticks per field: [`FieldTicks`], what a derived storage keeps for the fields marked
-//! `#[sparse_soa(track)]`. It is row-level [`Ticks`] (when each row was added and last changed,
-//! and the clock) plus one column of change stamps per tracked field, 4 bytes a row each, all
-//! moved in lockstep with the rows.
+//! `#[sparse_soa(track)]`: when each row was added, and one column of change stamps per tracked
+//! field, 4 bytes a row each, all moved in lockstep with the rows, on a clock of their own.
 //!
 //! # Invariant
 //!
-//! The row-level ticks keep the invariant of [`Ticks`]; every field's stamps have the storage's
-//! length, entry `i` belonging to the row at dense position `i`, and are swept with the row
-//! stamps, so they too stay within [`MAX_AGE`](super::MAX_AGE) + `REBASE` of `now`. A row's
-//! row-level change stamp is at least as new as any of its field stamps: a write stamps the
-//! fields it reaches and the row.
+//! `added` and every field's stamps have the storage's length, entry `i` belonging to the row at
+//! dense position `i`, also while a hook unwinds, and every stamp is at most
+//! [`MAX_AGE`](super::MAX_AGE) + `REBASE` ticks older than the clock (the clock's sweep reaches
+//! them), as for [`Ticks`]. A row changed when one of its tracked fields did; a new row counts as
+//! changed in every field.
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -17,13 +16,14 @@ use core::ops::Range;
 
 use crate::error::Error;
 use crate::observe::Observer;
-use crate::observe::ticks::{Since, Tick, Ticks, clamp, stamp_removed, stamp_written};
+use crate::observe::ticks::{RowChanges, Since, Tick, Ticks, clamp, stamp_removed, stamp_written};
 use crate::permutation::Permutation;
 use crate::set::Removed;
 
-/// Change ticks of a derived storage's `N` tracked fields (`#[sparse_soa(track)]`), with the
-/// row-level [`Ticks`] they share a clock with. A derived storage holds one and reports to it
-/// like to an [`Observer`]; a write through a field's own column stamps that field alone.
+/// Change ticks of a derived storage's `N` tracked fields (`#[sparse_soa(track)]`): when each
+/// row was added, and when each tracked field of it last changed. A derived storage holds one
+/// and reports every row event to it like to an [`Observer`]; a write through a field's own
+/// column stamps that field alone.
 ///
 /// ```
 /// use sparse_set_core::observe::{FieldTicks, Observer};
@@ -34,11 +34,13 @@ use crate::set::Removed;
 /// ticks.written_field(1, 0..1);
 /// assert!(ticks.field_changed_at_since(1, 0, seen));
 /// assert!(!ticks.field_changed_at_since(0, 0, seen));
-/// assert!(ticks.rows().changed_at_since(0, seen));
+/// assert!(ticks.changes().changed_at_since(0, seen));
 /// ```
 #[derive(Clone)]
 pub struct FieldTicks<const N: usize> {
-    rows: Ticks,
+    /// The clock: a `Ticks` that stamps no row.
+    clock: Ticks,
+    added: Vec<u32>,
     changed: [Vec<u32>; N],
     all_changed: [u32; N],
 }
@@ -49,20 +51,15 @@ impl<const N: usize> FieldTicks<N> {
     /// Computes in **O(1)** time.
     #[must_use]
     pub const fn new() -> Self {
-        let rows = Ticks::new();
+        let clock = Ticks::new();
         // As old as a stamp can be: no summary write yet.
-        let never = rows.now().get().wrapping_sub(super::MAX_AGE);
-        Self { rows, changed: [const { Vec::new() }; N], all_changed: [never; N] }
-    }
-
-    /// The row-level ticks: when each row was added, and when a tracked field of it last
-    /// changed. What `changed_since`, `added_since` and the query filter `changed` read.
-    ///
-    /// Computes in **O(1)** time.
-    #[inline]
-    #[must_use]
-    pub const fn rows(&self) -> &Ticks {
-        &self.rows
+        let never = clock.now().get().wrapping_sub(super::MAX_AGE);
+        Self {
+            clock,
+            added: Vec::new(),
+            changed: [const { Vec::new() }; N],
+            all_changed: [never; N],
+        }
     }
 
     /// The tick changes are stamped with now.
@@ -70,7 +67,7 @@ impl<const N: usize> FieldTicks<N> {
     /// Computes in **O(1)** time.
     #[must_use]
     pub const fn now(&self) -> Tick {
-        self.rows.now()
+        self.clock.now()
     }
 
     /// The tick the last [`advance`](Self::advance) ended.
@@ -78,7 +75,7 @@ impl<const N: usize> FieldTicks<N> {
     /// Computes in **O(1)** time.
     #[must_use]
     pub const fn previous(&self) -> Tick {
-        self.rows.previous()
+        self.clock.previous()
     }
 
     /// Ends the current tick and returns it: changes from now on are newer than it.
@@ -93,12 +90,13 @@ impl<const N: usize> FieldTicks<N> {
     /// Computes in **O(1)** time, plus a sweep of the stamps, O(len × fields), each time the
     /// clock passes a multiple of 2^29.
     pub fn advance_by(&mut self, ticks: u32) -> Tick {
-        let (changed, all_changed) = (&mut self.changed, &mut self.all_changed);
-        self.rows.advance_by_sweeping(ticks, |now| {
-            for (stamps, all) in changed.iter_mut().zip(all_changed.iter_mut()) {
-                for stamp in stamps.iter_mut() {
-                    clamp(now, stamp);
-                }
+        let (added, changed, all_changed) =
+            (&mut self.added, &mut self.changed, &mut self.all_changed);
+        self.clock.advance_by_sweeping(ticks, |now| {
+            for stamp in added.iter_mut().chain(changed.iter_mut().flatten()) {
+                clamp(now, stamp);
+            }
+            for all in all_changed.iter_mut() {
                 clamp(now, all);
             }
         })
@@ -115,8 +113,8 @@ impl<const N: usize> FieldTicks<N> {
     #[must_use]
     #[track_caller]
     pub fn field_changed_at_since(&self, field: usize, index: usize, since: Tick) -> bool {
-        self.rows.newer(self.changed[field][index], since)
-            || self.rows.newer(self.all_changed[field], since)
+        self.clock.newer(self.changed[field][index], since)
+            || self.clock.newer(self.all_changed[field], since)
     }
 
     /// The keys (the storage's, `keys`) of the rows whose field `field` changed after `since`,
@@ -135,11 +133,38 @@ impl<const N: usize> FieldTicks<N> {
         field: usize,
         since: Tick,
     ) -> Since<'a, K> {
-        Since::from_stamps(keys, &self.changed[field], self.all_changed[field], &self.rows, since)
+        let column = core::slice::from_ref(&self.changed[field]);
+        let summary = core::slice::from_ref(&self.all_changed[field]);
+        Since::new(keys, column, summary, &self.clock, since)
     }
 
-    /// Field `field` of the rows in `rows` was handed out mutably: stamps it, and the rows.
-    /// Every row at once takes one summary stamp per field, in O(1).
+    /// The keys (the storage's, `keys`) of the rows of which a tracked field changed after
+    /// `since` (added counts), in dense order.
+    ///
+    /// Computes in **O(1)** time; the iterator runs in O(len × fields).
+    #[must_use]
+    pub fn rows_changed_since<'a, K>(&'a self, keys: &'a [K], since: Tick) -> Since<'a, K> {
+        Since::new(keys, &self.changed, &self.all_changed, &self.clock, since)
+    }
+
+    /// The keys (the storage's, `keys`) of the rows added after `since`, in dense order.
+    ///
+    /// Computes in **O(1)** time; the iterator runs in O(len).
+    #[must_use]
+    pub fn rows_added_since<'a, K>(&'a self, keys: &'a [K], since: Tick) -> Since<'a, K> {
+        Since::new(keys, core::slice::from_ref(&self.added), &[], &self.clock, since)
+    }
+
+    /// The row changes (a change of any tracked field), as the query filter reads them.
+    ///
+    /// Computes in **O(1)** time.
+    #[must_use]
+    pub fn changes(&self) -> RowChanges<'_> {
+        RowChanges::new(&self.changed, &self.all_changed, &self.clock)
+    }
+
+    /// Field `field` of the rows in `rows` was handed out mutably: stamps it. Every row at once
+    /// takes one summary stamp, in O(1).
     ///
     /// Computes in **O(1)** time for one row or every row, O(rows) otherwise.
     ///
@@ -150,8 +175,12 @@ impl<const N: usize> FieldTicks<N> {
     #[track_caller]
     pub fn written_field(&mut self, field: usize, rows: Range<usize>) {
         let now = self.now().get();
-        stamp_written(&mut self.changed[field], &mut self.all_changed[field], rows.clone(), now);
-        Observer::<(), ()>::written(&mut self.rows, rows);
+        stamp_written(&mut self.changed[field], &mut self.all_changed[field], rows, now);
+    }
+
+    /// Every stamp column, the row's `added` first.
+    fn columns_mut(&mut self) -> impl Iterator<Item = &mut Vec<u32>> {
+        core::iter::once(&mut self.added).chain(&mut self.changed)
     }
 
     /// Reserves room for exactly `capacity` rows in every stamp column: what a bounded storage
@@ -161,11 +190,7 @@ impl<const N: usize> FieldTicks<N> {
     ///
     /// `Error::AllocFailed` if the memory cannot be had.
     pub fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), Error> {
-        self.rows.try_reserve_exact(capacity)?;
-        for stamps in &mut self.changed {
-            crate::error::try_reserve_exact(stamps, capacity)?;
-        }
-        Ok(())
+        self.columns_mut().try_for_each(|stamps| crate::error::try_reserve_exact(stamps, capacity))
     }
 
     /// Reserves room for `additional` more rows in every stamp column: what the storage's
@@ -175,47 +200,47 @@ impl<const N: usize> FieldTicks<N> {
     ///
     /// `Error::CapacityOverflow` or `Error::AllocFailed`, as `Vec`s reserving fallibly.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        self.rows.try_reserve(additional)?;
-        for stamps in &mut self.changed {
-            crate::error::try_reserve(stamps, additional)?;
-        }
-        Ok(())
+        self.columns_mut().try_for_each(|stamps| crate::error::try_reserve(stamps, additional))
     }
 
     /// Releases the stamp columns' spare capacity: what the storage's `shrink_to_fit` does.
     pub fn shrink_to_fit(&mut self) {
-        self.rows.shrink_to_fit();
-        for stamps in &mut self.changed {
-            crate::error::shrink(stamps);
-        }
+        self.columns_mut().for_each(crate::error::shrink);
     }
 
-    /// Bytes of heap memory the stamps hold: 8 bytes a row for the row-level ticks and 4 per
+    /// Bytes of heap memory the stamps hold: 4 bytes a row for when it was added and 4 per
     /// tracked field, times the capacity.
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        self.rows.allocated_bytes()
-            + self.changed.iter().map(crate::error::vec_bytes).sum::<usize>()
+        core::iter::once(&self.added).chain(&self.changed).map(crate::error::vec_bytes).sum()
     }
 
     /// How many rows the clock stamps: the storage's length.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.added.len()
     }
 
     /// Whether the clock stamps no row.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.added.is_empty()
     }
 
     /// Checks the invariant against a storage of `len` rows; panics describing what is broken.
     #[doc(hidden)]
     pub fn assert_invariants(&self, len: usize) {
-        self.rows.assert_invariants(len);
+        self.clock.assert_invariants(0);
+        assert_eq!(self.added.len(), len, "added ticks for {len} rows");
         for (field, stamps) in self.changed.iter().enumerate() {
             assert_eq!(stamps.len(), len, "field {field}'s ticks for {len} rows");
+        }
+        let now = self.now().get();
+        let bound = super::MAX_AGE + super::ticks::REBASE;
+        let stamps =
+            self.added.iter().chain(self.changed.iter().flatten()).chain(&self.all_changed);
+        for &stamp in stamps {
+            assert!(now.wrapping_sub(stamp) <= bound, "a stamp older than the bound");
         }
     }
 }
@@ -240,9 +265,8 @@ impl<const N: usize> fmt::Debug for FieldTicks<N> {
 /// stamps them all.
 impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     fn attached(&mut self, keys: &[K], bound: Option<usize>) {
-        Observer::<K, V>::attached(&mut self.rows, keys, bound);
         let now = self.now().get();
-        for stamps in &mut self.changed {
+        for stamps in self.columns_mut() {
             stamps.clear();
             if let Some(capacity) = bound {
                 stamps.reserve_exact(capacity);
@@ -252,17 +276,15 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     }
 
     #[inline]
-    fn inserted(&mut self, key: K, index: usize, value: &V) {
-        self.rows.inserted(key, index, value);
+    fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
         let now = self.now().get();
-        for stamps in &mut self.changed {
+        for stamps in self.columns_mut() {
             stamps.push(now);
         }
     }
 
     #[inline]
-    fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
-        self.rows.replaced(key, index, old, new);
+    fn replaced(&mut self, _key: K, index: usize, _old: &V, _new: &V) {
         let now = self.now().get();
         for stamps in &mut self.changed {
             stamps[index] = now;
@@ -270,11 +292,10 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     }
 
     #[inline]
-    fn removed(&mut self, key: K, value: &V, removed: Removed<K>) {
-        for stamps in &mut self.changed {
+    fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
+        for stamps in self.columns_mut() {
             stamp_removed(stamps, &removed);
         }
-        self.rows.removed(key, value, removed);
     }
 
     #[inline]
@@ -283,20 +304,17 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
         for (stamps, all) in self.changed.iter_mut().zip(&mut self.all_changed) {
             stamp_written(stamps, all, rows.clone(), now);
         }
-        Observer::<K, V>::written(&mut self.rows, rows);
     }
 
     #[inline]
     fn swapped(&mut self, a: usize, b: usize) {
-        Observer::<K, V>::swapped(&mut self.rows, a, b);
-        for stamps in &mut self.changed {
+        for stamps in self.columns_mut() {
             stamps.swap(a, b);
         }
     }
 
     fn permuted(&mut self, permutation: &Permutation) {
-        Observer::<K, V>::permuted(&mut self.rows, permutation);
-        for stamps in &mut self.changed {
+        for stamps in self.columns_mut() {
             permutation.apply(stamps);
         }
     }

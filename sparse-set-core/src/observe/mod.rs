@@ -44,7 +44,7 @@ use crate::set::Removed;
 pub use fields::FieldTicks;
 pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
 pub use removals::{Removals, RemovedValues};
-pub use ticks::{MAX_AGE, Since, Tick, Ticks, TrackedStorage, Tracks};
+pub use ticks::{MAX_AGE, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks};
 
 /// What a storage calls on every change to its rows. Every method has an empty default body:
 /// implement the ones you need.

@@ -18,7 +18,6 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
-use crate::error::Error;
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::set::Removed;
@@ -29,7 +28,7 @@ use crate::storage::Storage;
 pub const MAX_AGE: u32 = 1 << 30;
 
 /// How often the clock sweeps old stamps up to [`MAX_AGE`]: every 2^29 advances.
-const REBASE: u32 = 1 << 29;
+pub(super) const REBASE: u32 = 1 << 29;
 
 /// A point on a storage's change clock: what [`Ticks::advance`] returns, and what
 /// `changed_since` and `added_since` compare with.
@@ -270,27 +269,16 @@ impl Ticks {
         self.newer(self.added[index], since)
     }
 
-    /// Reserves room for `additional` more rows in both stamp columns.
-    pub(super) fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
-        crate::error::try_reserve(&mut self.added, additional)?;
-        crate::error::try_reserve(&mut self.changed, additional)
-    }
-
-    /// Releases the stamp columns' spare capacity.
-    pub(super) fn shrink_to_fit(&mut self) {
-        crate::error::shrink(&mut self.added);
-        crate::error::shrink(&mut self.changed);
-    }
-
-    /// Bytes of heap memory the stamp columns hold.
-    pub(super) fn allocated_bytes(&self) -> usize {
-        crate::error::vec_bytes(&self.added) + crate::error::vec_bytes(&self.changed)
-    }
-
-    /// Reserves room for exactly `capacity` rows in both stamp columns.
-    pub(super) fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), Error> {
-        crate::error::try_reserve_exact(&mut self.added, capacity)?;
-        crate::error::try_reserve_exact(&mut self.changed, capacity)
+    /// The row changes, as the query filter reads them.
+    ///
+    /// Computes in **O(1)** time.
+    #[must_use]
+    pub fn changes(&self) -> RowChanges<'_> {
+        RowChanges::new(
+            core::slice::from_ref(&self.changed),
+            core::slice::from_ref(&self.all_changed),
+            self,
+        )
     }
 
     /// How many rows the clock stamps: the storage's length.
@@ -477,10 +465,59 @@ tracks_tuple!(B, C, E);
 
 /// A storage with change ticks: what the query filter
 /// [`Query::changed`](crate::query::Query::changed) reads. Implemented by every storage whose
-/// observer [`Tracks`].
+/// observer [`Tracks`], and by derived storages with tracked fields.
 pub trait TrackedStorage: Storage {
-    /// The storage's ticks.
-    fn ticks(&self) -> &Ticks;
+    /// The storage's row changes.
+    fn changes(&self) -> RowChanges<'_>;
+}
+
+/// Which rows of a storage changed when, as the query filter
+/// [`changed`](crate::query::Query::changed) reads them: one or more columns of change stamps
+/// (one per tracked field of a derived storage), each with its summary stamp, on a clock.
+#[derive(Clone, Copy)]
+pub struct RowChanges<'a> {
+    columns: &'a [Vec<u32>],
+    summaries: &'a [u32],
+    clock: &'a Ticks,
+}
+
+impl<'a> RowChanges<'a> {
+    /// The change stamps `columns`, with their `summaries`, on the clock of `clock`.
+    pub(super) fn new(columns: &'a [Vec<u32>], summaries: &'a [u32], clock: &'a Ticks) -> Self {
+        debug_assert_eq!(columns.len(), summaries.len(), "a summary per column");
+        Self { columns, summaries, clock }
+    }
+
+    /// The tick the clock's last [`advance`](Ticks::advance) ended.
+    ///
+    /// Computes in **O(1)** time.
+    #[must_use]
+    pub fn previous(&self) -> Tick {
+        self.clock.previous()
+    }
+
+    /// Whether the row at dense position `index` changed after `since` (added counts).
+    ///
+    /// Computes in **O(1)** time per column.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is out of bounds.
+    #[inline]
+    #[must_use]
+    #[track_caller]
+    pub fn changed_at_since(&self, index: usize, since: Tick) -> bool {
+        let clock = self.clock;
+        self.columns.iter().zip(self.summaries).any(|(column, &summary)| {
+            clock.newer(column[index], since) || clock.newer(summary, since)
+        })
+    }
+}
+
+impl fmt::Debug for RowChanges<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowChanges").field("columns", &self.columns.len()).finish_non_exhaustive()
+    }
 }
 
 /// The keys of the rows changed (or added) since a tick, in dense order: what
@@ -488,7 +525,8 @@ pub trait TrackedStorage: Storage {
 #[derive(Clone)]
 pub struct Since<'a, K> {
     keys: &'a [K],
-    stamps: &'a [u32],
+    /// Columns of stamps, one per row each: a row counts when any of its stamps is younger.
+    columns: &'a [Vec<u32>],
     /// Every row counts (a summary stamp newer than the tick).
     all: bool,
     now: u32,
@@ -498,26 +536,29 @@ pub struct Since<'a, K> {
 }
 
 impl<'a, K> Since<'a, K> {
-    /// The rows of `keys` whose stamp in `stamps` (or the summary stamp `all_changed`) is newer
-    /// than `since`, on the clock of `ticks`: one tracked field's changes.
-    pub(super) fn from_stamps(
+    /// The rows of `keys` with a stamp in one of `columns` newer than `since`, or all of them
+    /// when one of `summaries` is, on the clock of `clock`.
+    pub(super) fn new(
         keys: &'a [K],
-        stamps: &'a [u32],
-        all_changed: u32,
-        ticks: &Ticks,
+        columns: &'a [Vec<u32>],
+        summaries: &[u32],
+        clock: &Ticks,
         since: Tick,
     ) -> Self {
-        debug_assert_eq!(keys.len(), stamps.len(), "a stamp per row");
-        let all = ticks.newer(all_changed, since);
-        Self { keys, stamps, all, now: ticks.now, age: ticks.age(since.0), index: 0 }
+        debug_assert!(columns.iter().all(|column| column.len() == keys.len()), "a stamp per row");
+        let all = summaries.iter().any(|&summary| clock.newer(summary, since));
+        Self { keys, columns, all, now: clock.now, age: clock.age(since.0), index: 0 }
     }
 
-    /// The rows of `keys` that changed after `since` (or, with `added`, were added after it).
-    pub(crate) fn new(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
-        debug_assert_eq!(keys.len(), ticks.len(), "a tick per row");
-        let stamps = if added { &ticks.added } else { &ticks.changed };
-        let all = !added && ticks.newer(ticks.all_changed, since);
-        Self { keys, stamps, all, now: ticks.now, age: ticks.age(since.0), index: 0 }
+    /// The rows of `keys` that changed after `since` (or, with `added`, were added after it),
+    /// per `ticks`.
+    pub(crate) fn of_ticks(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
+        if added {
+            Self::new(keys, core::slice::from_ref(&ticks.added), &[], ticks, since)
+        } else {
+            let summary = core::slice::from_ref(&ticks.all_changed);
+            Self::new(keys, core::slice::from_ref(&ticks.changed), summary, ticks, since)
+        }
     }
 }
 
@@ -531,9 +572,20 @@ impl<K: Copy> Iterator for Since<'_, K> {
             // exact; and the tick's age is at most `MAX_AGE`, so reading older stamps as
             // `MAX_AGE` old (as `Ticks::newer` does) would change no answer.
             let (now, age) = (self.now, self.age);
-            let rest = self.stamps.get(self.index..)?;
-            let skip = rest.iter().position(|&stamp| now.wrapping_sub(stamp).min(MAX_AGE) < age);
-            self.index += skip.unwrap_or(rest.len());
+            let young = |stamp: u32| now.wrapping_sub(stamp).min(MAX_AGE) < age;
+            if let [column] = self.columns {
+                // One column: a scan of one slice.
+                let rest = column.get(self.index..)?;
+                let skip = rest.iter().position(|&stamp| young(stamp));
+                self.index += skip.unwrap_or(rest.len());
+            } else {
+                let columns = self.columns;
+                while self.index < self.keys.len()
+                    && !columns.iter().any(|column| young(column[self.index]))
+                {
+                    self.index += 1;
+                }
+            }
         }
         let key = *self.keys.get(self.index)?;
         self.index += 1;

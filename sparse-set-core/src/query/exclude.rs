@@ -8,7 +8,7 @@
 //! [`Query::any_of`]: crate::query::Query::any_of
 
 use crate::key::Key;
-use crate::observe::{Tick, Ticks, TrackedStorage};
+use crate::observe::{RowChanges, Tick, TrackedStorage};
 use crate::set::{Probe, Quick};
 use crate::storage::Storage;
 
@@ -201,7 +201,7 @@ impl<S> core::fmt::Debug for Changed<'_, S> {
 #[derive(Clone, Copy)]
 pub struct ChangedFetch<'a, K, D: crate::dense::DenseIndex> {
     probe: Probe<'a, K, D>,
-    ticks: &'a Ticks,
+    changes: RowChanges<'a>,
     since: Tick,
 }
 
@@ -212,7 +212,7 @@ impl<'a, S: TrackedStorage> Exclude<S::Key> for Changed<'a, S> {
     fn into_fetch(self) -> Self::Fetch {
         ChangedFetch {
             probe: S::as_sparse_set(self.storage).probe(),
-            ticks: self.storage.ticks(),
+            changes: self.storage.changes(),
             since: self.since,
         }
     }
@@ -228,7 +228,7 @@ impl<K: Key, D: crate::dense::DenseIndex> ExcludeFetch<K> for ChangedFetch<'_, K
     #[inline]
     fn holds(&self, key: K) -> bool {
         match self.probe.get_index_of(key) {
-            Some(index) => !self.ticks.changed_at_since(index, self.since),
+            Some(index) => !self.changes.changed_at_since(index, self.since),
             None => true,
         }
     }

@@ -232,7 +232,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     where
         S: crate::observe::TrackedStorage<Key = M::Key>,
     {
-        let since = storage.ticks().previous();
+        let since = storage.changes().previous();
         self.changed_since(storage, since)
     }
 

@@ -73,8 +73,8 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
             #[inline]
-            fn ticks(&self) -> &#p::Ticks {
-                #p::Tracks::ticks(&self.#observer)
+            fn changes(&self) -> #p::RowChanges<'_> {
+                #p::Tracks::ticks(&self.#observer).changes()
             }
         }
     }
@@ -117,7 +117,7 @@ fn fields(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
             /// The change ticks: the clock (`advance` it once per frame), when each row was
-            /// added and last changed, and each tracked field's stamps.
+            /// added, and each tracked field's stamps.
             ///
             /// Computes in **O(1)** time.
             #[inline]
@@ -134,13 +134,13 @@ fn fields(input: &Input<'_>) -> TokenStream {
                 &mut self.#observer.0
             }
 
-            /// The keys of the rows added after `since`, or whose tracked fields changed after
-            /// it, in dense order.
+            /// The keys of the rows added after `since`, or of which a tracked field changed
+            /// after it, in dense order.
             ///
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
             pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                #p::since(self.#keys.as_slice(), self.#observer.0.rows(), since, false)
+                self.#observer.0.rows_changed_since(self.#keys.as_slice(), since)
             }
 
             /// The keys of the rows added after `since`, in dense order.
@@ -148,7 +148,7 @@ fn fields(input: &Input<'_>) -> TokenStream {
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
             pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                #p::since(self.#keys.as_slice(), self.#observer.0.rows(), since, true)
+                self.#observer.0.rows_added_since(self.#keys.as_slice(), since)
             }
 
             #(#per_field)*
@@ -169,8 +169,8 @@ fn fields(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
             #[inline]
-            fn ticks(&self) -> &#p::Ticks {
-                self.#observer.0.rows()
+            fn changes(&self) -> #p::RowChanges<'_> {
+                self.#observer.0.changes()
             }
         }
     }
