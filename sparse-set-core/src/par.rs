@@ -59,6 +59,7 @@ use crate::key::Key;
 #[cfg(doc)]
 use crate::map;
 use crate::map::SparseMap;
+use crate::observe::Observer;
 use crate::query::{
     Exclude, ExcludeFetch, Fetches, FetchesView, ForEach, Members, MutFetch, OptionalFetch, Query,
     RefFetch, SplitFetch,
@@ -221,7 +222,7 @@ where
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M, X, N, O> {
     /// A parallel iterator over the aligned keys with the views of every member: the prefix
     /// split into chunks, each walked as [`iter`](Group::iter) walks all of it.
     ///
@@ -242,7 +243,9 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// A parallel iterator over the aligned keys with the mutable views of every member.
     ///
     /// Computes in **O(1)** time; the walk in **O(len / threads)**.
@@ -262,9 +265,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     }
 }
 
-impl<'a, M, X, N> IntoParallelIterator for &'a Group<M, X, N>
+impl<'a, M, X, N, O> IntoParallelIterator for &'a Group<M, X, N, O>
 where
     M: GroupRows,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     ParRows<M::Rows<'a>>: ParallelIterator,
 {
@@ -276,9 +280,10 @@ where
     }
 }
 
-impl<'a, M, X, N> IntoParallelIterator for &'a mut Group<M, X, N>
+impl<'a, M, X, N, O> IntoParallelIterator for &'a mut Group<M, X, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key>,
     ParRows<M::RowsMut<'a>>: ParallelIterator,

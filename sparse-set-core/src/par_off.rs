@@ -3,6 +3,7 @@
 //! instead of that no such method exists. They cannot be called: their bound is never met.
 
 use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
+use crate::observe::Observer;
 use crate::query::Query;
 
 /// What the parallel methods need: the `rayon` feature. Implemented by nothing, so a call to
@@ -27,7 +28,7 @@ impl<M, W> Query<M, W> {
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M, X, N, O> {
     /// Needs the `rayon` feature: see `Group::par_iter` in the docs built with it.
     pub fn par_iter(&self)
     where
@@ -37,7 +38,9 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// Needs the `rayon` feature: see `Group::par_iter_mut` in the docs built with it.
     pub fn par_iter_mut(&mut self)
     where

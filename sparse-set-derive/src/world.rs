@@ -578,7 +578,8 @@ fn arguments_of<'a>(
 }
 
 /// The member and excluded storage types of a field written `Group<(M, ..)>`,
-/// `Group<(M, ..), (X, ..)>` or `Group<(M, ..), (X, ..), Nested<(M2, ..), (X2, ..)>>`, the
+/// `Group<(M, ..), (X, ..)>` or `Group<(M, ..), (X, ..), Nested<(M2, ..), (X2, ..)>>` (and an
+/// observer after it, or after `()` for no nested level), the
 /// nested level holding levels of its own the same way (`Nested<(M2, ..), (X2, ..),
 /// Nested<..>>`; the last path segments named `Group` and `Nested`, with tuples): what the
 /// derive can name components by. `None` for any other type, such as an alias of a group.
@@ -594,6 +595,10 @@ fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
         parts.levels.push((members, excluded));
         let Some(nested) = arguments.next() else { return Some(parts) };
         let syn::GenericArgument::Type(nested) = nested else { return None };
+        // `()`: no nested level (a group's observer may follow).
+        if matches!(nested, Type::Tuple(tuple) if tuple.elems.is_empty()) {
+            return Some(parts);
+        }
         arguments = arguments_of(nested, "Nested")?;
     }
 }

@@ -524,3 +524,125 @@ fn one_members_journal_mirrors_the_aligned_prefix() {
         }
     }
 }
+
+/// The prefix's keys as a group observer's hooks report them.
+#[derive(Default)]
+struct PrefixRecorder {
+    keys: Vec<u32>,
+}
+
+impl Observer<u32, ()> for PrefixRecorder {
+    fn inserted(&mut self, key: u32, index: usize, (): &()) {
+        assert_eq!(index, self.keys.len(), "a key joins at the prefix's end");
+        self.keys.push(key);
+    }
+
+    fn removed(&mut self, key: u32, (): &(), removed: Removed<u32>) {
+        assert_eq!(self.keys[removed.index], key);
+        if let Some(moved) = removed.moved {
+            assert_eq!(moved.from + 1, self.keys.len(), "the prefix's last key moves");
+            assert_eq!(self.keys[moved.from], moved.key);
+        } else {
+            assert_eq!(removed.index + 1, self.keys.len(), "only the last key leaves alone");
+        }
+        self.keys.swap_remove(removed.index);
+    }
+
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.keys.swap(a, b);
+    }
+
+    fn permuted(&mut self, permutation: &Permutation) {
+        self.keys = permutation.order().iter().map(|&old| self.keys[old]).collect();
+    }
+}
+
+/// A group's own observer hears its aligned prefix once: joins, leaves, the swaps of the nested
+/// level inside it, and its sorts. A key mirror replayed through its journal, and the hooks'
+/// keys, equal the prefix after every step; its removals are the keys that left the prefix.
+#[test]
+fn a_groups_observer_hears_its_aligned_prefix() {
+    use sparse_soa::group::Nested;
+    use sparse_soa::{Group, SparseSet};
+    use std::collections::BTreeSet;
+
+    let a = SparseMap::<u32, u32>::new();
+    let b = SparseMap::<u32, u8>::new();
+    let frozen = SparseSet::<u32>::new();
+    let c = SparseSet::<u32>::new();
+    let observers = (Journal::new(), PrefixRecorder::default(), Removals::new());
+    let mut family =
+        Group::with_excluded((a, b), (frozen,)).nest(Nested::new((c,))).observed_by(observers);
+    let mut synced: Vec<u32> = Vec::new();
+    let mut keys = sparse_soa_test_support::keys::Stream(17);
+    for step in 0..4000_u32 {
+        let before: BTreeSet<u32> = family.keys().iter().copied().collect();
+        let key = keys.next(40);
+        match keys.next(12) {
+            0 | 1 => drop(family.member_mut::<0>().insert(key, step)),
+            2 | 3 => drop(family.member_mut::<1>().insert(key, 0)),
+            4 => drop(family.member_mut::<0>().remove(key)),
+            5 => drop(family.excluded_mut::<0>().insert(key, ())),
+            6 => drop(family.excluded_mut::<0>().remove(key)),
+            7 => drop(family.nested_member_mut::<0>().insert(key, ())),
+            8 => drop(family.nested_member_mut::<0>().remove(key)),
+            9 => drop(family.remove(key)),
+            10 => family.sort_nested_keys(),
+            _ => {
+                synced = replay_keys(std::mem::take(&mut synced), &family.observer().0)
+                    .unwrap_or_else(|| family.keys().to_vec());
+                family.observer_mut().0.clear();
+            }
+        }
+        family.assert_invariants();
+        let (journal, recorder, removals) = family.observer();
+        assert_eq!(recorder.keys, family.keys(), "step {step}: the hooks rebuild the prefix");
+        assert_eq!(journal.len(), family.len());
+        let replayed = replay_keys(synced.clone(), journal);
+        assert_eq!(replayed.as_deref(), Some(family.keys()), "step {step}: the journal");
+        let after: BTreeSet<u32> = family.keys().iter().copied().collect();
+        let left: BTreeSet<u32> = before.difference(&after).copied().collect();
+        assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
+        family.observer_mut().2.clear();
+    }
+}
+
+#[test]
+fn a_group_sort_is_one_permutation_to_its_observer() {
+    use sparse_soa::Group;
+    let a: SparseMap<u32, u32> = (0..50).map(|key| (key, 100 - key)).collect();
+    let b: SparseMap<u32, u8> = (0..50).map(|key| (key, 0)).collect();
+    let mut group = Group::new((a, b)).observed_by(Journal::new());
+    group.observer_mut().clear();
+    group.sort_unstable_by(|_, (a, _), _, (b, _)| a.cmp(b));
+    let changes: Vec<Change<u32>> = group.observer().changes().unwrap().collect();
+    assert!(matches!(changes.as_slice(), [Change::Permute { .. }]), "{changes:?}");
+    group.sort_keys();
+    group.sort_by(|_, (a, _), _, (b, _)| b.cmp(a));
+    assert_eq!(group.observer().changes().unwrap().count(), 3);
+    let mirror = replay_keys((0..50).collect(), group.observer()).unwrap();
+    assert_eq!(mirror, group.keys());
+}
+
+#[test]
+fn a_worlds_group_field_reports_its_prefix() {
+    use sparse_soa::{Group, World};
+
+    #[derive(Default, World)]
+    #[expect(clippy::type_complexity, reason = "the world derive reads a group's parts as written")]
+    struct Game {
+        entities: Entities,
+        moving: Group<(SparseMap<Entity, f32>, SparseMap<Entity, u8>), (), (), Journal<Entity>>,
+        names: SparseMap<Entity, &'static str>,
+    }
+
+    let mut game = Game::default();
+    let spawned: Vec<Entity> = game.spawn_batch((0..20_u8).map(|i| (f32::from(i), i))).collect();
+    let lone = game.spawn((1.0_f32, "no u8: not in the prefix"));
+    assert!(game.despawn(spawned[3]));
+    assert!(game.despawn(lone));
+    game.moving.assert_invariants();
+    let mirror = replay_keys(Vec::new(), game.moving.observer()).unwrap();
+    assert_eq!(mirror, game.moving.keys());
+    assert_eq!(game.moving.len(), 19);
+}

@@ -4,6 +4,7 @@
 use core::fmt;
 
 use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows, Nest};
+use crate::observe::Observer;
 
 /// How storages break a group's invariant (the [module docs](super)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +50,9 @@ impl<K: fmt::Debug> fmt::Display for Misaligned<K> {
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// The group's invariant over its keys (the storages' own are theirs), and the nested
     /// level's: the first way it is broken.
     ///
@@ -112,7 +115,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
             .count();
         // The prefix holds by construction (within every member, the same key at each
         // position, none excluded): what is left to check is that no qualifying key is past it.
-        let group = Group { members, excluded, nested: (), len };
+        let group = Group { members, excluded, nested: (), len, observer: () };
         group.check_outside()?;
         Ok(group)
     }
@@ -139,7 +142,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     ) -> Result<Group<M, X, N>, Misaligned<M::Key>> {
         nested.measure(&self.members, self.len);
         let Group { members, excluded, len, .. } = self;
-        let group = Group { members, excluded, nested, len };
+        let group = Group { members, excluded, nested, len, observer: () };
         // The prefixes hold by construction: what is left is that no qualifying key is past
         // one.
         group.check_aligned()?;

@@ -7,6 +7,7 @@ use core::ops::Deref;
 use crate::error::{Error, fail_insert};
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::observe::Observed;
+use crate::observe::Observer;
 use crate::storage::{Columnar, Storage};
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
@@ -30,15 +31,16 @@ use crate::storage::{Columnar, Storage};
 /// a.remove(2); // keys, through the group
 /// assert!(group.is_empty());
 /// ```
-pub struct MemberMut<'g, M, X, const I: usize, N = ()> {
-    pub(super) group: &'g mut Group<M, X, N>,
+pub struct MemberMut<'g, M, X, const I: usize, N = (), O = ()> {
+    pub(super) group: &'g mut Group<M, X, N, O>,
 }
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M, X, const I: usize, N> Deref for MemberMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> Deref for MemberMut<'_, M, X, I, N, O>
 where
     M: GroupMembers + Nth<I>,
+    O: Observer<M::Key, ()>,
 {
     type Target = NthOf<M, I>;
 
@@ -48,9 +50,10 @@ where
     }
 }
 
-impl<M, X, const I: usize, N> MemberMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> MemberMut<'_, M, X, I, N, O>
 where
     M: GroupMembers + Nth<I, Storage: Observed>,
+    O: Observer<M::Key, ()>,
 {
     /// This storage's observer, mutably: to drain or clear what it collected (the handle shows
     /// the storage itself read-only). The rows, and so the group, are untouched.
@@ -75,9 +78,10 @@ where
     }
 }
 
-impl<M, X, const I: usize, N> MemberMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> MemberMut<'_, M, X, I, N, O>
 where
     M: GroupMembers + Nth<I, Storage: Columnar<Key = M::Key>>,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key>,
 {
@@ -246,13 +250,14 @@ where
 /// group.excluded_mut::<0>().remove(2);
 /// assert_eq!(group.len(), 2);
 /// ```
-pub struct ExcludedMut<'g, M, X, const I: usize, N = ()> {
-    pub(super) group: &'g mut Group<M, X, N>,
+pub struct ExcludedMut<'g, M, X, const I: usize, N = (), O = ()> {
+    pub(super) group: &'g mut Group<M, X, N, O>,
 }
 
-impl<M, X, const I: usize, N> Deref for ExcludedMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> Deref for ExcludedMut<'_, M, X, I, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: Nth<I>,
 {
     type Target = NthOf<X, I>;
@@ -263,9 +268,10 @@ where
     }
 }
 
-impl<M, X, const I: usize, N> ExcludedMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> ExcludedMut<'_, M, X, I, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: Nth<I, Storage: Observed>,
 {
     /// This excluded storage's observer, mutably: to drain or clear what it collected. The rows,
@@ -278,9 +284,10 @@ where
     }
 }
 
-impl<M, X, const I: usize, N> ExcludedMut<'_, M, X, I, N>
+impl<M, X, const I: usize, N, O> ExcludedMut<'_, M, X, I, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key> + Nth<I, Storage: Storage<Key = M::Key>>,
     N: Nest<M::Key>,
 {

@@ -7,11 +7,13 @@ use core::ops::Deref;
 use crate::error::{Error, fail_insert};
 use crate::group::both::Both;
 use crate::group::nested::Nested;
+use crate::group::tuples::Reporting;
 use crate::group::tuples::{
     Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, Nth, SwapRows,
 };
 use crate::group::{Group, LevelMut, Nest};
 use crate::observe::Observed;
+use crate::observe::Observer;
 use crate::rows::Aligned;
 use crate::storage::{Columnar, Storage};
 
@@ -376,7 +378,9 @@ macro_rules! deeper_level {
 
 deeper_level!(2 from 1, 3 from 2, 4 from 3, 5 from 4, 6 from 5, 7 from 6);
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// A handle to member `I` of level `D` of the family (level 1 is the nested level, level 2
     /// the one inside it) that changes its values freely and its keys only through the family.
     /// See [`LevelMemberMut`].
@@ -398,7 +402,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     #[inline]
     pub fn level_member_mut<const D: usize, const I: usize>(
         &mut self,
-    ) -> LevelMemberMut<'_, M, X, N, D, I>
+    ) -> LevelMemberMut<'_, M, X, N, D, I, O>
     where
         N: Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
     {
@@ -424,7 +428,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     #[inline]
     pub fn level_excluded_mut<const D: usize, const I: usize>(
         &mut self,
-    ) -> LevelExcludedMut<'_, M, X, N, D, I>
+    ) -> LevelExcludedMut<'_, M, X, N, D, I, O>
     where
         N: Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
     {
@@ -451,7 +455,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     /// assert_eq!(family.members().0[1], 101);
     /// ```
     #[inline]
-    pub fn level_mut<const D: usize>(&mut self) -> LevelMut<'_, M, X, N, D>
+    pub fn level_mut<const D: usize>(&mut self) -> LevelMut<'_, M, X, N, D, O>
     where
         N: Level<M::Key, D>,
     {
@@ -466,7 +470,8 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
         N: Level<M::Key, D>,
     {
         if let Some(position) = self.index_of(key) {
-            self.nested.refresh_level(&mut self.members, key, position);
+            let outer = &mut Reporting(&mut self.members, &mut self.observer);
+            self.nested.refresh_level(outer, key, position);
         }
     }
 
@@ -482,15 +487,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
         // Every other storage of the row is unchanged and aligned: the group's first member
         // speaks for them.
         if position < self.nested.level_len() && self.members.first_keys()[position] != key {
-            self.nested.leave_level(&mut self.members, position);
+            self.nested
+                .leave_level(&mut Reporting(&mut self.members, &mut self.observer), position);
         }
     }
 }
 
 /// The handles of a family's nested level (level 1), by the names that say "nested".
-impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>>
+impl<M, X, M2, X2, N3, O> Group<M, X, Nested<M2, X2, N3>, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
@@ -511,7 +518,9 @@ where
     /// assert_eq!(family.nested().keys(), &[2]);
     /// ```
     #[inline]
-    pub fn nested_member_mut<const I: usize>(&mut self) -> NestedMemberMut<'_, M, X, M2, X2, I, N3>
+    pub fn nested_member_mut<const I: usize>(
+        &mut self,
+    ) -> NestedMemberMut<'_, M, X, M2, X2, I, N3, O>
     where
         M2: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
@@ -536,7 +545,7 @@ where
     #[inline]
     pub fn nested_excluded_mut<const I: usize>(
         &mut self,
-    ) -> NestedExcludedMut<'_, M, X, M2, X2, I, N3>
+    ) -> NestedExcludedMut<'_, M, X, M2, X2, I, N3, O>
     where
         X2: Nth<I, Storage: Storage<Key = M::Key>>,
     {
@@ -561,17 +570,18 @@ where
 /// assert_eq!(family.nested_member_mut::<0>().remove(2), Some('c'));
 /// assert!(family.nested().is_empty());
 /// ```
-pub struct LevelMemberMut<'g, M, X, N, const D: usize, const I: usize> {
-    pub(super) group: &'g mut Group<M, X, N>,
+pub struct LevelMemberMut<'g, M, X, N, const D: usize, const I: usize, O = ()> {
+    pub(super) group: &'g mut Group<M, X, N, O>,
 }
 
 /// The handle to member `I` of a group's nested level (level 1 of its family).
-pub type NestedMemberMut<'g, M, X, M2, X2, const I: usize, N3 = ()> =
-    LevelMemberMut<'g, M, X, Nested<M2, X2, N3>, 1, I>;
+pub type NestedMemberMut<'g, M, X, M2, X2, const I: usize, N3 = (), O = ()> =
+    LevelMemberMut<'g, M, X, Nested<M2, X2, N3>, 1, I, O>;
 
-impl<M, X, N, const D: usize, const I: usize> Deref for LevelMemberMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> Deref for LevelMemberMut<'_, M, X, N, D, I, O>
 where
     M: GroupRows,
+    O: Observer<M::Key, ()>,
     N: Level<M::Key, D, Members: Nth<I>>,
 {
     type Target = MemberOf<N, M::Key, D, I>;
@@ -582,9 +592,10 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize> LevelMemberMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> LevelMemberMut<'_, M, X, N, D, I, O>
 where
     M: GroupRows,
+    O: Observer<M::Key, ()>,
     N: Level<M::Key, D, Members: Nth<I, Storage: Observed>>,
 {
     /// This storage's observer, mutably: to drain or clear what it collected. The rows, and so
@@ -597,9 +608,10 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize> LevelMemberMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> LevelMemberMut<'_, M, X, N, D, I, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D, Members: Nth<I, Storage: Columnar<Key = M::Key>>>,
 {
@@ -696,7 +708,8 @@ where
             // In the level's prefix: at `position` in every member of it and of the levels
             // around it. Out of the prefix first (to its end, and out of the levels inside
             // it); the levels around it keep it.
-            position = group.nested.leave_level(&mut group.members, position);
+            let outer = &mut Reporting(&mut group.members, &mut group.observer);
+            position = group.nested.leave_level(outer, position);
         }
         self.storage_mut().swap_remove_index(position).map(|(_, value)| value)
     }
@@ -779,17 +792,18 @@ where
 /// assert!(family.nested().is_empty());
 /// assert_eq!(family.len(), 2); // the group's prefix is not the level's
 /// ```
-pub struct LevelExcludedMut<'g, M, X, N, const D: usize, const I: usize> {
-    pub(super) group: &'g mut Group<M, X, N>,
+pub struct LevelExcludedMut<'g, M, X, N, const D: usize, const I: usize, O = ()> {
+    pub(super) group: &'g mut Group<M, X, N, O>,
 }
 
 /// The handle to excluded storage `I` of a group's nested level (level 1 of its family).
-pub type NestedExcludedMut<'g, M, X, M2, X2, const I: usize, N3 = ()> =
-    LevelExcludedMut<'g, M, X, Nested<M2, X2, N3>, 1, I>;
+pub type NestedExcludedMut<'g, M, X, M2, X2, const I: usize, N3 = (), O = ()> =
+    LevelExcludedMut<'g, M, X, Nested<M2, X2, N3>, 1, I, O>;
 
-impl<M, X, N, const D: usize, const I: usize> Deref for LevelExcludedMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> Deref for LevelExcludedMut<'_, M, X, N, D, I, O>
 where
     M: GroupRows,
+    O: Observer<M::Key, ()>,
     N: Level<M::Key, D, Excluded: Nth<I>>,
 {
     type Target = ExcludedOf<N, M::Key, D, I>;
@@ -800,9 +814,10 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize> LevelExcludedMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> LevelExcludedMut<'_, M, X, N, D, I, O>
 where
     M: GroupRows,
+    O: Observer<M::Key, ()>,
     N: Level<M::Key, D, Excluded: Nth<I, Storage: Observed>>,
 {
     /// This storage's observer, mutably: to drain or clear what it collected. The rows, and so
@@ -815,9 +830,10 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize> LevelExcludedMut<'_, M, X, N, D, I>
+impl<M, X, N, const D: usize, const I: usize, O> LevelExcludedMut<'_, M, X, N, D, I, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D, Excluded: Nth<I, Storage: Storage<Key = M::Key>>>,
 {

@@ -114,7 +114,10 @@ mod view;
 
 use core::fmt;
 
+use crate::group::tuples::Reporting;
+use crate::observe::Observer;
 use crate::rows::Rows;
+use crate::set::{Moved, Removed};
 use crate::storage::{Columnar, Storage};
 
 pub use both::Both;
@@ -131,7 +134,9 @@ pub use view::{LevelMut, NestedMut};
 ///
 /// `M` is a tuple of 1 to 8 [`Columnar`] member storages with one key type; `X` a tuple of 0 to
 /// 8 excluded [`Storage`]s of that key (`()` for none); `N` the group's nested level, `()` for
-/// none or a [`Nested`] one that [`nest`](Group::nest) puts in.
+/// none or a [`Nested`] one that [`nest`](Group::nest) puts in; `O` the group's observer,
+/// which hears its aligned prefix change (`()` for none; see
+/// [`observed_by`](Group::observed_by)).
 ///
 /// ```
 /// use sparse_set_core::{Group, SparseMap};
@@ -148,11 +153,13 @@ pub use view::{LevelMut, NestedMut};
 /// }
 /// ```
 #[derive(Clone)]
-pub struct Group<M, X = (), N = ()> {
+pub struct Group<M, X = (), N = (), O = ()> {
     members: M,
     excluded: X,
     nested: N,
     len: usize,
+    /// Hears the aligned prefix's changes: keys joining and leaving it, and its reorders.
+    observer: O,
 }
 
 impl<M: GroupMembers> Group<M, ()> {
@@ -193,7 +200,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// ```
     #[must_use]
     pub fn with_excluded(members: M, excluded: X) -> Self {
-        let mut group = Group { members, excluded, nested: (), len: 0 };
+        let mut group = Group { members, excluded, nested: (), len: 0, observer: () };
         // Walk the smallest member forwards. Entering swaps a key from `index` to `len`, and
         // the key at `len` (already visited) to `index`: each key is visited once.
         let smallest = group.members.smallest();
@@ -223,7 +230,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M, X, N, O> {
     /// The number of aligned keys: those every member holds and no excluded storage holds.
     ///
     /// Computes in **O(1)** time.
@@ -428,7 +435,9 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N> Group<M, X, N> {
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// A handle to member `I` (its position in the members tuple) that changes its values
     /// freely and its keys only through the group. See [`MemberMut`].
     ///
@@ -444,7 +453,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     /// assert_eq!(group.keys(), &[1]);
     /// ```
     #[inline]
-    pub fn member_mut<const I: usize>(&mut self) -> MemberMut<'_, M, X, I, N>
+    pub fn member_mut<const I: usize>(&mut self) -> MemberMut<'_, M, X, I, N, O>
     where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
@@ -465,7 +474,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     /// assert_eq!(group.keys(), &[2]);
     /// ```
     #[inline]
-    pub fn excluded_mut<const I: usize>(&mut self) -> ExcludedMut<'_, M, X, I, N>
+    pub fn excluded_mut<const I: usize>(&mut self) -> ExcludedMut<'_, M, X, I, N, O>
     where
         X: Nth<I, Storage: Storage<Key = M::Key>>,
     {
@@ -497,10 +506,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
             // prefix's last row fills its place (a member with no keys past the prefix swaps
             // nothing: its last row is that row).
             let len = self.len;
-            let (position, nested) =
-                self.nested.leave_for_removal(&mut self.members, position, len);
+            let outer = &mut Reporting(&mut self.members, &mut self.observer);
+            let (position, nested) = self.nested.leave_for_removal(outer, position, len);
             self.len -= 1;
-            (Some(self.members.take_aligned(position, len)), nested, true)
+            let taken = self.members.take_aligned(position, len);
+            if O::OBSERVES {
+                // The prefix's last row filled the gap, unless the key was that row.
+                let moved = (position < self.len)
+                    .then(|| Moved { key: self.members.first_keys()[position], from: self.len });
+                self.observer.removed(key, &(), Removed { index: position, moved });
+            }
+            (Some(taken), nested, true)
         } else {
             let held = self.members.remove(key);
             // A key that is not aligned is in no member's prefix, so the prefix keeps its
@@ -627,27 +643,87 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     }
 }
 
-impl<M: GroupMembers + Default, X: GroupExcluded<M::Key> + Default, N: Default> Default
-    for Group<M, X, N>
-{
-    /// A group of empty storages.
-    fn default() -> Self {
-        Group { members: M::default(), excluded: X::default(), nested: N::default(), len: 0 }
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M, X, N, O> {
+    /// The same group, reporting from now on the changes of its aligned prefix to `observer`
+    /// (see [`observe`](crate::observe)): a key joining the prefix is
+    /// [`inserted`](Observer::inserted) at its end, a key leaving it is
+    /// [`removed`](Observer::removed) with the prefix's last row moving into its place, the
+    /// swaps the nested levels make inside it are [`swapped`](Observer::swapped), and a sort
+    /// of the group is one [`permuted`](Observer::permuted). The observer hears each once,
+    /// however many members the group has; it is told the prefix's keys now
+    /// ([`attached`](Observer::attached)). Writes to values are the members' own events.
+    ///
+    /// Computes in **O(1)** time, plus what `attached` costs.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Journal;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, f32> = [(1, 1.0), (2, 2.0)].into_iter().collect();
+    /// let b: SparseMap<u32, f32> = [(2, 0.5)].into_iter().collect();
+    /// let mut moving = Group::new((a, b)).observed_by(Journal::new());
+    /// moving.observer_mut().clear(); // a mirror of the prefix (key 2) is in sync
+    /// moving.member_mut::<1>().insert(1, 0.1); // 1 joins the prefix
+    /// moving.remove(2); // 2 leaves it, 1 moves into its place
+    /// assert_eq!(moving.keys(), &[1]);
+    /// assert_eq!(moving.observer().len(), 1);
+    /// assert_eq!(moving.observer().patch().dirty_rows(), 1);
+    /// ```
+    #[must_use]
+    pub fn observed_by<P: Observer<M::Key, ()>>(self, mut observer: P) -> Group<M, X, N, P> {
+        observer.attached(self.keys(), None);
+        let Group { members, excluded, nested, len, .. } = self;
+        Group { members, excluded, nested, len, observer }
+    }
+
+    /// The group's observer.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    #[must_use]
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// The group's observer, mutably: to drain or clear what it collected. The group's
+    /// storages cannot be reached through it.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
     }
 }
 
-impl<M: fmt::Debug, X: fmt::Debug, N: fmt::Debug> fmt::Debug for Group<M, X, N> {
+impl<M: GroupMembers + Default, X: GroupExcluded<M::Key> + Default, N: Default, O: Default> Default
+    for Group<M, X, N, O>
+{
+    /// A group of empty storages.
+    fn default() -> Self {
+        Group {
+            members: M::default(),
+            excluded: X::default(),
+            nested: N::default(),
+            len: 0,
+            observer: O::default(),
+        }
+    }
+}
+
+impl<M: fmt::Debug, X: fmt::Debug, N: fmt::Debug, O> fmt::Debug for Group<M, X, N, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Group")
             .field("len", &self.len)
             .field("members", &self.members)
             .field("excluded", &self.excluded)
             .field("nested", &self.nested)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
-impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> IntoIterator for &'a Group<M, X, N> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> IntoIterator
+    for &'a Group<M, X, N, O>
+{
     type Item = (M::Key, M::Refs<'a>);
     type IntoIter = <M::Rows<'a> as Rows>::Iter;
 
@@ -657,8 +733,8 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> IntoIterator for &'a Group<M
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> IntoIterator
-    for &'a mut Group<M, X, N>
+impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    IntoIterator for &'a mut Group<M, X, N, O>
 {
     type Item = (M::Key, M::Muts<'a>);
     type IntoIter = <M::RowsMut<'a> as Rows>::Iter;

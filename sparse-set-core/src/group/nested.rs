@@ -6,9 +6,10 @@ use crate::group::Group;
 use crate::group::both::Both;
 use crate::group::check::{Misaligned, aligned_len};
 use crate::group::tuples::{
-    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, SwapRows,
+    Chain, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Reporting, SwapRows,
 };
 use crate::group::view::NestedMut;
+use crate::observe::Observer;
 #[cfg(doc)]
 use crate::storage::Columnar;
 
@@ -591,6 +592,7 @@ where
             excluded: Both::new(outer_excluded, &self.excluded),
             nested: (),
             len: self.len,
+            observer: (),
         };
         view.check_aligned()?;
         self.inner.check(&view.members, &view.excluded, self.len)
@@ -628,14 +630,14 @@ where
     }
 }
 
-impl<M, X, N> Group<M, X, N> {
+impl<M, X, N, O> Group<M, X, N, O> {
     /// The nested level: `()` or a [`Nested`] one.
     pub(crate) fn nested_level(&self) -> &N {
         &self.nested
     }
 }
 
-impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>> {
+impl<M, X, M2, X2, N3, O> Group<M, X, Nested<M2, X2, N3>, O> {
     /// The length of the nested level's prefix.
     pub(super) fn nested_len(&self) -> usize {
         self.nested.len
@@ -648,7 +650,7 @@ impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>> {
 pub type NestedView<'g, M, X, M2, X2, N3 = ()> =
     Group<Both<&'g M, &'g M2>, Both<&'g X, &'g X2>, &'g N3>;
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M, X, (), O> {
     /// Puts `level` inside this group: its keys that qualify for both (every member of the
     /// group and of the level, no excluded storage of either) are aligned at the start of the
     /// group's prefix, in every member of both. See [`Nested`].
@@ -666,29 +668,34 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     /// assert_eq!(family.keys()[0], 3); // the nested prefix starts the group's
     /// ```
     #[must_use]
-    pub fn nest<M2, X2, N3>(self, level: Nested<M2, X2, N3>) -> Group<M, X, Nested<M2, X2, N3>>
+    pub fn nest<M2, X2, N3>(self, level: Nested<M2, X2, N3>) -> Group<M, X, Nested<M2, X2, N3>, O>
     where
         M2: GroupMembers<Key = M::Key>,
         X2: GroupExcludedMut<M::Key>,
         N3: Nest<M::Key>,
     {
-        let Group { members, excluded, len, .. } = self;
+        let Group { members, excluded, len, observer, .. } = self;
         let mut level = level;
         level.reset();
-        let mut group = Group { members, excluded, nested: level, len };
+        let mut group = Group { members, excluded, nested: level, len, observer };
         // Walk the group's prefix forwards. Joining swaps a key from `index` to the nested
         // length, and the key there (already visited) to `index`: each key is visited once.
         for index in 0..len {
             let key = group.members.first_keys()[index];
-            group.nested.refresh(&mut group.members, key, index);
+            group.nested.refresh(
+                &mut Reporting(&mut group.members, &mut group.observer),
+                key,
+                index,
+            );
         }
         group
     }
 }
 
-impl<M, X, M2, X2, N3> Group<M, X, Nested<M2, X2, N3>>
+impl<M, X, M2, X2, N3, O> Group<M, X, Nested<M2, X2, N3>, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
@@ -721,6 +728,7 @@ where
             excluded: Both::new(&self.excluded, &self.nested.excluded),
             nested: &self.nested.inner,
             len: self.nested.len,
+            observer: (),
         }
     }
 
@@ -751,7 +759,7 @@ where
     /// family.assert_invariants();
     /// ```
     #[inline]
-    pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3> {
+    pub fn nested_mut(&mut self) -> NestedMut<'_, M, X, M2, X2, N3, O> {
         self.level_mut::<1>()
     }
 
@@ -772,7 +780,7 @@ where
     /// family.assert_invariants();
     /// ```
     #[must_use]
-    pub fn nest<L>(self, level: L) -> Group<M, X, Nested<M2, X2, <N3 as Innermost<L>>::Output>>
+    pub fn nest<L>(self, level: L) -> Group<M, X, Deeper<M2, X2, N3, L>, O>
     where
         N3: Innermost<L, Output: Nest<M::Key>>,
     {
@@ -796,11 +804,17 @@ where
     /// b.clear(); // no longer nested: any change is allowed
     /// assert_eq!(group.len(), 1);
     /// ```
-    pub fn unnest(self) -> (Group<M, X>, Nested<M2, X2, N3>) {
-        let Group { members, excluded, nested, len } = self;
-        (Group { members, excluded, nested: (), len }, nested)
+    pub fn unnest(self) -> Unnested<M, X, M2, X2, N3, O> {
+        let Group { members, excluded, nested, len, observer } = self;
+        (Group { members, excluded, nested: (), len, observer }, nested)
     }
 }
+
+/// A family's levels with `L` put inside the innermost: what [`Group::nest`] on a family makes.
+type Deeper<M2, X2, N3, L> = Nested<M2, X2, <N3 as Innermost<L>>::Output>;
+
+/// A family taken apart by [`Group::unnest`]: the group, and its nested level.
+type Unnested<M, X, M2, X2, N3, O> = (Group<M, X, (), O>, Nested<M2, X2, N3>);
 
 impl<'g, A: Copy, B: Copy, M3, X3, N4> Group<A, B, &'g Nested<M3, X3, N4>> {
     /// The level inside this view's level, as a group: its prefix, and rows of every outer
@@ -831,6 +845,7 @@ impl<'g, A: Copy, B: Copy, M3, X3, N4> Group<A, B, &'g Nested<M3, X3, N4>> {
             excluded: Both::new(self.excluded, &level.excluded),
             nested: &level.inner,
             len: level.len,
+            observer: (),
         }
     }
 }

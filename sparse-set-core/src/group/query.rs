@@ -3,6 +3,7 @@
 //! without lookups, the query's other members probed.
 
 use crate::group::{Group, GroupExcluded, GroupMembers, GroupRows};
+use crate::observe::Observer;
 #[cfg(feature = "rayon")]
 use crate::query::SplitFetch;
 use crate::query::member::past_rows;
@@ -27,11 +28,13 @@ pub struct GroupFetchMut<'a, M: GroupRows + 'a> {
     rows: M::RowsMut<'a>,
 }
 
-impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> Member for &'a Group<M, X, N> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Member
+    for &'a Group<M, X, N, O>
+{
     type Key = M::Key;
     type Fetch = GroupFetch<'a, M>;
     type Reborrow<'q>
-        = &'a Group<M, X, N>
+        = &'a Group<M, X, N, O>
     where
         Self: 'q;
 
@@ -49,21 +52,23 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> Member for &'a Group<M, X, N
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &'a Group<M, X, N> {
+    fn reborrow(&mut self) -> &'a Group<M, X, N, O> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X, N>>(*self).cast()
+        core::ptr::from_ref::<Group<M, X, N, O>>(*self).cast()
     }
 }
 
-impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N> Member for &'a mut Group<M, X, N> {
+impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Member
+    for &'a mut Group<M, X, N, O>
+{
     type Key = M::Key;
     type Fetch = GroupFetchMut<'a, M>;
     type Reborrow<'q>
-        = &'q mut Group<M, X, N>
+        = &'q mut Group<M, X, N, O>
     where
         Self: 'q;
 
@@ -81,13 +86,13 @@ impl<'a, M: GroupMembers, X: GroupExcluded<M::Key>, N> Member for &'a mut Group<
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &mut Group<M, X, N> {
+    fn reborrow(&mut self) -> &mut Group<M, X, N, O> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X, N>>(&**self).cast()
+        core::ptr::from_ref::<Group<M, X, N, O>>(&**self).cast()
     }
 }
 
@@ -100,8 +105,8 @@ impl<'a, M: GroupRows> GroupFetchMut<'a, M> {
 }
 
 /// A group drives over its whole prefix: a one-member query of it knows its length.
-impl<M, X, N> ExactMember for &Group<M, X, N> {}
-impl<M, X, N> ExactMember for &mut Group<M, X, N> {}
+impl<M, X, N, O> ExactMember for &Group<M, X, N, O> {}
+impl<M, X, N, O> ExactMember for &mut Group<M, X, N, O> {}
 
 macro_rules! group_fetch {
     ($fetch:ident) => {
@@ -191,7 +196,9 @@ impl<'v, M: GroupRows> FetchView<'v> for GroupFetchMut<'_, M> {
     }
 }
 
-impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> MemberLookup for &'a Group<M, X, N> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> MemberLookup
+    for &'a Group<M, X, N, O>
+{
     type Slot = usize;
     type Read<'r>
         = M::Refs<'a>
@@ -205,12 +212,14 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> MemberLookup for &'a Group<M
 
     #[inline]
     fn read_at(&self, slot: usize) -> M::Refs<'a> {
-        let group: &'a Group<M, X, N> = self;
+        let group: &'a Group<M, X, N, O> = self;
         group.members.views(slot).unwrap_or_else(|| past_rows(slot))
     }
 }
 
-impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, L> MemberView<'_> for &'a Group<M, X, L> {
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, L, O: Observer<M::Key, ()>> MemberView<'_>
+    for &'a Group<M, X, L, O>
+{
     type View = M::Refs<'a>;
 
     #[inline]
@@ -224,7 +233,9 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, L> MemberView<'_> for &'a Group
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N> MemberLookup for &mut Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> MemberLookup
+    for &mut Group<M, X, N, O>
+{
     type Slot = usize;
     type Read<'r>
         = M::Refs<'r>
@@ -242,7 +253,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N> MemberLookup for &mut Group<M
     }
 }
 
-impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>, L> MemberView<'v> for &mut Group<M, X, L> {
+impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>, L, O: Observer<M::Key, ()>> MemberView<'v>
+    for &mut Group<M, X, L, O>
+{
     type View = M::Muts<'v>;
 
     #[inline]
@@ -263,16 +276,20 @@ impl<'v, M: GroupMembers, X: GroupExcluded<M::Key>, L> MemberView<'v> for &mut G
 /// A group as a query's filter (in [`without`](crate::query::Query::without),
 /// [`with`](crate::query::Query::with) or [`any_of`](crate::query::Query::any_of)): the keys
 /// it holds are its aligned keys.
-impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N> Exclude<M::Key> for &'a Group<M, X, N> {
-    type Fetch = &'a Group<M, X, N>;
+impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Exclude<M::Key>
+    for &'a Group<M, X, N, O>
+{
+    type Fetch = &'a Group<M, X, N, O>;
 
     #[inline]
-    fn into_fetch(self) -> &'a Group<M, X, N> {
+    fn into_fetch(self) -> &'a Group<M, X, N, O> {
         self
     }
 }
 
-impl<M: GroupRows, X: GroupExcluded<M::Key>, N> ExcludeFetch<M::Key> for &Group<M, X, N> {
+impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> ExcludeFetch<M::Key>
+    for &Group<M, X, N, O>
+{
     #[inline]
     fn holds(&self, key: M::Key) -> bool {
         self.contains(key)

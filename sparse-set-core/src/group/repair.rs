@@ -4,9 +4,14 @@
 //! drop guard while unwinding if the change panics, so the invariant (see the [module
 //! docs](super)) holds after every call, also one that panics.
 
+use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
+use crate::observe::Observer;
+use crate::set::{Moved, Removed};
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// Moves `key` into or out of the prefix, as whether it qualifies says, and then into or
     /// out of the nested level's (a key leaves the nested level's prefix before this one's,
     /// and joins it after). Idempotent, and safe after any change: every change of keys ends
@@ -22,9 +27,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
                     self.members.move_to(positions, self.len);
                     position = self.len;
                     self.len += 1;
+                    self.observer.inserted(key, position, &());
                 }
                 if position < self.len {
-                    self.nested.refresh(&mut self.members, key, position);
+                    let outer = &mut Reporting(&mut self.members, &mut self.observer);
+                    self.nested.refresh(outer, key, position);
                 }
             }
             _ => self.leave(key),
@@ -45,10 +52,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
     /// drop it without touching the others.
     pub(super) fn leave_at(&mut self, position: usize) -> usize {
         debug_assert!(position < self.len, "position {position} is past the prefix");
-        let position = self.nested.leave_at(&mut self.members, position);
+        let outer = &mut Reporting(&mut self.members, &mut self.observer);
+        let position = self.nested.leave_at(outer, position);
         self.len -= 1;
         if position != self.len {
             self.members.swap(position, self.len);
+        }
+        if O::OBSERVES {
+            let keys = self.members.first_keys();
+            let moved =
+                (position != self.len).then(|| Moved { key: keys[position], from: self.len });
+            self.observer.removed(keys[self.len], &(), Removed { index: position, moved });
         }
         self.len
     }
@@ -57,12 +71,20 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
 /// Repairs the prefix for up to two keys: after a change to one storage of a group, each key
 /// re-enters or leaves the prefix as it now qualifies. [`finish`](Self::finish) does it once
 /// the change is made; dropped without it (the change panicked), it does it while unwinding.
-struct Refresh<'g, M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> {
-    group: &'g mut Group<M, X, N>,
+struct Refresh<
+    'g,
+    M: GroupMembers,
+    X: GroupExcluded<M::Key>,
+    N: Nest<M::Key>,
+    O: Observer<M::Key, ()>,
+> {
+    group: &'g mut Group<M, X, N, O>,
     keys: [Option<M::Key>; 2],
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Refresh<'_, M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Refresh<'_, M, X, N, O>
+{
     fn repair(&mut self) {
         // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
         // panic), the drop that follows does not start it again.
@@ -79,13 +101,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Refresh<'_, M, 
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Drop for Refresh<'_, M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>> Drop
+    for Refresh<'_, M, X, N, O>
+{
     fn drop(&mut self) {
         self.repair();
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// Runs `change` on the group with `leave` out of the prefix first (for changes that would
     /// take a key from one member alone), and the prefix repaired for `keys` afterwards, also
     /// if `change` panics.

@@ -13,12 +13,16 @@ use core::ops::Range;
 
 use crate::error::Error;
 use crate::group::level::{ExcludedValue, MemberValue};
+use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Level, Nest, Nth};
+use crate::observe::Observer;
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// Stores `value` under `key` in member `I`, leaving the prefix as it was (or shorter):
     /// [`finish_row`](Self::finish_row) must follow. Returns the value it replaced.
     ///
@@ -180,7 +184,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
             if M::first(positions) >= self.len && !self.excluded.holds(key) {
                 self.members.move_to(positions, self.len);
                 self.len += 1;
-                self.nested.refresh(&mut self.members, key, self.len - 1);
+                self.observer.inserted(key, self.len - 1, &());
+                let outer = &mut Reporting(&mut self.members, &mut self.observer);
+                self.nested.refresh(outer, key, self.len - 1);
                 return;
             }
         }
@@ -206,7 +212,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
                 }
                 self.members.move_to(positions, self.len);
                 self.len += 1;
-                self.nested.refresh(&mut self.members, key, self.len - 1);
+                self.observer.inserted(key, self.len - 1, &());
+                let outer = &mut Reporting(&mut self.members, &mut self.observer);
+                self.nested.refresh(outer, key, self.len - 1);
                 rest = &keys[i + 1..];
             }
         }
@@ -218,9 +226,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> 
 
 /// Whole rows through the levels of a family: as through the group's own members and excluded
 /// storages, with [`finish_row`](Group::finish_row) repairing every prefix.
-impl<M, X, N> Group<M, X, N>
+impl<M, X, N, O> Group<M, X, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key>,
 {

@@ -7,6 +7,8 @@
 
 #[cfg(doc)]
 use crate::error::Error;
+use crate::group::tuples::Reporting;
+use crate::observe::Observer;
 use core::cmp::Ordering;
 
 use crate::group::{
@@ -15,7 +17,7 @@ use crate::group::{
 use crate::permutation::{Permutation, sort_in_place};
 use crate::query::member::past_rows;
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M, X, (), O> {
     /// Sorts the aligned prefix (stably) with a comparator of two keys and their views in every
     /// member; every column of every member moves in lockstep, and the prefix stays aligned.
     /// Keys outside the prefix do not move.
@@ -80,6 +82,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     where
         F: FnMut(&M::Key, M::Refs<'_>, &M::Key, M::Refs<'_>) -> core::cmp::Ordering,
     {
+        if O::OBSERVES {
+            // An observer hears of one permutation, not of each swap.
+            let permutation = {
+                let (members, keys) = (&self.members, self.keys());
+                Permutation::sorted_unstable_by(self.len, |a, b| {
+                    compare(&keys[a], members.view(a), &keys[b], members.view(b))
+                })
+            };
+            self.apply(&permutation);
+            return;
+        }
         sort_in_place(
             &mut self.members,
             self.len,
@@ -144,6 +157,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     where
         M::Key: Ord,
     {
+        if O::OBSERVES {
+            // Keys are unique: the unstable sort gives the one ascending order.
+            self.sort_unstable_by(|a, _, b, _| a.cmp(b));
+            return;
+        }
         sort_in_place(
             &mut self.members,
             self.len,
@@ -159,6 +177,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Group<M, X> {
     fn apply(&mut self, permutation: &Permutation) {
         debug_assert_eq!(permutation.len(), self.len);
         permutation.for_each_swap(|a, b| self.members.swap(a, b));
+        self.observer.permuted(permutation);
     }
 }
 
@@ -175,9 +194,10 @@ type NestedRefs<'a, M, M2> = (<M as GroupRows>::Refs<'a>, <M2 as GroupRows>::Ref
 /// swaps, within the innermost prefix, so every prefix stays aligned; the prefixes around it
 /// past the innermost one do not move. (The group's own prefix, or a level's with a level
 /// inside it, cannot be sorted: that would scatter the levels inside.)
-impl<M, X, N> Group<M, X, N>
+impl<M, X, N, O> Group<M, X, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key>,
 {
@@ -251,9 +271,9 @@ where
     {
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, nested), a, b| {
+            |(members, nested, _), a, b| {
                 let keys = members.first_keys();
                 let (row_a, row_b) = (
                     level_row::<M, N, D>(members, nested, a),
@@ -261,7 +281,10 @@ where
                 );
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 
@@ -326,13 +349,16 @@ where
     {
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, _), a, b| {
+            |(members, _, _), a, b| {
                 let keys = members.first_keys();
                 keys[a] < keys[b]
             },
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 
@@ -342,7 +368,8 @@ where
         N: Level<M::Key, D>,
     {
         debug_assert_eq!(permutation.len(), self.nested.level_len());
-        permutation.for_each_swap(|a, b| self.nested.swap_path(&mut self.members, a, b));
+        let outer = &mut Reporting(&mut self.members, &mut self.observer);
+        permutation.for_each_swap(|a, b| self.nested.swap_path(outer, a, b));
     }
 }
 
@@ -361,9 +388,10 @@ fn level_row<'a, M: GroupMembers, N: Level<M::Key, D>, const D: usize>(
 /// level's own, within the nested prefix, so both prefixes stay aligned; the group's prefix
 /// past the nested one does not move. (The group's own prefix cannot be sorted while it has a
 /// nested level: that would scatter the level's rows.)
-impl<M, X, M2, X2> Group<M, X, Nested<M2, X2>>
+impl<M, X, M2, X2, O> Group<M, X, Nested<M2, X2>, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     M2: GroupMembers<Key = M::Key>,
     X2: GroupExcludedMut<M::Key>,
@@ -435,15 +463,18 @@ where
     {
         let len = self.nested_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, nested), a, b| {
+            |(members, nested, _), a, b| {
                 let (keys, level) = (members.first_keys(), &nested.members);
                 let (row_a, row_b) =
                     ((members.view(a), level.view(a)), (members.view(b), level.view(b)));
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 

@@ -7,6 +7,7 @@ use crate::dense::DenseIndex;
 #[cfg(doc)]
 use crate::group::Group;
 use crate::key::Key;
+use crate::observe::Observer;
 use crate::rows::{Aligned, Rows};
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
@@ -225,6 +226,18 @@ impl<A: SwapRows, B: GroupMembers> SwapRows for Chain<'_, A, B> {
     fn swap_rows(&mut self, a: usize, b: usize) {
         self.0.swap_rows(a, b);
         self.1.swap(a, b);
+    }
+}
+
+/// A group's members with its observer: every swap the levels inside the group make is a swap
+/// of the group's aligned prefix, which the observer hears.
+pub(crate) struct Reporting<'a, M, O>(pub(crate) &'a mut M, pub(crate) &'a mut O);
+
+impl<M: GroupMembers, O: Observer<M::Key, ()>> SwapRows for Reporting<'_, M, O> {
+    #[inline]
+    fn swap_rows(&mut self, a: usize, b: usize) {
+        self.0.swap(a, b);
+        self.1.swapped(a, b);
     }
 }
 

@@ -9,6 +9,7 @@ use crate::group::both::Both;
 use crate::group::{
     Group, GroupExcluded, GroupFetchMut, GroupMembers, GroupRows, Level, Nest, Nested,
 };
+use crate::observe::Observer;
 use crate::query::member::past_rows;
 use crate::query::{ExactMember, Member, MemberLookup, MemberView, rows_at};
 use crate::rows::Rows;
@@ -52,16 +53,18 @@ type PathOf<N, M, const D: usize> = <N as Level<<M as GroupRows>::Key, D>>::Path
 /// assert_eq!(family.members().0[2], 25);
 /// assert_eq!(family.nested().nested().get(2), Some((((&25,), (&20,)), (&0,))));
 /// ```
-pub struct LevelMut<'g, M, X, N, const D: usize> {
-    pub(super) family: &'g mut Group<M, X, N>,
+pub struct LevelMut<'g, M, X, N, const D: usize, O = ()> {
+    pub(super) family: &'g mut Group<M, X, N, O>,
 }
 
 /// The nested level of a [`Group`] (level 1 of its family), its values borrowed mutably.
-pub type NestedMut<'g, M, X, M2, X2, N3 = ()> = LevelMut<'g, M, X, Nested<M2, X2, N3>, 1>;
+pub type NestedMut<'g, M, X, M2, X2, N3 = (), O = ()> =
+    LevelMut<'g, M, X, Nested<M2, X2, N3>, 1, O>;
 
-impl<M, X, N, const D: usize> LevelMut<'_, M, X, N, D>
+impl<M, X, N, const D: usize, O> LevelMut<'_, M, X, N, D, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D>,
 {
@@ -357,16 +360,17 @@ where
 
 /// A level as a mutable member of a query: its prefix drives (or is probed, one lookup), and
 /// its view is every member's of every level down to it.
-impl<'a, 'g, M, X, N, const D: usize> Member for &'a mut LevelMut<'g, M, X, N, D>
+impl<'a, 'g, M, X, N, const D: usize, O> Member for &'a mut LevelMut<'g, M, X, N, D, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D>,
 {
     type Key = M::Key;
     type Fetch = GroupFetchMut<'a, PathOf<N, M, D>>;
     type Reborrow<'q>
-        = &'q mut LevelMut<'g, M, X, N, D>
+        = &'q mut LevelMut<'g, M, X, N, D, O>
     where
         Self: 'q;
 
@@ -386,22 +390,23 @@ where
     }
 
     #[inline]
-    fn reborrow(&mut self) -> &mut LevelMut<'g, M, X, N, D> {
+    fn reborrow(&mut self) -> &mut LevelMut<'g, M, X, N, D, O> {
         self
     }
 
     #[inline]
     fn address(&self) -> *const () {
-        core::ptr::from_ref::<Group<M, X, N>>(self.family).cast()
+        core::ptr::from_ref::<Group<M, X, N, O>>(self.family).cast()
     }
 }
 
 /// A level's prefix drives over its whole length: a one-member query of it knows its length.
-impl<M, X, N, const D: usize> ExactMember for &mut LevelMut<'_, M, X, N, D> {}
+impl<M, X, N, const D: usize, O> ExactMember for &mut LevelMut<'_, M, X, N, D, O> {}
 
-impl<M, X, N, const D: usize> MemberLookup for &mut LevelMut<'_, M, X, N, D>
+impl<M, X, N, const D: usize, O> MemberLookup for &mut LevelMut<'_, M, X, N, D, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D>,
 {
@@ -452,9 +457,10 @@ where
     }
 }
 
-impl<'a, M, X, N, const D: usize> IntoIterator for &'a LevelMut<'_, M, X, N, D>
+impl<'a, M, X, N, const D: usize, O> IntoIterator for &'a LevelMut<'_, M, X, N, D, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D>,
 {
@@ -467,9 +473,10 @@ where
     }
 }
 
-impl<'a, M, X, N, const D: usize> IntoIterator for &'a mut LevelMut<'_, M, X, N, D>
+impl<'a, M, X, N, const D: usize, O> IntoIterator for &'a mut LevelMut<'_, M, X, N, D, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
     N: Nest<M::Key> + Level<M::Key, D>,
 {

@@ -18,6 +18,7 @@ pub use row::{
 };
 
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};
+use crate::observe::Observer;
 use crate::storage::Storage;
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
@@ -78,9 +79,10 @@ impl<S: Storage> WorldStorage<S::Key> for S {
 /// A group walks as one part per member, then one per excluded storage, then one per storage
 /// of its nested level, and removes a key from all of them with [`Group::remove`], which keeps
 /// it aligned.
-impl<M, X, N> WorldStorage<M::Key> for Group<M, X, N>
+impl<M, X, N, O> WorldStorage<M::Key> for Group<M, X, N, O>
 where
     M: GroupMembers,
+    O: Observer<M::Key, ()>,
     X: GroupExcludedMut<M::Key>,
     N: Nest<M::Key>,
 {
@@ -110,7 +112,9 @@ where
     }
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>> Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
+    Group<M, X, N, O>
+{
     /// Part `part`'s keys: a member's, then an excluded storage's, then a nested level's
     /// storage's.
     fn part(&self, part: usize) -> Option<&dyn KeySet<M::Key>> {
@@ -135,7 +139,7 @@ impl<S: Storage> Keyed for S {
     type Key = S::Key;
 }
 
-impl<M: GroupRows, X, N> Keyed for Group<M, X, N> {
+impl<M: GroupRows, X, N, O: Observer<M::Key, ()>> Keyed for Group<M, X, N, O> {
     type Key = M::Key;
 }
 

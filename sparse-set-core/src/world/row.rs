@@ -29,6 +29,7 @@ use crate::error::{Error, fail};
 use crate::group::{
     ExcludedValue, Group, GroupExcluded, GroupMembers, Level, MemberValue, Nest, Nth,
 };
+use crate::observe::Observer;
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 /// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
@@ -215,10 +216,11 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
 
 type NthOf<T, const I: usize> = <T as Nth<I>>::Storage;
 
-impl<M, X, N, const I: usize> RowStorage<Member<I>, <NthOf<M, I> as Storage>::Value>
-    for Group<M, X, N>
+impl<M, X, N, const I: usize, O> RowStorage<Member<I>, <NthOf<M, I> as Storage>::Value>
+    for Group<M, X, N, O>
 where
     M: GroupMembers<Key = Entity> + Nth<I, Storage: Columnar<Key = Entity>>,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<Entity>,
     N: Nest<M::Key>,
 {
@@ -262,10 +264,11 @@ where
     }
 }
 
-impl<M, X, N, const I: usize> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::Value>
-    for Group<M, X, N>
+impl<M, X, N, const I: usize, O> RowStorage<Excluded<I>, <NthOf<X, I> as Storage>::Value>
+    for Group<M, X, N, O>
 where
     M: GroupMembers<Key = Entity>,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<Entity> + Nth<I, Storage: Storage<Key = Entity>>,
     N: Nest<M::Key>,
 {
@@ -309,10 +312,11 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize>
-    RowStorage<LevelMember<D, I>, MemberValue<N, Entity, D, I>> for Group<M, X, N>
+impl<M, X, N, const D: usize, const I: usize, O>
+    RowStorage<LevelMember<D, I>, MemberValue<N, Entity, D, I>> for Group<M, X, N, O>
 where
     M: GroupMembers<Key = Entity>,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<Entity>,
     N: Nest<Entity> + Level<Entity, D, Members: Nth<I, Storage: Columnar<Key = Entity>>>,
 {
@@ -356,10 +360,11 @@ where
     }
 }
 
-impl<M, X, N, const D: usize, const I: usize>
-    RowStorage<LevelExcluded<D, I>, ExcludedValue<N, Entity, D, I>> for Group<M, X, N>
+impl<M, X, N, const D: usize, const I: usize, O>
+    RowStorage<LevelExcluded<D, I>, ExcludedValue<N, Entity, D, I>> for Group<M, X, N, O>
 where
     M: GroupMembers<Key = Entity>,
+    O: Observer<M::Key, ()>,
     X: GroupExcluded<Entity>,
     N: Nest<Entity> + Level<Entity, D, Excluded: Nth<I, Storage: Storage<Key = Entity>>>,
 {
@@ -416,7 +421,9 @@ impl<S: Storage> FieldValue for S {
     type Value = S::Value;
 }
 
-impl<M: GroupMembers, X: GroupExcluded<M::Key>, N> FieldValue for Group<M, X, N> {
+impl<M: GroupMembers, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> FieldValue
+    for Group<M, X, N, O>
+{
     type Value = NoValue<M, X>;
 }
 
@@ -427,8 +434,8 @@ pub enum NoValue<M, X> {
     Never(core::convert::Infallible, PhantomData<(M, X)>),
 }
 
-impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N> RowStorage<Whole, NoValue<M, X>>
-    for Group<M, X, N>
+impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::Key, ()>>
+    RowStorage<Whole, NoValue<M, X>> for Group<M, X, N, O>
 {
     fn put(&mut self, _: Entity, value: NoValue<M, X>) -> Result<Option<NoValue<M, X>>, Error> {
         match value {
