@@ -6,6 +6,9 @@
 //! keeps a `Vec` mirror of the values in sync each frame through the journal's patch, against
 //! copying every row. `SPARSE_SOA_BENCH_MODE=quick` shortens every measurement and skips the
 //! 1,000,000-element sizes.
+//!
+//! The `ticks_*` groups also time derived storages: `Position` derived (`sparse-soa-derive`) and
+//! with its `x` field tracked (`sparse-soa-derive-track`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -16,8 +19,20 @@ use bevy_ecs::world::World;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion};
 use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
-use sparse_soa::{Removed, SparseMap};
-use sparse_soa_bench::{Position, Rng, SEED, dense_ascending, group, quick, random_permutation};
+use sparse_soa::{Removed, SparseMap, SparseSoa};
+use sparse_soa_bench::{
+    Position, PositionSoa, Rng, SEED, dense_ascending, group, quick, random_permutation,
+};
+
+/// `Position` with change ticks on `x` alone (`#[sparse_soa(track)]`): 4 bytes a row for when
+/// it was added and 4 for `x`.
+#[derive(SparseSoa, Clone, Copy)]
+struct TrackedPosition {
+    #[sparse_soa(track)]
+    x: f32,
+    y: f32,
+    z: f32,
+}
 
 /// The element count of every workload.
 const N: u32 = 100_000;
@@ -245,6 +260,31 @@ fn ticks(c: &mut Criterion) {
             }
         });
     });
+    let mut derived: PositionSoa = (0..N).map(|k| (k, Position::from_key(k))).collect();
+    let mut fields: TrackedPositionSoa = (0..N)
+        .map(|k| {
+            let Position { x, y, z } = Position::from_key(k);
+            (k, TrackedPosition { x, y, z })
+        })
+        .collect();
+    g.bench_function("sparse-soa-derive", |b| {
+        b.iter(|| {
+            for &key in &keys {
+                if let Some(row) = derived.get_mut(key) {
+                    *row.x += 1.0;
+                }
+            }
+        });
+    });
+    g.bench_function("sparse-soa-derive-track", |b| {
+        b.iter(|| {
+            for &key in &keys {
+                if let Some(row) = fields.get_mut(key) {
+                    *row.x += 1.0;
+                }
+            }
+        });
+    });
     let mut world = World::new();
     let entities: Vec<_> =
         (0..N).map(|k| world.spawn(BevyPosition(Position::from_key(k))).id()).collect();
@@ -275,6 +315,20 @@ fn ticks(c: &mut Criterion) {
             }
         });
     });
+    g.bench_function("sparse-soa-derive", |b| {
+        b.iter(|| {
+            for x in derived.x_mut() {
+                *x += 1.0;
+            }
+        });
+    });
+    g.bench_function("sparse-soa-derive-track", |b| {
+        b.iter(|| {
+            for x in fields.x_mut() {
+                *x += 1.0;
+            }
+        });
+    });
     let mut all = world.query::<&mut BevyPosition>();
     g.bench_function("bevy-table", |b| {
         b.iter(|| {
@@ -287,9 +341,11 @@ fn ticks(c: &mut Criterion) {
 
     // A tenth of the rows change after the last look.
     let seen = tracked.ticks_mut().advance();
+    let fields_seen = fields.ticks_mut().advance();
     world.clear_trackers();
     for &key in keys.iter().take(N as usize / 10) {
         tracked.get_mut(key).expect("present").y += 1.0;
+        *fields.get_mut(key).expect("present").x += 1.0;
         let entity = entities[key as usize];
         world.get_mut::<BevyPosition>(entity).expect("present").0.y += 1.0;
     }
@@ -299,6 +355,10 @@ fn ticks(c: &mut Criterion) {
     let mut g = group(c, "ticks_changed_scan", N, N);
     g.bench_function("sparse-soa-ticks", |b| {
         b.iter(|| tracked.changed_since(seen).fold(0_u32, |sum, key| sum ^ key));
+    });
+    assert_eq!(fields.x_changed_since(fields_seen).count(), N as usize / 10);
+    g.bench_function("sparse-soa-derive-track", |b| {
+        b.iter(|| fields.x_changed_since(fields_seen).fold(0_u32, |sum, key| sum ^ key));
     });
     g.bench_function("bevy-table", |b| {
         b.iter(|| changed.iter(&world).fold(0_u32, |sum, entity| sum ^ entity.index_u32()));
