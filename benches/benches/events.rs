@@ -267,24 +267,7 @@ fn ticks(c: &mut Criterion) {
             (k, TrackedPosition { x, y, z })
         })
         .collect();
-    g.bench_function("sparse-soa-derive", |b| {
-        b.iter(|| {
-            for &key in &keys {
-                if let Some(row) = derived.get_mut(key) {
-                    *row.x += 1.0;
-                }
-            }
-        });
-    });
-    g.bench_function("sparse-soa-derive-track", |b| {
-        b.iter(|| {
-            for &key in &keys {
-                if let Some(row) = fields.get_mut(key) {
-                    *row.x += 1.0;
-                }
-            }
-        });
-    });
+    derived_update(&mut g, &keys, &mut derived, &mut fields);
     let mut world = World::new();
     let entities: Vec<_> =
         (0..N).map(|k| world.spawn(BevyPosition(Position::from_key(k))).id()).collect();
@@ -315,20 +298,7 @@ fn ticks(c: &mut Criterion) {
             }
         });
     });
-    g.bench_function("sparse-soa-derive", |b| {
-        b.iter(|| {
-            for x in derived.x_mut() {
-                *x += 1.0;
-            }
-        });
-    });
-    g.bench_function("sparse-soa-derive-track", |b| {
-        b.iter(|| {
-            for x in fields.x_mut() {
-                *x += 1.0;
-            }
-        });
-    });
+    derived_write_all(&mut g, &mut derived, &mut fields);
     let mut all = world.query::<&mut BevyPosition>();
     g.bench_function("bevy-table", |b| {
         b.iter(|| {
@@ -364,6 +334,56 @@ fn ticks(c: &mut Criterion) {
         b.iter(|| changed.iter(&world).fold(0_u32, |sum, entity| sum ^ entity.index_u32()));
     });
     g.finish();
+}
+
+/// `ticks_update` of the derived storages: a `get_mut` of every row in random order, untracked
+/// and with `x` tracked.
+fn derived_update(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    keys: &[u32],
+    derived: &mut PositionSoa,
+    fields: &mut TrackedPositionSoa,
+) {
+    g.bench_function("sparse-soa-derive", |b| {
+        b.iter(|| {
+            for &key in keys {
+                if let Some(row) = derived.get_mut(key) {
+                    *row.x += 1.0;
+                }
+            }
+        });
+    });
+    g.bench_function("sparse-soa-derive-track", |b| {
+        b.iter(|| {
+            for &key in keys {
+                if let Some(row) = fields.get_mut(key) {
+                    *row.x += 1.0;
+                }
+            }
+        });
+    });
+}
+
+/// `ticks_write_all` of the derived storages: the `x` column written whole.
+fn derived_write_all(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    derived: &mut PositionSoa,
+    fields: &mut TrackedPositionSoa,
+) {
+    g.bench_function("sparse-soa-derive", |b| {
+        b.iter(|| {
+            for x in derived.x_mut() {
+                *x += 1.0;
+            }
+        });
+    });
+    g.bench_function("sparse-soa-derive-track", |b| {
+        b.iter(|| {
+            for x in fields.x_mut() {
+                *x += 1.0;
+            }
+        });
+    });
 }
 
 criterion::criterion_group!(benches, insert, remove, iterate, mirror, ticks);

@@ -206,7 +206,9 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
                 let #ident { #(#members: #bindings,)* } = value;
                 let mut __changed = false;
                 #(
-                    if self.#columns[__index] != #bindings {
+                    // `ne` rather than `!=`: a float field is compared as the user asked,
+                    // without the lint on comparing floats for equality.
+                    if ::core::cmp::PartialEq::ne(&self.#columns[__index], &#bindings) {
                         self.#columns[__index] = #bindings;
                         #stamps
                         __changed = true;
