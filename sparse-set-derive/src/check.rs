@@ -70,6 +70,16 @@ fn check_storage_name(input: &Input<'_>, errors: &mut Errors) {
 /// Column accessors must not take a storage method's name, nor each other's.
 fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
     let storage = &input.names.storage;
+    // With tracked fields the storage has `set_if_neq` and one `{field}_changed_since` per
+    // tracked field too.
+    let mut tracked_methods: Vec<String> = Vec::new();
+    if input.tracked_fields() > 0 {
+        tracked_methods.push(String::from("set_if_neq"));
+        for field in input.fields.iter().filter(|field| field.tracked.is_some()) {
+            let accessor = syn::ext::IdentExt::unraw(&field.accessor);
+            tracked_methods.push(format!("{accessor}_changed_since"));
+        }
+    }
     let mut taken: BTreeMap<String, &Field<'_>> = BTreeMap::new();
     for field in &input.fields {
         let span = field.attrs.rename.as_ref().map_or_else(|| field.span(), |rename| rename.span);
@@ -82,6 +92,7 @@ fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
             let text = syn::ext::IdentExt::unraw(accessor).to_string();
             if STORAGE_METHODS.contains(&text.as_str())
                 || STORAGE_TRAIT_METHODS.contains(&text.as_str())
+                || tracked_methods.contains(&text)
             {
                 errors.push(syn::Error::new(
                     span,
