@@ -158,6 +158,7 @@ pub mod __private {
     };
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
+    pub use crate::storage::pop_down_to;
     pub use crate::world::{
         At, Excluded, FieldValue, Keyed, LevelExcluded, LevelMember, Member, NoValue, One, Place,
         RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
@@ -166,42 +167,7 @@ pub mod __private {
     #[cfg(feature = "rayon")]
     pub use rayon;
 
-    use crate::observe::{Since, Tick, Ticks};
-    use crate::{Columnar, DenseIndex, Key, Removed, SparseSet};
-
-    /// The keys of the rows of `keys` changed (or, with `added`, added) after `since`, per
-    /// `ticks`: a derived storage's `changed_since` and `added_since`.
-    #[inline]
-    pub fn since<'a, K>(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Since<'a, K> {
-        Since::of_ticks(keys, ticks, since, added)
-    }
-
-    /// Pops rows off the end of `storage` until it holds `len`, each removal reported to its
-    /// observer; a value's `Drop` or a hook that panics leaves the rest popped while unwinding.
-    /// How an observed derived storage truncates.
-    pub fn pop_down_to<S: Columnar>(storage: &mut S, len: usize) {
-        /// Dropped while unwinding, it goes on popping down to `len`.
-        struct Pop<'s, S: Columnar>(&'s mut S, usize);
-
-        impl<S: Columnar> Pop<'_, S> {
-            fn run(&mut self) {
-                while let Some(last) = self.0.as_sparse_set().len().checked_sub(1) {
-                    if last < self.1 {
-                        break;
-                    }
-                    self.0.swap_remove_index(last);
-                }
-            }
-        }
-
-        impl<S: Columnar> Drop for Pop<'_, S> {
-            fn drop(&mut self) {
-                self.run();
-            }
-        }
-
-        Pop(storage, len).run();
-    }
+    use crate::{DenseIndex, Key, Removed, SparseSet};
 
     /// Swap-removes the key at dense position `index`; returns it and how the dense positions
     /// moved, or `None` if `index` is out of bounds. What a derived storage's

@@ -678,3 +678,30 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
         SparseSet::swap_remove_index(self, index).map(|key| (key, ()))
     }
 }
+
+/// Pops rows off the end of `storage` until it holds `len`, each removal reported to its
+/// observer; a value's `Drop` or a hook that panics leaves the rest popped while unwinding.
+/// How an observed storage truncates, a map or a derived one.
+pub fn pop_down_to<S: Columnar>(storage: &mut S, len: usize) {
+    /// Dropped while unwinding, it goes on popping down to `len`.
+    struct Pop<'s, S: Columnar>(&'s mut S, usize);
+
+    impl<S: Columnar> Pop<'_, S> {
+        fn run(&mut self) {
+            while let Some(last) = self.0.as_sparse_set().len().checked_sub(1) {
+                if last < self.1 {
+                    break;
+                }
+                self.0.swap_remove_index(last);
+            }
+        }
+    }
+
+    impl<S: Columnar> Drop for Pop<'_, S> {
+        fn drop(&mut self) {
+            self.run();
+        }
+    }
+
+    Pop(storage, len).run();
+}

@@ -18,8 +18,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::prelude::*;
 use sparse_soa::observe::{Change, Journal, Observer, Removals, Ticks};
-use sparse_soa::{Permutation, Removed, SparseSet, SparseSoa};
-use sparse_soa_test_support::mirror::{patch_values, replay_keys};
+use sparse_soa::{Removed, SparseSet, SparseSoa};
+use sparse_soa_test_support::mirror::{Recorder, Snapshot, patch_values, replay_keys};
 use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
@@ -28,84 +28,15 @@ struct Body {
     mass: u32,
 }
 
-/// Rebuilds the rows from the events: what a hook-driven mirror holds. A row handed out
-/// mutably is unknown (`None`) until an event says it again.
-#[derive(Default)]
-struct Recorder {
-    rows: Vec<(u32, Option<Body>)>,
-}
-
-impl Recorder {
-    fn check(&self, index: usize, key: u32, body: &BodyRef<'_>) {
-        let (recorded, known) = self.rows[index];
-        assert_eq!(recorded, key, "the key at {index}");
-        if let Some(known) = known {
-            assert_eq!((known.pos, known.mass), (*body.pos, *body.mass), "the row of {key}");
-        }
-    }
-
-    fn matches<O>(&self, storage: &BodySoa<O>) -> bool
-    where
-        O: for<'a> Observer<u32, BodyRef<'a>>,
-    {
-        self.rows.len() == storage.len()
-            && self.rows.iter().zip(storage.iter()).all(|(&(key, known), (k, row))| {
-                key == k
-                    && known.is_none_or(|known| known.pos == *row.pos && known.mass == *row.mass)
-            })
+/// A row view as the recorder keeps it: the row.
+impl Snapshot for BodyRef<'_> {
+    type Owned = (u64, u32);
+    fn snapshot(&self) -> (u64, u32) {
+        (*self.pos, *self.mass)
     }
 }
 
-fn owned(row: &BodyRef<'_>) -> Body {
-    Body { pos: *row.pos, mass: *row.mass }
-}
-
-impl<'a> Observer<u32, BodyRef<'a>> for Recorder {
-    fn inserted(&mut self, key: u32, index: usize, row: &BodyRef<'a>) {
-        assert_eq!(index, self.rows.len(), "a push lands at the end");
-        self.rows.push((key, Some(owned(row))));
-    }
-
-    fn replaced(&mut self, key: u32, index: usize, old: &BodyRef<'a>, new: &BodyRef<'a>) {
-        self.check(index, key, old);
-        self.rows[index] = (key, Some(owned(new)));
-    }
-
-    fn removed(&mut self, key: u32, row: &BodyRef<'a>, removed: Removed<u32>) {
-        match removed.moved {
-            Some(moved) => {
-                self.check(removed.index, key, row);
-                assert_eq!(moved.from, self.rows.len() - 1, "the last row moves");
-                assert_eq!(self.rows[moved.from].0, moved.key);
-                self.rows.swap_remove(removed.index);
-            }
-            // The rows from `index` on are gone: one row popped, or a drain (reported front
-            // to back).
-            None => {
-                if removed.index < self.rows.len() {
-                    self.check(removed.index, key, row);
-                    self.rows.truncate(removed.index);
-                }
-            }
-        }
-    }
-
-    fn written(&mut self, rows: std::ops::Range<usize>) {
-        for row in &mut self.rows[rows] {
-            row.1 = None;
-        }
-    }
-
-    fn swapped(&mut self, a: usize, b: usize) {
-        self.rows.swap(a, b);
-    }
-
-    fn permuted(&mut self, permutation: &Permutation) {
-        self.rows = permutation.order().iter().map(|&old| self.rows[old]).collect();
-    }
-}
-
-type Observers = (Journal<u32>, Journal<u32>, Recorder, Removals<u32>);
+type Observers = (Journal<u32>, Journal<u32>, Recorder<u32, (u64, u32)>, Removals<u32>);
 
 const LIMIT: usize = 240;
 
@@ -271,7 +202,7 @@ proptest! {
             sparse_soa::Storage::assert_invariants(&storage);
             let (limited, unlimited, recorder, removals) = storage.observer();
 
-            prop_assert!(recorder.matches(&storage), "the hooks rebuild the rows");
+            prop_assert!(recorder.matches(storage.iter().map(|(k, row)| (k, row.snapshot()))), "the hooks rebuild the rows");
 
             prop_assert_eq!(unlimited.len(), storage.len());
             prop_assert!(!unlimited.is_resync());

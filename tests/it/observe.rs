@@ -19,83 +19,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use proptest::prelude::*;
 use sparse_soa::observe::{Change, Journal, Observer, Removals};
 use sparse_soa::{Entities, Entity, Permutation, Removed, SparseMap, SparseSet};
-use sparse_soa_test_support::mirror::{patch_values, replay_keys};
+use sparse_soa_test_support::mirror::{Recorder, patch_values, replay_keys};
 use sparse_soa_test_support::{allocations_during, model};
-
-/// Rebuilds the rows from the events: what a hook-driven mirror holds. A value handed out
-/// mutably is unknown (`None`) until an event says it again.
-#[derive(Default)]
-struct Recorder {
-    rows: Vec<(u32, Option<u64>)>,
-}
-
-impl Recorder {
-    fn check(&self, index: usize, key: u32, value: u64) {
-        let (recorded, known) = self.rows[index];
-        assert_eq!(recorded, key, "the key at {index}");
-        if let Some(known) = known {
-            assert_eq!(known, value, "the value of {key}");
-        }
-    }
-
-    fn matches(&self, map: &SparseMap<u32, u64, u32, Observers>) -> bool {
-        self.rows.len() == map.len()
-            && self
-                .rows
-                .iter()
-                .zip(map.iter())
-                .all(|(&(key, known), (k, v))| key == k && known.is_none_or(|known| known == *v))
-    }
-}
-
-impl Observer<u32, u64> for Recorder {
-    fn inserted(&mut self, key: u32, index: usize, value: &u64) {
-        assert_eq!(index, self.rows.len(), "a push lands at the end");
-        self.rows.push((key, Some(*value)));
-    }
-
-    fn replaced(&mut self, key: u32, index: usize, old: &u64, new: &u64) {
-        self.check(index, key, *old);
-        self.rows[index] = (key, Some(*new));
-    }
-
-    fn removed(&mut self, key: u32, value: &u64, removed: Removed<u32>) {
-        match removed.moved {
-            Some(moved) => {
-                self.check(removed.index, key, *value);
-                assert_eq!(moved.from, self.rows.len() - 1, "the last row moves");
-                assert_eq!(self.rows[moved.from].0, moved.key);
-                self.rows.swap_remove(removed.index);
-            }
-            // The rows from `index` on are gone: one row popped, or a drain (which empties the
-            // map first, then reports the rows front to back).
-            None => {
-                if removed.index < self.rows.len() {
-                    self.check(removed.index, key, *value);
-                    self.rows.truncate(removed.index);
-                }
-            }
-        }
-    }
-
-    fn written(&mut self, rows: std::ops::Range<usize>) {
-        for row in &mut self.rows[rows] {
-            row.1 = None;
-        }
-    }
-
-    fn swapped(&mut self, a: usize, b: usize) {
-        self.rows.swap(a, b);
-    }
-
-    fn permuted(&mut self, permutation: &Permutation) {
-        self.rows = permutation.order().iter().map(|&old| self.rows[old]).collect();
-    }
-}
 
 /// The observers every case attaches: a journal with a small limit, its twin without one, the
 /// recorder, and the removals.
-type Observers = (Journal<u32>, Journal<u32>, Recorder, Removals<u32>);
+type Observers = (Journal<u32>, Journal<u32>, Recorder<u32, u64>, Removals<u32>);
 
 const LIMIT: usize = 240;
 
@@ -230,7 +159,7 @@ proptest! {
             map.assert_invariants();
             let (limited, unlimited, recorder, removals) = map.observer();
 
-            prop_assert!(recorder.matches(&map), "the hooks rebuild the rows");
+            prop_assert!(recorder.matches(map.iter().map(|(k, v)| (k, *v))), "the hooks rebuild the rows");
 
             prop_assert_eq!(unlimited.len(), map.len());
             prop_assert!(!unlimited.is_resync());

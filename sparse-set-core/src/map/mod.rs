@@ -30,6 +30,7 @@ use crate::key::Key;
 #[cfg(doc)]
 use crate::permutation::Permutation;
 use crate::set::{Removed, SparseSet};
+use crate::storage::pop_down_to;
 #[cfg(doc)]
 use crate::storage::{Columnar, Storage};
 
@@ -1071,30 +1072,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert!(!map.contains_key(3));
     /// ```
     pub fn truncate(&mut self, len: usize) {
-        /// Dropped while a value's `Drop` or a hook unwinds, it goes on popping down to `len`
-        /// rows, so the map is truncated whatever happens.
-        struct Pop<'m, K: Key, V, D: DenseIndex, O: Observer<K, V>>(
-            &'m mut SparseMap<K, V, D, O>,
-            usize,
-        );
-
-        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Pop<'_, K, V, D, O> {
-            fn run(&mut self) {
-                while self.0.len() > self.1 {
-                    self.0.pop();
-                }
-            }
-        }
-
-        impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Drop for Pop<'_, K, V, D, O> {
-            fn drop(&mut self) {
-                self.run();
-            }
-        }
-
         if O::OBSERVES {
             // Row by row from the end, so that every removal is reported on a consistent map.
-            Pop(self, len).run();
+            pop_down_to(self, len);
         } else {
             self.set.truncate(len);
             self.values.truncate(len);

@@ -64,7 +64,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// ```
     #[must_use]
     pub fn changed_since(&self, since: Tick) -> Since<'_, K> {
-        Since::of_ticks(self.keys(), self.ticks(), since, false)
+        self.ticks().rows_changed_since(self.keys(), since)
     }
 
     /// The keys of the rows added after `since`, in dense order.
@@ -84,7 +84,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// ```
     #[must_use]
     pub fn added_since(&self, since: Tick) -> Since<'_, K> {
-        Since::of_ticks(self.keys(), self.ticks(), since, true)
+        self.ticks().rows_added_since(self.keys(), since)
     }
 }
 

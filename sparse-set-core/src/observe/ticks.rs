@@ -269,6 +269,25 @@ impl Ticks {
         self.newer(self.added[index], since)
     }
 
+    /// The keys (the storage's, `keys`) of the rows changed after `since` (added counts), in
+    /// dense order: what a storage's `changed_since` returns.
+    ///
+    /// Computes in **O(1)** time; the iterator runs in O(len).
+    #[must_use]
+    pub fn rows_changed_since<'a, K>(&'a self, keys: &'a [K], since: Tick) -> Since<'a, K> {
+        let summary = core::slice::from_ref(&self.all_changed);
+        Since::new(keys, core::slice::from_ref(&self.changed), summary, self, since)
+    }
+
+    /// The keys (the storage's, `keys`) of the rows added after `since`, in dense order: what
+    /// a storage's `added_since` returns.
+    ///
+    /// Computes in **O(1)** time; the iterator runs in O(len).
+    #[must_use]
+    pub fn rows_added_since<'a, K>(&'a self, keys: &'a [K], since: Tick) -> Since<'a, K> {
+        Since::new(keys, core::slice::from_ref(&self.added), &[], self, since)
+    }
+
     /// The row changes, as the query filter reads them.
     ///
     /// Computes in **O(1)** time.
@@ -548,17 +567,6 @@ impl<'a, K> Since<'a, K> {
         debug_assert!(columns.iter().all(|column| column.len() == keys.len()), "a stamp per row");
         let all = summaries.iter().any(|&summary| clock.newer(summary, since));
         Self { keys, columns, all, now: clock.now, age: clock.age(since.0), index: 0 }
-    }
-
-    /// The rows of `keys` that changed after `since` (or, with `added`, were added after it),
-    /// per `ticks`.
-    pub(crate) fn of_ticks(keys: &'a [K], ticks: &'a Ticks, since: Tick, added: bool) -> Self {
-        if added {
-            Self::new(keys, core::slice::from_ref(&ticks.added), &[], ticks, since)
-        } else {
-            let summary = core::slice::from_ref(&ticks.all_changed);
-            Self::new(keys, core::slice::from_ref(&ticks.changed), summary, ticks, since)
-        }
     }
 }
 

@@ -7,8 +7,8 @@ use quote::quote;
 use crate::ast::Input;
 use crate::expand::storage::parts::Parts;
 
-/// `get`, `get_mut`, `get_disjoint_mut`, `get_key_value`, `get_full`, `get_index`,
-/// `get_index_mut`: the views.
+/// `get`, `get_mut`, `get_mut_untracked`, `get_disjoint_mut`, `get_key_value`, `get_full`,
+/// `get_index`, `get_index_mut`: the views.
 pub(super) fn views(input: &Input<'_>) -> TokenStream {
     let Parts {
         p,
@@ -52,6 +52,16 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
             let __row = #muts { #(#members: &mut self.#columns[__index],)* };
             #hear::written(&mut self.#observer, __index..__index + 1);
             #option::Some(__row)
+        }
+
+        /// The element stored under `key`, mutably, **without reporting the write**: no
+        /// change tick, no event to the observer. For writes that must not count.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn get_mut_untracked(&mut self, key: #k) -> #option<#mut_ty> {
+            let __index = self.#keys.get_index_of(key)?;
+            #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
         }
 
         /// The elements stored under several keys at once, mutably; `None` for a key not

@@ -1,7 +1,7 @@
 //! Change ticks of a storage whose observer keeps them (`Ticks`, or a tuple that starts with
-//! it): `ticks`, `changed_since`, `added_since`, and the writes that do not count
-//! (`get_mut_untracked`). The methods exist only for such storages, so asking an untracked
-//! storage for changes does not compile.
+//! it), or of a struct with tracked fields: `ticks`, `changed_since`, `added_since`, and for
+//! tracked fields `{field}_changed_since` and `set_if_neq`. The methods exist only for such
+//! storages, so asking an untracked storage for changes does not compile.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -9,46 +9,60 @@ use quote::quote;
 use crate::ast::Input;
 use crate::expand::storage::parts::Parts;
 
-/// The `impl` block for storages whose observer `Tracks`, and their `TrackedStorage` impl; for
-/// a struct with tracked fields, the field ticks' block instead.
+/// The change ticks' `impl` block and the `TrackedStorage` impl: for storages whose observer
+/// `Tracks`, or, for a struct with tracked fields, for every storage of it.
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
-    if input.tracked_fields() > 0 {
-        return fields(input);
-    }
-    let Parts { p, k, keys, muts, mut_ty, columns, members, observer, option, .. } =
-        &Parts::new(input);
+    let Parts { p, k, keys, observer, .. } = &Parts::new(input);
     let o = &input.observer;
     let mut generics = input.storage_generics();
-    generics.make_where_clause().predicates.push(syn::parse_quote!(#o: #p::Tracks));
+    let n = input.tracked_fields();
+    // Where the ticks are, their type, and what only tracked fields add.
+    let (ticks_ty, ticks, ticks_mut, extra) = if n == 0 {
+        generics.make_where_clause().predicates.push(syn::parse_quote!(#o: #p::Tracks));
+        (
+            quote!(#p::Ticks),
+            quote!(#p::Tracks::ticks(&self.#observer)),
+            quote!(#p::Tracks::ticks_mut(&mut self.#observer)),
+            TokenStream::new(),
+        )
+    } else {
+        (
+            quote!(#p::FieldTicks<#n>),
+            quote!(&self.#observer.0),
+            quote!(&mut self.#observer.0),
+            fields(input),
+        )
+    };
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.storage_ty();
     quote! {
         #[automatically_derived]
         impl #impl_generics #self_ty #where_clause {
-            /// The change ticks of the rows, and the clock (`advance` it once per frame).
+            /// The change ticks: the clock (`advance` it once per frame), when each row was
+            /// added and last changed (with tracked fields: when each tracked field did).
             ///
             /// Computes in **O(1)** time.
             #[inline]
             #[must_use]
-            pub fn ticks(&self) -> &#p::Ticks {
-                #p::Tracks::ticks(&self.#observer)
+            pub fn ticks(&self) -> &#ticks_ty {
+                #ticks
             }
 
             /// The change ticks, mutably: to advance the clock.
             ///
             /// Computes in **O(1)** time.
             #[inline]
-            pub fn ticks_mut(&mut self) -> &mut #p::Ticks {
-                #p::Tracks::ticks_mut(&mut self.#observer)
+            pub fn ticks_mut(&mut self) -> &mut #ticks_ty {
+                #ticks_mut
             }
 
             /// The keys of the rows changed after `since` (inserted, replaced, or handed out
-            /// mutably), in dense order.
+            /// mutably; with tracked fields, a tracked field of them), in dense order.
             ///
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
             pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                #p::since(self.#keys.as_slice(), self.ticks(), since, false)
+                self.ticks().rows_changed_since(self.#keys.as_slice(), since)
             }
 
             /// The keys of the rows added after `since`, in dense order.
@@ -56,40 +70,25 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
             pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                #p::since(self.#keys.as_slice(), self.ticks(), since, true)
+                self.ticks().rows_added_since(self.#keys.as_slice(), since)
             }
 
-            /// The element stored under `key`, mutably, **without reporting the write**: no
-            /// change tick, no journal entry. For writes that must not count.
-            ///
-            /// Computes in **O(1)** time.
-            #[inline]
-            pub fn get_mut_untracked(&mut self, key: #k) -> #option<#mut_ty> {
-                let __index = self.#keys.get_index_of(key)?;
-                #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
-            }
+            #extra
         }
 
         #[automatically_derived]
         impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
             #[inline]
             fn changes(&self) -> #p::RowChanges<'_> {
-                #p::Tracks::ticks(&self.#observer).changes()
+                self.ticks().changes()
             }
         }
     }
 }
 
-/// The change ticks of a struct with `#[sparse_soa(track)]` fields, which the storage keeps
-/// whatever its observer: `ticks`, `changed_since`, `added_since`, `{field}_changed_since` per
-/// tracked field, `set_if_neq` and `get_mut_untracked`.
+/// What tracked fields add: `{field}_changed_since` per tracked field, and `set_if_neq`.
 fn fields(input: &Input<'_>) -> TokenStream {
-    let Parts { p, k, keys, muts, mut_ty, columns, members, observer, option, .. } =
-        &Parts::new(input);
-    let n = input.tracked_fields();
-    let generics = input.storage_generics();
-    let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let self_ty = input.storage_ty();
+    let Parts { p, k, keys, observer, .. } = &Parts::new(input);
     let per_field = input.fields.iter().filter_map(|field| Some((field.tracked?, field))).map(
         |(slot, field)| {
             let name = quote::format_ident!(
@@ -114,65 +113,8 @@ fn fields(input: &Input<'_>) -> TokenStream {
     );
     let set_if_neq = set_if_neq(input);
     quote! {
-        #[automatically_derived]
-        impl #impl_generics #self_ty #where_clause {
-            /// The change ticks: the clock (`advance` it once per frame), when each row was
-            /// added, and each tracked field's stamps.
-            ///
-            /// Computes in **O(1)** time.
-            #[inline]
-            #[must_use]
-            pub fn ticks(&self) -> &#p::FieldTicks<#n> {
-                &self.#observer.0
-            }
-
-            /// The change ticks, mutably: to advance the clock.
-            ///
-            /// Computes in **O(1)** time.
-            #[inline]
-            pub fn ticks_mut(&mut self) -> &mut #p::FieldTicks<#n> {
-                &mut self.#observer.0
-            }
-
-            /// The keys of the rows added after `since`, or of which a tracked field changed
-            /// after it, in dense order.
-            ///
-            /// Computes in **O(1)** time; the iterator runs in O(len).
-            #[must_use]
-            pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                self.#observer.0.rows_changed_since(self.#keys.as_slice(), since)
-            }
-
-            /// The keys of the rows added after `since`, in dense order.
-            ///
-            /// Computes in **O(1)** time; the iterator runs in O(len).
-            #[must_use]
-            pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
-                self.#observer.0.rows_added_since(self.#keys.as_slice(), since)
-            }
-
-            #(#per_field)*
-
-            #set_if_neq
-
-            /// The element stored under `key`, mutably, **without reporting the write**: no
-            /// change tick, no event to the observer. For writes that must not count.
-            ///
-            /// Computes in **O(1)** time.
-            #[inline]
-            pub fn get_mut_untracked(&mut self, key: #k) -> #option<#mut_ty> {
-                let __index = self.#keys.get_index_of(key)?;
-                #option::Some(#muts { #(#members: &mut self.#columns[__index],)* })
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
-            #[inline]
-            fn changes(&self) -> #p::RowChanges<'_> {
-                self.#observer.0.changes()
-            }
-        }
+        #(#per_field)*
+        #set_if_neq
     }
 }
 
