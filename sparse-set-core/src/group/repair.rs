@@ -22,20 +22,29 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
                 // Past the prefix in the first member means past it in every member, for keys
                 // implemented as `Key` asks; `joinable` checks every member, so that a key that
                 // is not (see "Implementing `Key` wrongly") never moves a swap out of bounds.
-                let mut position = M::first(positions);
-                if position >= self.len && self.members.joinable(positions, self.len) {
-                    self.members.move_to(positions, self.len);
-                    position = self.len;
-                    self.len += 1;
-                    self.observer.inserted(key, position, &());
-                }
-                if position < self.len {
+                let position = M::first(positions);
+                if position >= self.len {
+                    if self.members.joinable(positions, self.len) {
+                        self.join(key, positions);
+                    }
+                } else {
                     let outer = &mut Reporting(&mut self.members, &mut self.observer);
                     self.nested.refresh(outer, key, position);
                 }
             }
             _ => self.leave(key),
         }
+    }
+
+    /// Moves `key`, held past the prefix at `positions` in every member, to the prefix's end,
+    /// which grows by it; reports it to the group's observer, then lets the nested level take
+    /// it in as it qualifies. Every join of the prefix is this call.
+    pub(super) fn join(&mut self, key: M::Key, positions: M::Positions) {
+        self.members.move_to(positions, self.len);
+        self.len += 1;
+        self.observer.inserted(key, self.len - 1, &());
+        let outer = &mut Reporting(&mut self.members, &mut self.observer);
+        self.nested.refresh(outer, key, self.len - 1);
     }
 
     /// Moves `key` out of the prefix if it is there: swaps it with the prefix's last key in

@@ -13,7 +13,6 @@ use core::ops::Range;
 
 use crate::error::Error;
 use crate::group::level::{ExcludedValue, MemberValue};
-use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Level, Nest, Nth};
 use crate::observe::Observer;
 use crate::storage::{Columnar, Storage, reserve_for_batch};
@@ -182,11 +181,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     pub(crate) fn finish_row(&mut self, key: M::Key) {
         if let Some(positions) = self.members.last_positions(key) {
             if M::first(positions) >= self.len && !self.excluded.holds(key) {
-                self.members.move_to(positions, self.len);
-                self.len += 1;
-                self.observer.inserted(key, self.len - 1, &());
-                let outer = &mut Reporting(&mut self.members, &mut self.observer);
-                self.nested.refresh(outer, key, self.len - 1);
+                self.join(key, positions);
                 return;
             }
         }
@@ -210,11 +205,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
                     rest = &keys[i..];
                     break;
                 }
-                self.members.move_to(positions, self.len);
-                self.len += 1;
-                self.observer.inserted(key, self.len - 1, &());
-                let outer = &mut Reporting(&mut self.members, &mut self.observer);
-                self.nested.refresh(outer, key, self.len - 1);
+                self.join(key, positions);
                 rest = &keys[i + 1..];
             }
         }
