@@ -5,9 +5,9 @@
 //! rows than the map holds), the rows the hooks rebuilt, the tick arrays' length, and the keys
 //! that left.
 //!
-//! A derived storage with a tracked field, a journal and removal events runs the same operations
-//! beside the map: it must hold the same keys in the same dense order, and its own mirrors must
-//! equal it.
+//! A derived storage with a tracked field, a journal and removal events, and a `SparseSet` with
+//! change ticks, a journal and removal events, run the same operations beside the map: each must
+//! hold the same keys in the same dense order, and its own mirrors must equal it.
 
 #![no_main]
 
@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
-use sparse_soa::{Permutation, Removed, SparseMap, SparseSoa};
+use sparse_soa::{Permutation, Removed, SparseMap, SparseSet, SparseSoa};
 use sparse_soa_test_support::mirror::{patch_values, replay_keys};
 
 /// The rows as the hooks report them.
@@ -103,24 +103,34 @@ fuzz_target!(|ops: Vec<Op>| {
     let mut cells = CellSoa::with_observer((Journal::with_limit(600), Removals::new()));
     let mut cell_keys: Vec<u32> = Vec::new();
     let mut cell_values: Vec<u16> = Vec::new();
+    let mut tags = SparseSet::<u32, u32, _>::with_observer((
+        Ticks::new(),
+        Journal::with_limit(600),
+        Removals::new(),
+    ));
+    let mut tag_keys: Vec<u32> = Vec::new();
     for op in ops {
         let before: BTreeSet<u32> = map.keys().iter().copied().collect();
         match op {
             Op::Insert(k, v) => {
                 let _ = map.insert(u32::from(k), v);
                 drop(cells.insert(u32::from(k), cell(v)));
+                tags.insert(u32::from(k));
             }
             Op::Remove(k) => {
                 let _ = map.remove(u32::from(k));
                 drop(cells.remove(u32::from(k)));
+                tags.remove(u32::from(k));
             }
             Op::SwapRemoveIndex(i) => {
                 let _ = map.swap_remove_index(usize::from(i));
                 drop(cells.swap_remove_index(usize::from(i)));
+                tags.swap_remove_index(usize::from(i));
             }
             Op::Pop => {
                 let _ = map.pop();
                 drop(cells.pop());
+                tags.pop();
             }
             Op::GetMut(k, v) => {
                 if let Some(value) = map.get_mut(u32::from(k)) {
@@ -141,43 +151,60 @@ fuzz_target!(|ops: Vec<Op>| {
                     Some(row) => (*row.v, *row.w) = (value, !value),
                     None => drop(cells.insert(u32::from(k), cell(value))),
                 }
+                tags.insert(u32::from(k));
             }
             Op::Retain(m) => {
                 map.retain(|key, _| key % (u32::from(m) + 2) != 0);
                 cells.retain(|key, _| key % (u32::from(m) + 2) != 0);
+                tags.retain(|key| key % (u32::from(m) + 2) != 0);
             }
             Op::SortKeys => {
                 map.sort_keys();
                 cells.sort_keys();
+                tags.sort_unstable();
             }
             Op::SortByValue => {
                 map.sort_by(|_, a, _, b| a.cmp(b));
                 cells.sort_by(|_, a, _, b| a.v.cmp(b.v));
+                tags.sort_by(|a, b| map[*a].cmp(&map[*b]));
             }
             Op::SortUnstableByValue => {
                 // Equal values may land in either order: the storage follows the map's.
                 map.sort_unstable_by(|_, a, _, b| b.cmp(a));
                 cells.sort_unstable_by(|_, a, _, b| b.v.cmp(a.v));
                 cells.sort_as(map.keys());
+                // The set's values stand beside it as a column of the caller's.
+                let mut column: Vec<u16> = tags.iter().map(|key| map[key]).collect();
+                tags.sort_unstable_with(
+                    &mut column,
+                    |column, _, a, b| column[b].cmp(&column[a]),
+                    |column, a, b| column.swap(a, b),
+                );
+                assert!(tags.iter().zip(&column).all(|(key, value)| map[key] == *value));
+                tags.sort_as(map.keys());
             }
             Op::Swap(a, b) => {
                 let (a, b) = (usize::from(a), usize::from(b));
                 if a < map.len() && b < map.len() {
                     map.swap_indices(a, b);
                     cells.swap_indices(a, b);
+                    tags.swap_indices(a, b);
                 }
             }
             Op::Truncate(len) => {
                 map.truncate(usize::from(len));
                 cells.truncate(usize::from(len));
+                tags.truncate(usize::from(len));
             }
             Op::Clear => {
                 map.clear();
                 cells.clear();
+                tags.clear();
             }
             Op::Drain(take) => {
                 map.drain().take(usize::from(take % 4)).for_each(drop);
                 cells.drain().take(usize::from(take % 4)).for_each(drop);
+                tags.drain().take(usize::from(take % 4)).for_each(drop);
             }
             Op::ValuesMut => {
                 map.values_mut().iter_mut().for_each(|v| *v = v.wrapping_add(1));
@@ -190,6 +217,7 @@ fuzz_target!(|ops: Vec<Op>| {
             Op::Advance => {
                 let _ = map.ticks_mut().advance();
                 let _ = cells.ticks_mut().advance();
+                let _ = tags.ticks_mut().advance();
             }
             Op::Sync => {
                 let journal = &map.observer().1;
@@ -206,6 +234,11 @@ fuzz_target!(|ops: Vec<Op>| {
                 assert_eq!(cell_keys, cells.keys());
                 assert_eq!(cell_values, cells.v());
                 cells.observer_mut().0.clear();
+                let journal = &tags.observer().1;
+                tag_keys = replay_keys(std::mem::take(&mut tag_keys), journal)
+                    .unwrap_or_else(|| tags.as_slice().to_vec());
+                assert_eq!(tag_keys, tags.as_slice());
+                tags.observer_mut().1.clear();
             }
         }
         map.assert_invariants();
@@ -231,5 +264,15 @@ fuzz_target!(|ops: Vec<Op>| {
         assert!(journal.bytes() <= journal.limit());
         assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
         cells.observer_mut().1.clear();
+
+        // The set: the same keys in the same order, its ticks and mirrors in step.
+        tags.assert_invariants();
+        assert_eq!(tags.as_slice(), map.keys());
+        let (ticks, journal, removals) = tags.observer();
+        ticks.assert_invariants(tags.len());
+        assert_eq!(journal.len(), tags.len());
+        assert!(journal.bytes() <= journal.limit());
+        assert_eq!(removals.keys().iter().copied().collect::<BTreeSet<u32>>(), left);
+        tags.observer_mut().2.clear();
     }
 });

@@ -158,3 +158,8 @@ where
         self.rows = permutation.order().iter().map(|&old| self.rows[old]).collect();
     }
 }
+
+impl Snapshot for () {
+    type Owned = ();
+    fn snapshot(&self) {}
+}

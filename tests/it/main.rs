@@ -31,6 +31,7 @@ mod derive_zig_seed;
 mod group_model;
 mod nested_model;
 mod observe;
+mod observe_set;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod parity;

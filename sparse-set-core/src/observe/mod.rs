@@ -3,7 +3,9 @@
 //! rows changed since they last ran, and [`Removals`] / [`RemovedValues`] that a system reads
 //! after the fact.
 //!
-//! A storage holds one observer, chosen by a type parameter (`SparseMap<K, V, D, O = ()>`). The
+//! A storage holds one observer, chosen by a type parameter (`SparseMap<K, V, D, O = ()>`,
+//! `SparseSet<K, D, O = ()>` with `()` for values, a derived `{Name}Soa<O = ()>`, and a group's
+//! `Group<M, X, N, O = ()>` for its aligned prefix). The
 //! default `()` listens to nothing: it is zero-sized and its methods are empty, so a storage
 //! without events has the size and the code it would have without this module. Several observers
 //! combine as a tuple, `(Journal<K>, Removals<K>)`, each called in order.

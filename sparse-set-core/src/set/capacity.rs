@@ -6,9 +6,10 @@ use core::ops::Range;
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
 use crate::key::Key;
+use crate::observe::Observer;
 use crate::set::SparseSet;
 
-impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// Reserves room for `additional` more keys on the dense side (capped to what the dense
     /// width still addresses). Does nothing for a bounded set.
     ///
@@ -166,11 +167,19 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// let copy = set.try_clone().unwrap();
     /// assert_eq!(copy.as_slice(), &[4, 2]);
     /// ```
-    pub fn try_clone(&self) -> Result<Self, Error> {
+    pub fn try_clone(&self) -> Result<Self, Error>
+    where
+        O: Clone,
+    {
         let capacity = self.bounds.map_or(self.dense.len(), |bounds| bounds.capacity);
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
         dense.extend_from_slice(&self.dense);
-        Ok(Self { sparse: self.sparse.try_clone()?, dense, bounds: self.bounds })
+        Ok(Self {
+            sparse: self.sparse.try_clone()?,
+            dense,
+            bounds: self.bounds,
+            observer: self.observer.clone(),
+        })
     }
 }

@@ -48,11 +48,21 @@
 //! rebuilt by [`shrink_to_fit`](SparseSet::shrink_to_fit)), an empty slot has no version: there
 //! an older version is refused only while a newer one holds the slot. A world's insertions
 //! (`#[derive(World)]`) check every `Entity` against its allocator, which closes that window.
+//!
+//! # Observer
+//!
+//! A set reports every change to its observer `O` (see [`observe`](crate::observe)), with `()`
+//! for values, after the set is consistent again: a key pushed (`inserted`) or replaced in its
+//! slot by a newer version (`replaced`), removed (`removed`; `truncate`, `clear`, `drain` and
+//! `retain` one key at a time), swapped (`swapped`, also inside `retain` and `sort_as`), or
+//! sorted (one `permuted`). With `O = ()` every report is an empty call and the bulk paths stay
+//! bulk, so the index inside every other storage has the code it would have without them.
 
 mod capacity;
 mod iter;
 mod probe;
 mod reorder;
+mod ticks;
 mod traits;
 
 use alloc::vec::Vec;
@@ -60,6 +70,7 @@ use alloc::vec::Vec;
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
 use crate::key::{Key, check_not_stale};
+use crate::observe::Observer;
 use crate::pages::{Pages, Prefix};
 
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
@@ -117,7 +128,11 @@ struct Bounds {
 /// position in that `Vec`.
 ///
 /// `K` is the key ([`Key`]: the unsigned integers and [`Entity`](crate::Entity)); `D` the
-/// [`DenseIndex`] width each sparse slot stores, which also bounds the number of elements.
+/// [`DenseIndex`] width each sparse slot stores, which also bounds the number of elements; `O`
+/// the [`Observer`] told of every change (`()`, the default, listens to nothing and takes no
+/// room). A set with an observer has the same methods but is not a
+/// [`Storage`](crate::Storage): queries and worlds read a set as the plain index of a storage,
+/// so a tag with events that joins them is a [`SparseMap<K, (), D, O>`](crate::SparseMap).
 ///
 /// The dense order is insertion order until a removal, which moves the last key into the gap
 /// ([`remove`](Self::remove) is a swap-remove). That makes the set a good work queue: keys added
@@ -143,17 +158,14 @@ struct Bounds {
 /// assert!(set.remove(42)); // swap-remove: 7 moves to position 0
 /// assert_eq!(set.as_slice(), &[7]);
 /// ```
-pub struct SparseSet<K = u32, D: DenseIndex = u32> {
+pub struct SparseSet<K = u32, D: DenseIndex = u32, O = ()> {
     sparse: Pages<D>,
     dense: Vec<K>,
     bounds: Option<Bounds>,
+    observer: O,
 }
 
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
-    /// Words per slot of the sparse prefix: the value, and for a versioned key its version
-    /// beside it. A constant, so every lookup's arithmetic folds.
-    pub(crate) const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
-
     /// An empty set. Does not allocate.
     ///
     /// Computes in **O(1)** time.
@@ -165,7 +177,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self { sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY), dense: Vec::new(), bounds: None }
+        Self {
+            sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY),
+            dense: Vec::new(),
+            bounds: None,
+            observer: (),
+        }
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
@@ -273,7 +290,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
         let sparse = Pages::try_bounded(key_limit as u64, K::SLOT_AND_VERSION_ARE_KEY)?;
-        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }) })
+        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }), observer: () })
     }
 
     /// The bytes [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` allocates: the
@@ -296,6 +313,142 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             .and_then(|keys| keys.checked_add(pages))
             .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or(Error::CapacityOverflow)
+    }
+
+    /// The set's lookup state for a loop that looks up many keys: see [`Probe`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    ///
+    /// let set: SparseSet<u32> = [4, 8].into_iter().collect();
+    /// let probe = set.probe();
+    /// assert_eq!([4, 8, 9].map(|key| probe.get_index_of(key)), [Some(0), Some(1), None]);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn probe(&self) -> Probe<'_, K, D> {
+        Probe::new(self)
+    }
+
+    /// [`get_index_of`](Self::get_index_of), out of line: what a [`Probe`] calls for keys past
+    /// the prefix.
+    #[inline(never)]
+    pub(crate) fn get_index_of_cold(&self, key: K) -> Option<usize> {
+        self.get_index_of(key)
+    }
+}
+
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
+    /// Words per slot of the sparse prefix: the value, and for a versioned key its version
+    /// beside it. A constant, so every lookup's arithmetic folds.
+    pub(crate) const STRIDE: usize = Prefix::<D>::stride_for(K::SLOT_AND_VERSION_ARE_KEY);
+
+    /// An empty set that reports every change to `observer` (see [`observe`](crate::observe)):
+    /// a key inserted, replaced by a newer version, removed, swapped or sorted. Its values are
+    /// `()`, so hooks see `&()`. Does not allocate.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut frozen = SparseSet::<u32, u32, _>::with_observer(Removals::new());
+    /// frozen.insert(1);
+    /// frozen.remove(1);
+    /// assert_eq!(frozen.observer().keys(), &[1]);
+    /// ```
+    #[must_use]
+    pub const fn with_observer(observer: O) -> Self {
+        Self {
+            sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY),
+            dense: Vec::new(),
+            bounds: None,
+            observer,
+        }
+    }
+
+    /// The same set, reporting from now on to `observer`, which is told the keys the set holds
+    /// already and, for a bounded set, its capacity ([`Observer::attached`]). Keeps the set's
+    /// memory and bounds; the old observer is dropped.
+    ///
+    /// Computes in **O(1)** time, plus what `attached` costs.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    /// use sparse_set_core::observe::Journal;
+    ///
+    /// let mut set = SparseSet::<u32>::bounded(100, 100).observed_by(Journal::bounded(1024));
+    /// set.insert(1);
+    /// assert_eq!(set.observer().patch().dirty_rows(), 1);
+    /// assert_eq!(set.capacity(), 100);
+    /// ```
+    #[must_use]
+    pub fn observed_by<P: Observer<K, ()>>(self, mut observer: P) -> SparseSet<K, D, P> {
+        let bound = self.bounds.map(|bounds| bounds.capacity);
+        observer.attached(&self.dense, bound);
+        SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer }
+    }
+
+    /// The set without its observer, and the observer. Keeps the set's memory and bounds.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut set = SparseSet::<u32, u32, Removals<u32>>::default();
+    /// set.insert(1);
+    /// set.remove(1);
+    /// let (set, removals) = set.into_unobserved();
+    /// assert_eq!(removals.keys(), &[1]);
+    /// assert!(set.is_empty());
+    /// ```
+    #[must_use]
+    pub fn into_unobserved(self) -> (SparseSet<K, D>, O) {
+        let set =
+            SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer: () };
+        (set, self.observer)
+    }
+
+    /// The set's observer.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let set = SparseSet::<u32, u32, Removals<u32>>::default();
+    /// assert!(set.observer().is_empty());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// The set's observer, mutably: to drain or clear what it collected. The set's keys cannot
+    /// be reached through it.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::SparseSet;
+    /// use sparse_set_core::observe::Removals;
+    ///
+    /// let mut set = SparseSet::<u32, u32, Removals<u32>>::default();
+    /// set.insert(1);
+    /// set.remove(1);
+    /// set.observer_mut().clear();
+    /// assert!(set.observer().is_empty());
+    /// ```
+    #[inline]
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
     }
 
     /// The number of keys.
@@ -435,30 +588,6 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             Some(&found) if found == key => Some(position),
             _ => None,
         }
-    }
-
-    /// The set's lookup state for a loop that looks up many keys: see [`Probe`].
-    ///
-    /// Computes in **O(1)** time.
-    ///
-    /// ```
-    /// use sparse_set_core::SparseSet;
-    ///
-    /// let set: SparseSet<u32> = [4, 8].into_iter().collect();
-    /// let probe = set.probe();
-    /// assert_eq!([4, 8, 9].map(|key| probe.get_index_of(key)), [Some(0), Some(1), None]);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn probe(&self) -> Probe<'_, K, D> {
-        Probe::new(self)
-    }
-
-    /// [`get_index_of`](Self::get_index_of), out of line: what a [`Probe`] calls for keys past
-    /// the prefix.
-    #[inline(never)]
-    pub(crate) fn get_index_of_cold(&self, key: K) -> Option<usize> {
-        self.get_index_of(key)
     }
 
     /// [`get_index_of`](Self::get_index_of) of a versioned key outside the prefix (a rare lane,
@@ -614,6 +743,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
                     Prefix::set_version_in(cell, key.version());
                 }
                 self.dense.push(key);
+                self.observer.inserted(key, len, &());
                 return Ok((len, true));
             }
         }
@@ -684,6 +814,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             pushed += 1;
         }
         self.dense.extend_from_slice(&keys[..pushed]);
+        if O::OBSERVES {
+            for (index, &key) in (len..).zip(&keys[..pushed]) {
+                self.observer.inserted(key, index, &());
+            }
+        }
         pushed
     }
 
@@ -701,6 +836,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             check_not_stale(key, *held)?;
             *held = key;
             self.record_version(key, self.sparse.prefix_slots());
+            self.observer.replaced(key, position, &(), &());
             return Ok((position, true));
         }
         self.check_not_older_than_seen(key, slot)?;
@@ -713,6 +849,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.sparse.insert(slot, D::from_usize(position + 1))?;
         self.dense.push(key);
         self.record_version(key, prefix);
+        self.observer.inserted(key, position, &());
         Ok((position, true))
     }
 
@@ -728,6 +865,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.sparse.set(slot, D::from_usize(position + 1));
         self.dense.push(key);
         self.record_version(key, self.sparse.prefix_slots());
+        self.observer.inserted(key, position, &());
         Ok((position, true))
     }
 
@@ -870,16 +1008,21 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             self.sparse.take_in(slot, Self::STRIDE);
             index
         };
-        self.dense.swap_remove(index);
-        Some(self.fill_gap(index))
+        let key = self.dense.swap_remove(index);
+        let removed = self.fill_gap(index);
+        self.observer.removed(key, &(), removed);
+        Some(removed)
     }
 
-    /// Swap-removes the key at `index` (which must be in bounds) and fixes the moved key's slot.
+    /// Swap-removes the key at `index` (which must be in bounds), fixes the moved key's slot
+    /// and reports the removal.
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
-        let removed = self.dense.swap_remove(index);
-        self.sparse.take_in(removed.sparse_slot(), Self::STRIDE);
-        self.fill_gap(index)
+        let key = self.dense.swap_remove(index);
+        self.sparse.take_in(key.sparse_slot(), Self::STRIDE);
+        let removed = self.fill_gap(index);
+        self.observer.removed(key, &(), removed);
+        removed
     }
 
     /// After a swap-remove at `index` (slot already cleared): re-points the key that moved in.
@@ -921,6 +1064,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
         self.sparse.take_in(key.sparse_slot(), Self::STRIDE);
+        self.observer.removed(key, &(), Removed { index: self.dense.len(), moved: None });
         Some(key)
     }
 
@@ -937,6 +1081,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert!(!set.contains(3));
     /// ```
     pub fn truncate(&mut self, len: usize) {
+        if O::OBSERVES {
+            // Key by key from the end, so that every removal is reported on a consistent set.
+            while self.dense.len() > len {
+                self.pop();
+            }
+            return;
+        }
         if let Some(removed) = self.dense.get(len..) {
             for key in removed {
                 self.sparse.clear(key.sparse_slot());
@@ -957,6 +1108,12 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert!(set.is_empty());
     /// ```
     pub fn drain(&mut self) -> Drain<'_, K> {
+        if O::OBSERVES {
+            // Every key's removal, front to back, while the keys are still there to be seen.
+            for (index, &key) in self.dense.iter().enumerate() {
+                self.observer.removed(key, &(), Removed { index, moved: None });
+            }
+        }
         self.reset_slots();
         Drain::new(self.dense.drain(..))
     }
@@ -982,6 +1139,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.get_index_of(2), Some(0));
     /// ```
     pub fn clear(&mut self) {
+        if O::OBSERVES {
+            self.truncate(0);
+            return;
+        }
         self.reset_slots();
         self.dense.clear();
     }

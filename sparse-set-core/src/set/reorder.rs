@@ -7,10 +7,11 @@ use core::cmp::Ordering;
 
 use crate::dense::DenseIndex;
 use crate::key::Key;
+use crate::observe::Observer;
 use crate::permutation::{Permutation, sort_as_with};
 use crate::set::SparseSet;
 
-impl<K: Key, D: DenseIndex> SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// Keeps only the keys for which `keep` returns `true`, visiting each key exactly once in
     /// dense order. Kept keys keep their relative order.
     ///
@@ -104,6 +105,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         self.dense.swap(a, b);
         self.sparse.set_in(self.dense[a].sparse_slot(), D::from_usize(a + 1), Self::STRIDE);
         self.sparse.set_in(self.dense[b].sparse_slot(), D::from_usize(b + 1), Self::STRIDE);
+        self.observer.swapped(a, b);
     }
 
     /// Sorts the keys (unstable) and re-points their slots. No allocation.
@@ -135,7 +137,15 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// set.sort_unstable_by(|a, b| b.cmp(a));
     /// assert_eq!(set.as_slice(), &[3, 2, 1]);
     /// ```
-    pub fn sort_unstable_by(&mut self, compare: impl FnMut(&K, &K) -> Ordering) {
+    pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
+        if O::OBSERVES {
+            // An observer hears of one permutation, not of each swap.
+            let keys = self.as_slice();
+            let permutation =
+                Permutation::sorted_unstable_by(keys.len(), |a, b| compare(&keys[a], &keys[b]));
+            self.apply_permutation(&permutation);
+            return;
+        }
         let guard = Repoint(self);
         guard.0.dense.sort_unstable_by(compare);
     }
@@ -157,6 +167,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// assert_eq!(set.as_slice(), &[3, 13, 2, 1]); // 3 stays before 13
     /// ```
     pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
+        if O::OBSERVES {
+            let keys = self.as_slice();
+            let permutation =
+                Permutation::sorted_by(keys.len(), |a, b| compare(&keys[a], &keys[b]));
+            self.apply_permutation(&permutation);
+            return;
+        }
         let guard = Repoint(self);
         let SparseSet { dense, sparse, .. } = &mut *guard.0;
         let before = |key: &K| sparse.get(key.sparse_slot());
@@ -216,6 +233,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         mut compare: impl FnMut(&C, &[K], usize, usize) -> Ordering,
         mut swap: impl FnMut(&mut C, usize, usize),
     ) {
+        if O::OBSERVES {
+            // Sorted through one permutation, which the observer hears of; the columns follow
+            // its swaps.
+            let keys = self.as_slice();
+            let permutation =
+                Permutation::sorted_unstable_by(keys.len(), |a, b| compare(columns, keys, a, b));
+            permutation.for_each_swap(|a, b| swap(columns, a, b));
+            self.apply_permutation(&permutation);
+            return;
+        }
         let guard = Repoint(self);
         let dense = &mut guard.0.dense;
         let len = dense.len();
@@ -269,6 +296,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     pub fn apply_permutation(&mut self, permutation: &Permutation) {
         permutation.apply(&mut self.dense);
         self.repoint_all();
+        self.observer.permuted(permutation);
     }
 
     /// Points every key's slot at its position: restores the invariant after a reorder.
@@ -281,9 +309,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
 
 /// Re-points every slot when dropped, so a sort whose comparator panics leaves the set
 /// consistent.
-struct Repoint<'a, K: Key, D: DenseIndex>(&'a mut SparseSet<K, D>);
+struct Repoint<'a, K: Key, D: DenseIndex, O: Observer<K, ()>>(&'a mut SparseSet<K, D, O>);
 
-impl<K: Key, D: DenseIndex> Drop for Repoint<'_, K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Drop for Repoint<'_, K, D, O> {
     fn drop(&mut self) {
         self.0.repoint_all();
     }

@@ -8,15 +8,16 @@ use crate::dense::DenseIndex;
 use crate::error::Error;
 use crate::error::fail;
 use crate::key::Key;
+use crate::observe::{Observed, Observer};
 use crate::set::{IntoIter, Iter, SparseSet};
 
-impl<K: Key, D: DenseIndex> Default for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Default> Default for SparseSet<K, D, O> {
     fn default() -> Self {
-        Self::new()
+        Self::with_observer(O::default())
     }
 }
 
-impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Clone> Clone for SparseSet<K, D, O> {
     /// A copy of the set; a bounded set's copy is bounded alike and has its full capacity, so it
     /// never allocates either.
     ///
@@ -30,22 +31,22 @@ impl<K: Key, D: DenseIndex> Clone for SparseSet<K, D> {
     }
 }
 
-impl<K: Key, D: DenseIndex> fmt::Debug for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> fmt::Debug for SparseSet<K, D, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(&self.dense).finish()
     }
 }
 
 /// Two sets are equal when they hold the same keys, in any order.
-impl<K: Key, D: DenseIndex> PartialEq for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> PartialEq for SparseSet<K, D, O> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().all(|key| other.contains(key))
     }
 }
 
-impl<K: Key, D: DenseIndex> Eq for SparseSet<K, D> {}
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Eq for SparseSet<K, D, O> {}
 
-impl<K: Key, D: DenseIndex> Extend<K> for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Extend<K> for SparseSet<K, D, O> {
     /// Inserts every key.
     ///
     /// # Panics
@@ -73,7 +74,7 @@ impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
     }
 }
 
-impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
+impl<'a, K: Key, D: DenseIndex, O: Observer<K, ()>> IntoIterator for &'a SparseSet<K, D, O> {
     type Item = K;
     type IntoIter = Iter<'a, K>;
 
@@ -82,12 +83,26 @@ impl<'a, K: Key, D: DenseIndex> IntoIterator for &'a SparseSet<K, D> {
     }
 }
 
-impl<K: Key, D: DenseIndex> IntoIterator for SparseSet<K, D> {
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> IntoIterator for SparseSet<K, D, O> {
     type Item = K;
     type IntoIter = IntoIter<K>;
 
     /// Yields the keys in dense order.
     fn into_iter(self) -> Self::IntoIter {
         IntoIter::new(self.dense)
+    }
+}
+
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Observed for SparseSet<K, D, O> {
+    type Observer = O;
+
+    #[inline]
+    fn observer(&self) -> &O {
+        SparseSet::observer(self)
+    }
+
+    #[inline]
+    fn observer_mut(&mut self) -> &mut O {
+        SparseSet::observer_mut(self)
     }
 }

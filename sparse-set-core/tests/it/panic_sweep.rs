@@ -393,3 +393,84 @@ fn observers_stay_in_lockstep_when_values_comparators_or_predicates_panic() {
         },
     );
 }
+
+/// A set with change ticks, a journal and removal events.
+type ObservedSet = SparseSet<
+    u32,
+    u32,
+    (
+        sparse_set_core::observe::Ticks,
+        sparse_set_core::observe::Journal<u32>,
+        sparse_set_core::observe::Removals<u32>,
+    ),
+>;
+
+fn observed_set() -> ObservedSet {
+    let mut set = ObservedSet::default();
+    set.extend(scrambled());
+    set.observer_mut().1.clear();
+    set
+}
+
+/// As [`check_observed`], for the set.
+fn check_observed_set(set: &ObservedSet, _: bool) {
+    set.assert_invariants();
+    let (ticks, journal, removals) = set.observer();
+    ticks.assert_invariants(set.len());
+    assert_eq!(journal.len(), set.len(), "the journal's length");
+    let keys = replay_keys(scrambled().collect(), journal).expect("under the default limit");
+    assert_eq!(keys, set.as_slice(), "the journal's key mirror");
+    let mut left: Vec<u32> = scrambled().filter(|key| !set.contains(*key)).collect();
+    let mut reported = removals.keys().to_vec();
+    left.sort_unstable();
+    reported.sort_unstable();
+    assert_eq!(reported, left, "one removal event per key that left");
+}
+
+#[test]
+fn a_sets_observers_stay_in_lockstep_when_comparators_predicates_or_iterators_panic() {
+    type Op = (&'static str, fn(&mut ObservedSet));
+    let ops: [Op; 7] = [
+        ("retain", |set| {
+            set.retain(|key| {
+                tick("a predicate");
+                key % 3 != 0
+            });
+        }),
+        ("retain_with", |set| {
+            let mut column: Vec<u32> = set.iter().collect();
+            let len = set.retain_with(
+                &mut column,
+                |_, _, key| {
+                    tick("a predicate");
+                    key % 3 != 0
+                },
+                |column, a, b| column.swap(a, b),
+            );
+            column.truncate(len);
+            assert_eq!(column, set.as_slice(), "the column followed");
+        }),
+        ("sort_by", |set| set.sort_by(|a, b| compare(&(a % 5), &(b % 5)))),
+        ("sort_unstable_by", |set| set.sort_unstable_by(|a, b| compare(b, a))),
+        ("sort_by_key", |set| {
+            set.sort_by_key(|key| {
+                tick("a sort key");
+                key % 5
+            });
+        }),
+        ("sort_unstable_with", |set| {
+            let mut column: Vec<u32> = set.iter().collect();
+            set.sort_unstable_with(
+                &mut column,
+                |column, _, a, b| compare(&column[b], &column[a]),
+                |column, a, b| column.swap(a, b),
+            );
+            assert_eq!(column, set.as_slice(), "the column followed");
+        }),
+        ("extend", |set| set.extend(Ticking(LEN / 2..LEN * 2))),
+    ];
+    for (name, op) in ops {
+        let calls = sweep(observed_set, op, check_observed_set);
+        assert!(reached(name, calls) > 0, "{name} reached no counted call");
+    }
+}
