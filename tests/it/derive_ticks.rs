@@ -75,6 +75,8 @@ impl Model {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(u32, u32, u32),
+    /// Keys `start..start + count`, inserted one by one: rows past one block of stamps.
+    Extend(u32, u32),
     Remove(u32),
     GetMut(u32),
     SetIfNeq(u32, u32, u32, u8),
@@ -95,6 +97,7 @@ fn op() -> impl Strategy<Value = Op> {
     let key = 0..32_u32;
     prop_oneof![
         5 => (key.clone(), 0..3_u32, 0..3_u32).prop_map(|(k, p, h)| Op::Insert(k, p, h)),
+        1 => (0..160_u32, 0..100_u32).prop_map(|(start, count)| Op::Extend(start, count)),
         2 => key.clone().prop_map(Op::Remove),
         2 => key.clone().prop_map(Op::GetMut),
         4 => (key.clone(), 0..3_u32, 0..3_u32, 0..2_u8).prop_map(|(k, p, h, l)| Op::SetIfNeq(k, p, h, l)),
@@ -198,6 +201,11 @@ fn apply(units: &mut UnitSoa, model: &mut Model, op: &Op) -> Option<(Tick, u64)>
         Op::Swap(a, b) => {
             if a < units.len() && b < units.len() {
                 units.swap_indices(a, b);
+            }
+        }
+        Op::Extend(start, count) => {
+            for k in start..start + count {
+                apply(units, model, &Op::Insert(k, k % 3, k % 2));
             }
         }
         Op::Advance => {

@@ -60,6 +60,8 @@ impl Model {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(u32, u32),
+    /// Keys `start..start + count`, inserted one by one: rows past one block of stamps.
+    Extend(u32, u32),
     Remove(u32),
     GetMut(u32),
     SetIfNeq(u32, u32),
@@ -78,6 +80,7 @@ fn op() -> impl Strategy<Value = Op> {
     let key = 0..32_u32;
     prop_oneof![
         5 => (key.clone(), 0..4_u32).prop_map(|(k, v)| Op::Insert(k, v)),
+        1 => (0..160_u32, 0..100_u32).prop_map(|(start, count)| Op::Extend(start, count)),
         2 => key.clone().prop_map(Op::Remove),
         3 => key.clone().prop_map(Op::GetMut),
         3 => (key.clone(), 0..4_u32).prop_map(|(k, v)| Op::SetIfNeq(k, v)),
@@ -160,6 +163,11 @@ fn apply(map: &mut Map, model: &mut Model, op: &Op) -> Option<(Tick, u64)> {
         Op::Swap(a, b) => {
             if a < map.len() && b < map.len() {
                 map.swap_indices(a, b);
+            }
+        }
+        Op::Extend(start, count) => {
+            for k in start..start + count {
+                apply(map, model, &Op::Insert(k, k % 4));
             }
         }
         Op::Advance => {
