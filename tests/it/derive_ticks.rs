@@ -115,6 +115,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+#[allow(clippy::too_many_lines, reason = "one arm per operation of the model")]
 fn apply(units: &mut UnitSoa, model: &mut Model, op: &Op) -> Option<(Tick, u64)> {
     match *op {
         Op::Insert(k, pos, hp) => {
