@@ -232,7 +232,8 @@ fn mirror(c: &mut Criterion) {
 struct BevyPosition(Position);
 
 /// Change ticks on 100,000 rows: a streaming `get_mut` update of every row in random order
-/// (`ticks_update`: each write stamps its row; bevy's `Query::get_mut` by `Entity`); a write to every row through the value slice
+/// (`ticks_update`: each write stamps its row; bevy's `Query::get_mut` by `Entity`) and in dense
+/// order (`ticks_update_in_order`: the stamps' cache lines stream too); a write to every row through the value slice
 /// (`ticks_write_all`: one summary stamp for ours, bevy's `Mut<T>` stamps each row); and a scan
 /// for the 10% of rows changed since the last look (`ticks_changed_scan`), against bevy 0.20's
 /// `Query<Entity, Changed<T>>`.
@@ -241,25 +242,6 @@ fn ticks(c: &mut Criterion) {
     let plain: SparseMap<u32, Position> = (0..N).map(|k| (k, Position::from_key(k))).collect();
     let mut untracked = plain.clone();
     let mut tracked = plain.clone().observed_by(Ticks::new());
-    let mut g = group(c, "ticks_update", N, N);
-    g.bench_function("sparse-soa", |b| {
-        b.iter(|| {
-            for &key in &keys {
-                if let Some(value) = untracked.get_mut(key) {
-                    value.x += 1.0;
-                }
-            }
-        });
-    });
-    g.bench_function("sparse-soa-ticks", |b| {
-        b.iter(|| {
-            for &key in &keys {
-                if let Some(value) = tracked.get_mut(key) {
-                    value.x += 1.0;
-                }
-            }
-        });
-    });
     let mut derived: PositionSoa = (0..N).map(|k| (k, Position::from_key(k))).collect();
     let mut fields: TrackedPositionSoa = (0..N)
         .map(|k| {
@@ -267,21 +249,43 @@ fn ticks(c: &mut Criterion) {
             (k, TrackedPosition { x, y, z })
         })
         .collect();
-    derived_update(&mut g, &keys, &mut derived, &mut fields);
     let mut world = World::new();
     let entities: Vec<_> =
         (0..N).map(|k| world.spawn(BevyPosition(Position::from_key(k))).id()).collect();
     let mut one = world.query::<&mut BevyPosition>();
-    g.bench_function("bevy-table", |b| {
-        b.iter(|| {
-            for &key in &keys {
-                if let Ok(mut position) = one.get_mut(&mut world, entities[key as usize]) {
-                    position.0.x += 1.0;
+    let in_order: Vec<u32> = (0..N).collect();
+    for (workload, keys) in [("ticks_update", &keys), ("ticks_update_in_order", &in_order)] {
+        let mut g = group(c, workload, N, N);
+        g.bench_function("sparse-soa", |b| {
+            b.iter(|| {
+                for &key in keys {
+                    if let Some(value) = untracked.get_mut(key) {
+                        value.x += 1.0;
+                    }
                 }
-            }
+            });
         });
-    });
-    g.finish();
+        g.bench_function("sparse-soa-ticks", |b| {
+            b.iter(|| {
+                for &key in keys {
+                    if let Some(value) = tracked.get_mut(key) {
+                        value.x += 1.0;
+                    }
+                }
+            });
+        });
+        derived_update(&mut g, keys, &mut derived, &mut fields);
+        g.bench_function("bevy-table", |b| {
+            b.iter(|| {
+                for &key in keys {
+                    if let Ok(mut position) = one.get_mut(&mut world, entities[key as usize]) {
+                        position.0.x += 1.0;
+                    }
+                }
+            });
+        });
+        g.finish();
+    }
 
     let mut g = group(c, "ticks_write_all", N, N);
     g.bench_function("sparse-soa", |b| {
@@ -336,8 +340,8 @@ fn ticks(c: &mut Criterion) {
     g.finish();
 }
 
-/// `ticks_update` of the derived storages: a `get_mut` of every row in random order, untracked
-/// and with `x` tracked.
+/// `ticks_update` of the derived storages: a `get_mut` of every row in the order of `keys`,
+/// untracked and with `x` tracked.
 fn derived_update(
     g: &mut BenchmarkGroup<'_, WallTime>,
     keys: &[u32],

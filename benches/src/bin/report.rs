@@ -717,6 +717,13 @@ const TARGETS: &[Target] = &[
         max: 1.3,
     },
     Target {
+        what: "change ticks on: get_mut update in dense order vs no ticks",
+        group: "ticks_update_in_order/100000",
+        numerator: "sparse-soa-ticks",
+        denominator: "sparse-soa",
+        max: 1.3,
+    },
+    Target {
         what: "changed_since scan vs bevy's Query<Entity, Changed<T>>",
         group: "ticks_changed_scan/100000",
         numerator: "sparse-soa-ticks",
@@ -890,6 +897,10 @@ const WORKLOADS: &[(&str, &str)] = &[
     (
         "ticks_update",
         "Change ticks: `get_mut` of every row in random order, one write each: a map without ticks, one with `Ticks` (each write stamps its row), and bevy's `Query::get_mut` by `Entity` over a table component.",
+    ),
+    (
+        "ticks_update_in_order",
+        "As `ticks_update`, with the rows visited in dense order: the values and the stamps are read as streams, and the stamp costs its store alone.",
     ),
     (
         "ticks_write_all",
