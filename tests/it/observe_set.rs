@@ -309,3 +309,41 @@ fn moving_between_observers_keeps_the_keys() {
     assert_eq!(set.as_slice(), &[0, 1, 2, 4]);
     assert_eq!(set, (0..5).filter(|&key| key != 3).collect::<SparseSet<u32>>());
 }
+
+#[test]
+fn an_observed_sort_keeps_the_callers_column_in_lockstep_when_its_swap_panics() {
+    let mut set = SparseSet::<u32, u32, Journal<u32>>::default();
+    set.extend((0..20).rev());
+    set.observer_mut().clear();
+    let mut column: Vec<u32> = set.iter().map(|key| key * 10).collect();
+    let mut swaps = 0;
+    let sorted = catch_unwind(AssertUnwindSafe(|| {
+        set.sort_unstable_with(
+            &mut column,
+            |column, _, a, b| column[a].cmp(&column[b]),
+            |column, a, b| {
+                // Each swap of two keys is made just before the column's, as without an observer.
+                column.swap(a, b);
+                swaps += 1;
+                assert!(swaps < 5, "unlucky swap");
+            },
+        );
+    }));
+    assert!(sorted.is_err());
+    set.assert_invariants();
+    assert_eq!(column, set.iter().map(|key| key * 10).collect::<Vec<_>>());
+    assert_eq!(
+        set.observer().changes().unwrap().count(),
+        0,
+        "a sort that panicked is not reported"
+    );
+    // Without a panic: one permutation, and the column sorted with the keys.
+    set.sort_unstable_with(
+        &mut column,
+        |column, _, a, b| column[a].cmp(&column[b]),
+        |column, a, b| column.swap(a, b),
+    );
+    assert_eq!(set.as_slice(), (0..20).collect::<Vec<_>>());
+    assert_eq!(column, (0..20).map(|key| key * 10).collect::<Vec<_>>());
+    assert_eq!(set.observer().changes().unwrap().count(), 1);
+}

@@ -108,7 +108,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         self.observer.swapped(a, b);
     }
 
-    /// Sorts the keys (unstable) and re-points their slots. No allocation.
+    /// Sorts the keys (unstable) and re-points their slots. No allocation (but see
+    /// [`sort_unstable_by`](Self::sort_unstable_by) for a set with an [`Observer`]).
     ///
     /// Computes in **O(len log len)** time.
     ///
@@ -126,10 +127,12 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         self.sort_unstable_by(K::cmp);
     }
 
-    /// Sorts the keys with a comparator (unstable) and re-points their slots.
+    /// Sorts the keys with a comparator (unstable) and re-points their slots. A set with an
+    /// [`Observer`] sorts through one [`Permutation`] of `len` positions instead (allocated),
+    /// which it reports.
     ///
     /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
-    /// the set is consistent.
+    /// the set is consistent (unchanged, for a set with an observer).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -139,12 +142,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     pub fn sort_unstable_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
         if O::OBSERVES {
-            // An observer hears of one permutation, not of each swap.
-            let keys = self.as_slice();
-            let permutation =
-                Permutation::sorted_unstable_by(keys.len(), |a, b| compare(&keys[a], &keys[b]));
-            self.apply_permutation(&permutation);
-            return;
+            return self.sort_through(|keys| {
+                Permutation::sorted_unstable_by(keys.len(), |a, b| compare(&keys[a], &keys[b]))
+            });
         }
         let guard = Repoint(self);
         guard.0.dense.sort_unstable_by(compare);
@@ -155,10 +155,11 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// Keys that compare equal keep their order: ties are broken by the position each key had
     /// before the sort, which its slot still holds while the keys move (the slots are re-pointed
     /// once, at the end). So unlike `slice::sort_by`, this needs no scratch memory, and a
-    /// bounded set stays allocation-free.
+    /// bounded set stays allocation-free. A set with an [`Observer`] sorts through one
+    /// [`Permutation`] instead (allocated), which it reports.
     ///
     /// Computes in **O(len log len)** time. If `compare` panics the keys are in some order and
-    /// the set is consistent.
+    /// the set is consistent (unchanged, for a set with an observer).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
@@ -168,11 +169,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     pub fn sort_by(&mut self, mut compare: impl FnMut(&K, &K) -> Ordering) {
         if O::OBSERVES {
-            let keys = self.as_slice();
-            let permutation =
-                Permutation::sorted_by(keys.len(), |a, b| compare(&keys[a], &keys[b]));
-            self.apply_permutation(&permutation);
-            return;
+            return self.sort_through(|keys| {
+                Permutation::sorted_by(keys.len(), |a, b| compare(&keys[a], &keys[b]))
+            });
         }
         let guard = Repoint(self);
         let SparseSet { dense, sparse, .. } = &mut *guard.0;
@@ -211,6 +210,12 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// This is what [`SparseMap::sort_unstable_by`](crate::SparseMap::sort_unstable_by) and
     /// the derived storages' `sort_unstable_by` are built on.
     ///
+    /// A set with an [`Observer`] sorts through one [`Permutation`] instead (allocated, computed
+    /// before anything moves, so a `compare` that panics changes nothing), reported as one
+    /// `permuted`; the keys and the columns follow its swaps together. If `swap` panics, keys and
+    /// columns stay in lockstep as above, and the observer hears of nothing: a mirror of the
+    /// set must then rebuild.
+    ///
     /// Computes in **O(len log len)** time, with **O(len log len)** swaps.
     ///
     /// ```
@@ -234,13 +239,19 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         mut swap: impl FnMut(&mut C, usize, usize),
     ) {
         if O::OBSERVES {
-            // Sorted through one permutation, which the observer hears of; the columns follow
-            // its swaps.
             let keys = self.as_slice();
             let permutation =
                 Permutation::sorted_unstable_by(keys.len(), |a, b| compare(columns, keys, a, b));
-            permutation.for_each_swap(|a, b| swap(columns, a, b));
-            self.apply_permutation(&permutation);
+            {
+                // Each swap of two keys just before the columns', as below.
+                let guard = Repoint(self);
+                let dense = &mut guard.0.dense;
+                permutation.for_each_swap(|a, b| {
+                    dense.swap(a, b);
+                    swap(columns, a, b);
+                });
+            }
+            self.observer.permuted(&permutation);
             return;
         }
         let guard = Repoint(self);
@@ -297,6 +308,14 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         permutation.apply(&mut self.dense);
         self.repoint_all();
         self.observer.permuted(permutation);
+    }
+
+    /// How a set with an [`Observer`] sorts: through the one permutation `sorted` computes from
+    /// the keys before any of them moves (so a comparator that panics leaves the set as it
+    /// was), applied and reported as one [`permuted`](Observer::permuted).
+    fn sort_through(&mut self, sorted: impl FnOnce(&[K]) -> Permutation) {
+        let permutation = sorted(self.as_slice());
+        self.apply_permutation(&permutation);
     }
 
     /// Points every key's slot at its position: restores the invariant after a reorder.
