@@ -58,8 +58,12 @@ fn journal() -> Journal<u32> {
     Journal::with_limit(1 << 30)
 }
 
-/// Times `work` on a map holding `rows` and `observer`, `iters` times. The observer is taken
-/// back and cleared after each run, so it keeps its memory as it does frame after frame.
+/// Times `work` on a map holding `rows` and `observer`, `iters` times. One map serves every
+/// run: emptied and refilled before each (untimed), it keeps its memory as it does frame after
+/// frame, so no run pays for pages the allocator handed back to the system since the last (a
+/// map made anew each run did, by the allocator's state: the first contender of a group ran up
+/// to 3x slower than the same code later). The observer is cleared after each refill and each
+/// run.
 fn timed<O: Observer<u32, Position> + Default>(
     rows: &SparseMap<u32, Position>,
     observer: &mut O,
@@ -67,20 +71,22 @@ fn timed<O: Observer<u32, Position> + Default>(
     iters: u64,
     mut work: impl FnMut(&mut SparseMap<u32, Position, u32, O>),
 ) -> Duration {
+    let mut map = SparseMap::with_capacity(rows.len()).observed_by(std::mem::take(observer));
     let mut total = Duration::ZERO;
     for _ in 0..iters {
-        // Attached to the empty map, then filled: the journal saw every row arrive.
-        let mut map = SparseMap::with_capacity(rows.len()).observed_by(std::mem::take(observer));
+        // Refilled after the observer is cleared: a journal saw every row arrive.
+        map.clear();
+        clear(map.observer_mut());
         map.extend(rows.iter().map(|(key, value)| (key, *value)));
         clear(map.observer_mut());
         let start = Instant::now();
         work(&mut map);
         total += start.elapsed();
-        let (map, mut used) = map.into_unobserved();
-        drop(black_box(map));
-        clear(&mut used);
-        *observer = used;
     }
+    let (map, mut used) = map.into_unobserved();
+    drop(black_box(map));
+    clear(&mut used);
+    *observer = used;
     total
 }
 
