@@ -96,12 +96,12 @@ pub mod __private {
         try_spawn, vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
-        FieldTicks, Observed, Observer, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks,
+        FieldTicks, Observed, Observer, RowChanges, Since, Tick, Ticks, Tracks,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{
         Bundle, CheckAlive, Columnar, Component, DenseIndex, Error, NotAlive, Permutation, Removed,
-        Rows, SparseSet, SpawnBatch, Storage,
+        Rows, SparseSet, SpawnBatch, Storage, TrackedStorage,
     };
     pub use sparse_set_core::{Entities, Entity};
 

@@ -125,6 +125,7 @@ pub mod par;
 pub mod par_off;
 mod permutation;
 pub mod query;
+mod removed;
 mod rows;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
@@ -142,9 +143,10 @@ pub use key::Key;
 pub use map::SparseMap;
 pub use permutation::Permutation;
 pub use query::query;
+pub use removed::{Moved, Removed};
 pub use rows::{Aligned, AlignedIter, Rows};
-pub use set::{Iter, Moved, Removed, SparseSet};
-pub use storage::{Columnar, Storage};
+pub use set::{Iter, SparseSet};
+pub use storage::{Columnar, Storage, TrackedStorage};
 pub use world::{Bundle, Component, SpawnBatch};
 
 /// Items the code `#[derive(SparseSoa)]` generates calls through the `sparse-soa` facade. Not

@@ -8,6 +8,7 @@ use core::ops::Range;
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail_insert};
 use crate::key::Key;
+use crate::observe::RowChanges;
 use crate::permutation::sort_as_with;
 use crate::rows::Rows;
 use crate::set::{Keys, SparseSet};
@@ -448,6 +449,14 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     fn remove(&mut self, key: K) -> Option<()> {
         SparseSet::remove(self, key).then_some(())
     }
+}
+
+/// A storage with change ticks: what the query filter
+/// [`Query::changed`](crate::query::Query::changed) reads. Implemented by every storage whose
+/// observer [`Tracks`](crate::observe::Tracks), and by derived storages with tracked fields.
+pub trait TrackedStorage: Storage {
+    /// The storage's row changes.
+    fn changes(&self) -> RowChanges<'_>;
 }
 
 /// Room in `storage` for `additional` more values, most of them under new keys filling `slots`:

@@ -116,8 +116,8 @@ use core::fmt;
 
 use crate::group::tuples::Reporting;
 use crate::observe::Observer;
+use crate::removed::{Moved, Removed};
 use crate::rows::Rows;
-use crate::set::{Moved, Removed};
 use crate::storage::{Columnar, Storage};
 
 pub use both::Both;

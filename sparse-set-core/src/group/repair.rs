@@ -7,7 +7,7 @@
 use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
 use crate::observe::Observer;
-use crate::set::{Moved, Removed};
+use crate::removed::{Moved, Removed};
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
     Group<M, X, N, O>

@@ -11,8 +11,9 @@ use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
 use crate::observe::Observer;
+use crate::removed::Removed;
 use crate::rows::Rows;
-use crate::set::{self, Removed};
+use crate::set;
 
 /// Iterator over a map's keys and values in dense order: [`SparseMap::iter`].
 ///

@@ -29,7 +29,8 @@ use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
 use crate::key::Key;
 #[cfg(doc)]
 use crate::permutation::Permutation;
-use crate::set::{Removed, SparseSet};
+use crate::removed::Removed;
+use crate::set::SparseSet;
 use crate::storage::pop_down_to;
 #[cfg(doc)]
 use crate::storage::{Columnar, Storage};

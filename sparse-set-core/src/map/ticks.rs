@@ -5,7 +5,8 @@
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
-use crate::observe::{Observer, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks};
+use crate::observe::{Observer, RowChanges, Since, Tick, Ticks, Tracks};
+use crate::storage::TrackedStorage;
 
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O> {
     /// The map's change ticks.

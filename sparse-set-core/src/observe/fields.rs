@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::observe::Observer;
 use crate::observe::ticks::{RowChanges, Since, Tick, Ticks, clamp, stamp_removed, stamp_written};
 use crate::permutation::Permutation;
-use crate::set::Removed;
+use crate::removed::Removed;
 
 /// Change ticks of a derived storage's `N` tracked fields (`#[sparse_soa(track)]`): when each
 /// row was added, and when each tracked field of it last changed. A derived storage holds one

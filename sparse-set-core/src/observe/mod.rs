@@ -41,12 +41,12 @@ mod ticks;
 use core::ops::Range;
 
 use crate::permutation::Permutation;
-use crate::set::Removed;
+use crate::removed::Removed;
 
 pub use fields::FieldTicks;
 pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
 pub use removals::{Removals, RemovedValues};
-pub use ticks::{MAX_AGE, RowChanges, Since, Tick, Ticks, TrackedStorage, Tracks};
+pub use ticks::{MAX_AGE, RowChanges, Since, Tick, Ticks, Tracks};
 
 /// What a storage calls on every change to its rows. Every method has an empty default body:
 /// implement the ones you need.

@@ -9,7 +9,7 @@
 use alloc::vec::{self, Vec};
 
 use crate::observe::Observer;
-use crate::set::Removed;
+use crate::removed::Removed;
 
 /// The keys removed from a storage, in the order they left, until [`clear`ed](Self::clear):
 /// bevy's `RemovedComponents` as an [`Observer`].

@@ -20,8 +20,7 @@ use core::ops::Range;
 
 use crate::observe::Observer;
 use crate::permutation::Permutation;
-use crate::set::Removed;
-use crate::storage::Storage;
+use crate::removed::Removed;
 
 /// How old a tick may be and still be told apart: 2^30 advances of the clock. An older stamp is
 /// read as this old.
@@ -481,14 +480,6 @@ tracks_tuple!();
 tracks_tuple!(B);
 tracks_tuple!(B, C);
 tracks_tuple!(B, C, E);
-
-/// A storage with change ticks: what the query filter
-/// [`Query::changed`](crate::query::Query::changed) reads. Implemented by every storage whose
-/// observer [`Tracks`], and by derived storages with tracked fields.
-pub trait TrackedStorage: Storage {
-    /// The storage's row changes.
-    fn changes(&self) -> RowChanges<'_>;
-}
 
 /// Which rows of a storage changed when, as the query filter
 /// [`changed`](crate::query::Query::changed) reads them: one or more columns of change stamps

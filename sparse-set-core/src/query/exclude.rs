@@ -8,9 +8,10 @@
 //! [`Query::any_of`]: crate::query::Query::any_of
 
 use crate::key::Key;
-use crate::observe::{RowChanges, Tick, TrackedStorage};
+use crate::observe::{RowChanges, Tick};
 use crate::set::{Probe, Quick};
 use crate::storage::Storage;
+use crate::storage::TrackedStorage;
 
 /// A query's filter: storages whose keys a query skips: `()` (none), `&S` for any [`Storage`]
 /// or a `&Group` (its aligned keys), a tuple of 1 to 8 of them, or [`With`] / [`AnyOf`] over

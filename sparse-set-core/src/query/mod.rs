@@ -230,7 +230,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     /// ```
     pub fn changed<S>(self, storage: &S) -> Query<M, (W, Changed<'_, S>)>
     where
-        S: crate::observe::TrackedStorage<Key = M::Key>,
+        S: crate::storage::TrackedStorage<Key = M::Key>,
     {
         let since = storage.changes().previous();
         self.changed_since(storage, since)
@@ -261,7 +261,7 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         since: crate::observe::Tick,
     ) -> Query<M, (W, Changed<'_, S>)>
     where
-        S: crate::observe::TrackedStorage<Key = M::Key>,
+        S: crate::storage::TrackedStorage<Key = M::Key>,
     {
         Query {
             members: self.members,

@@ -73,49 +73,9 @@ use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
 use crate::pages::{Pages, Prefix};
 
+pub use crate::removed::{Moved, Removed};
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
 pub use probe::{Probe, Quick};
-
-/// What [`SparseSet::remove_with_info`] reports: where the removed key was, and which key moved
-/// into its place.
-///
-/// Removal is a swap-remove: the last key moves into the vacated position. Arrays that run
-/// parallel to the set stay in lockstep with `Vec::swap_remove(removed.index)`, or, for fixed
-/// arrays, by copying position `moved.from` into `removed.index`.
-///
-/// ```
-/// use sparse_set_core::{Moved, Removed, SparseSet};
-///
-/// let mut set: SparseSet<u32> = [10, 20, 30].into_iter().collect();
-/// let info = set.remove_with_info(10).unwrap();
-/// assert_eq!(info, Removed { index: 0, moved: Some(Moved { key: 30, from: 2 }) });
-/// // Removing the last key moves nothing.
-/// assert_eq!(set.remove_with_info(20).unwrap(), Removed { index: 1, moved: None });
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Removed<K> {
-    /// The dense position the removed key occupied.
-    pub index: usize,
-    /// The key moved into `index` to fill the gap; `None` when the removed key was last.
-    pub moved: Option<Moved<K>>,
-}
-
-/// The key a swap-remove moved, and the position it came from (the old last position).
-///
-/// ```
-/// use sparse_set_core::{Moved, SparseSet};
-///
-/// let mut set: SparseSet<u32> = [1, 2].into_iter().collect();
-/// let moved = set.remove_with_info(1).unwrap().moved;
-/// assert_eq!(moved, Some(Moved { key: 2, from: 1 }));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Moved<K> {
-    /// The key now at the removed key's position.
-    pub key: K,
-    /// Where `key` was before: always the position just past the new end.
-    pub from: usize,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Bounds {
@@ -177,12 +137,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// ```
     #[must_use]
     pub const fn new() -> Self {
-        Self {
-            sparse: Pages::new(K::SLOT_AND_VERSION_ARE_KEY),
-            dense: Vec::new(),
-            bounds: None,
-            observer: (),
-        }
+        Self::with_observer(())
     }
 
     /// An empty set with room for `capacity` keys before the dense side reallocates. Sparse
@@ -389,7 +344,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     pub fn observed_by<P: Observer<K, ()>>(self, mut observer: P) -> SparseSet<K, D, P> {
         let bound = self.bounds.map(|bounds| bounds.capacity);
         observer.attached(&self.dense, bound);
-        SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer }
+        self.swap_observer(observer).0
     }
 
     /// The set without its observer, and the observer. Keeps the set's memory and bounds.
@@ -409,8 +364,13 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     #[must_use]
     pub fn into_unobserved(self) -> (SparseSet<K, D>, O) {
+        self.swap_observer(())
+    }
+
+    /// The same keys and memory with `observer`, and the observer the set had.
+    fn swap_observer<P>(self, observer: P) -> (SparseSet<K, D, P>, O) {
         let set =
-            SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer: () };
+            SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer };
         (set, self.observer)
     }
 

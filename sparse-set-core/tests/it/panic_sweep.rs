@@ -311,17 +311,31 @@ fn set_retain_and_extend_with_panicking_callers() {
     assert_eq!(reached("SparseSet::extend", calls), (2 * LEN - LEN / 2) as usize + 1);
 }
 
-/// A map with change ticks, a journal and removal events: what the sweeps below run on.
-type Observed = SparseMap<
-    u32,
-    Tracked,
-    u32,
-    (
-        sparse_set_core::observe::Ticks,
-        sparse_set_core::observe::Journal<u32>,
-        sparse_set_core::observe::Removals<u32>,
-    ),
->;
+/// Change ticks, a journal and removal events: the observers of the map and the set the sweeps
+/// below run on.
+type Observers = (
+    sparse_set_core::observe::Ticks,
+    sparse_set_core::observe::Journal<u32>,
+    sparse_set_core::observe::Removals<u32>,
+);
+
+/// A map with every observer.
+type Observed = SparseMap<u32, Tracked, u32, Observers>;
+
+/// The observers of a storage that started with the keys `scrambled()` and now holds `keys`:
+/// the ticks have its length, the journal's changes replayed on the starting keys give `keys`,
+/// and every key that left was reported once.
+fn check_observers((ticks, journal, removals): &Observers, keys: &[u32]) {
+    ticks.assert_invariants(keys.len());
+    assert_eq!(journal.len(), keys.len(), "the journal's length");
+    let replayed = replay_keys(scrambled().collect(), journal).expect("under the default limit");
+    assert_eq!(replayed, keys, "the journal's key mirror");
+    let mut left: Vec<u32> = scrambled().filter(|key| !keys.contains(key)).collect();
+    let mut reported = removals.keys().to_vec();
+    left.sort_unstable();
+    reported.sort_unstable();
+    assert_eq!(reported, left, "one removal event per key that left");
+}
 
 fn observed() -> Observed {
     let mut map = Observed::default();
@@ -331,20 +345,10 @@ fn observed() -> Observed {
     map
 }
 
-/// The map is consistent, its ticks have its length, its journal's changes replayed on the keys
-/// it started with give its keys, and every key that left was reported once.
+/// The map is consistent, and its observers follow it ([`check_observers`]).
 fn check_observed(map: &Observed, _: bool) {
     check(map, |key| key);
-    let (ticks, journal, removals) = map.observer();
-    ticks.assert_invariants(map.len());
-    assert_eq!(journal.len(), map.len(), "the journal's length");
-    let keys = replay_keys(scrambled().collect(), journal).expect("under the default limit");
-    assert_eq!(keys, map.keys(), "the journal's key mirror");
-    let mut left: Vec<u32> = scrambled().filter(|key| !map.contains_key(*key)).collect();
-    let mut reported = removals.keys().to_vec();
-    left.sort_unstable();
-    reported.sort_unstable();
-    assert_eq!(reported, left, "one removal event per key that left");
+    check_observers(map.observer(), map.keys());
 }
 
 #[test]
@@ -394,16 +398,8 @@ fn observers_stay_in_lockstep_when_values_comparators_or_predicates_panic() {
     );
 }
 
-/// A set with change ticks, a journal and removal events.
-type ObservedSet = SparseSet<
-    u32,
-    u32,
-    (
-        sparse_set_core::observe::Ticks,
-        sparse_set_core::observe::Journal<u32>,
-        sparse_set_core::observe::Removals<u32>,
-    ),
->;
+/// A set with every observer.
+type ObservedSet = SparseSet<u32, u32, Observers>;
 
 fn observed_set() -> ObservedSet {
     let mut set = ObservedSet::default();
@@ -412,19 +408,10 @@ fn observed_set() -> ObservedSet {
     set
 }
 
-/// As [`check_observed`], for the set.
+/// The set is consistent, and its observers follow it ([`check_observers`]).
 fn check_observed_set(set: &ObservedSet, _: bool) {
     set.assert_invariants();
-    let (ticks, journal, removals) = set.observer();
-    ticks.assert_invariants(set.len());
-    assert_eq!(journal.len(), set.len(), "the journal's length");
-    let keys = replay_keys(scrambled().collect(), journal).expect("under the default limit");
-    assert_eq!(keys, set.as_slice(), "the journal's key mirror");
-    let mut left: Vec<u32> = scrambled().filter(|key| !set.contains(*key)).collect();
-    let mut reported = removals.keys().to_vec();
-    left.sort_unstable();
-    reported.sort_unstable();
-    assert_eq!(reported, left, "one removal event per key that left");
+    check_observers(set.observer(), set.as_slice());
 }
 
 #[test]

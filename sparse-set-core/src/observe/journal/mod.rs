@@ -34,7 +34,7 @@ use core::ops::Range;
 use crate::observe::Observer;
 use crate::observe::journal::changes::{ORDER_PER_OP, Op};
 use crate::permutation::Permutation;
-use crate::set::Removed;
+use crate::removed::Removed;
 
 pub use changes::{Change, Changes, Order, Resync};
 pub use patch::{DirtyRanges, DirtyRows, Patch};
@@ -537,6 +537,7 @@ mod tests {
 
     use super::Journal;
     use crate::observe::Observer;
+    use crate::removed::Removed;
 
     /// A journal of `len` pushed rows, synced, then `written` rows marked.
     fn journal(len: usize, written: &[core::ops::Range<usize>]) -> Journal<u32> {
@@ -585,7 +586,7 @@ mod tests {
     fn rows_past_the_end_do_not_count() {
         let mut journal = journal(200, &[150..200]);
         for index in (100..200).rev() {
-            let removed = crate::set::Removed { index, moved: None };
+            let removed = Removed { index, moved: None };
             Observer::<u32, ()>::removed(&mut journal, 0, &(), removed);
         }
         assert_eq!(journal.patch().len(), 100);
