@@ -473,3 +473,66 @@ fn derived_tags_and_entities() {
     let tagged: Vec<Entity> = query((&frozen, &positions)).into_iter().map(|(e, _)| e).collect();
     assert_eq!(tagged, [b]);
 }
+
+/// Keys in runs inside the sparse prefixes and far past them, in both orders and of lengths
+/// around the walk's switch between its quick loop and its full lookups: `for_each`, the std
+/// iterator's `fold` and `next`, and the lending iterator visit every match once, in the
+/// driver's order.
+#[test]
+fn walks_switch_between_prefix_and_far_keys() {
+    for run in [1_u32, 15, 16, 17, 40] {
+        let mut driver_keys = Vec::new();
+        for block in 0..8 {
+            for i in 0..run {
+                let near = block * run + i;
+                driver_keys.push(if block % 2 == 0 { near } else { 3_000_000_000 + near * 7_919 });
+            }
+        }
+        let driver: SparseMap<u32, u64> = driver_keys.iter().map(|&k| (k, u64::from(k))).collect();
+        // Every third key missing from the probed member, every fifth excluded.
+        let probed: SparseMap<u32, u64> = driver_keys
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| n % 3 != 1)
+            .map(|(_, &k)| (k, u64::from(k / 2)))
+            .chain((0..200).map(|k| (4_000_000_000 - k, 0)))
+            .collect();
+        let excluded: SparseSet<u32> =
+            driver_keys.iter().enumerate().filter(|(n, _)| n % 5 == 2).map(|(_, &k)| k).collect();
+        let want: Vec<(u32, u64)> = driver_keys
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| n % 3 != 1 && n % 5 != 2)
+            .map(|(_, &k)| (k, u64::from(k) + u64::from(k / 2)))
+            .collect();
+
+        let mut seen = Vec::new();
+        query((&driver, &probed)).without(&excluded).for_each(|k, (a, b)| seen.push((k, a + b)));
+        assert_eq!(seen, want, "for_each, runs of {run}");
+
+        let folded = query((&driver, &probed)).without(&excluded).into_iter().fold(
+            Vec::new(),
+            |mut seen, (k, (a, b))| {
+                seen.push((k, a + b));
+                seen
+            },
+        );
+        assert_eq!(folded, want, "fold, runs of {run}");
+
+        // A `for` loop calls `next`, where `fold` runs the walk's own loop.
+        let mut stepped = Vec::new();
+        for (k, (a, b)) in query((&driver, &probed)).without(&excluded) {
+            stepped.push((k, a + b));
+        }
+        assert_eq!(stepped, want, "next, runs of {run}");
+
+        let mut lent = Vec::new();
+        let mut driver = driver;
+        let mut q = query((&mut driver, &probed)).without(&excluded);
+        let mut iter = q.iter();
+        while let Some((k, (a, b))) = iter.next() {
+            lent.push((k, *a + b));
+        }
+        assert_eq!(lent, want, "lending iterator, runs of {run}");
+    }
+}
