@@ -68,8 +68,8 @@ pub trait Fetch {
     fn locator(&self) -> Self::Locator;
 
     /// Where `key` is held, answered without a call where it can be (a storage's key in its
-    /// sparse prefix), else [`Quick::Ask`]: what the walk's inner loop asks, so that the loop
-    /// makes no call and keeps its registers.
+    /// sparse prefix), else [`Quick::Ask`]: what the walk's loop asks first, so that its
+    /// common path makes no call and keeps its registers (the full lookup is a cold call).
     fn locate_quick(&self, key: Self::Key) -> Quick<Self::Slot>;
 
     /// Where `key` is held, by the full lookup (every lane of the sparse index); `None` when a

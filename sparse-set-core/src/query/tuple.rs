@@ -11,11 +11,11 @@ use crate::query::exclude::ExcludeFetch;
 use crate::query::member::{Fetch, FetchItem, FetchView, Member, SameKey};
 use crate::set::Quick;
 
-/// How many keys in a row the outer loop of a walk ([`ForEach::drive`],
-/// [`FetchesItem::fold_items`]) answers without a call before it goes back to the quick loop.
-/// Entering the quick loop moves the fetches in and out by value, which a walk over keys past
-/// the prefixes would otherwise pay once per key (3.4x slower than the lending iterator over
-/// keys spread across `u32`); a short run keeps that to one entry per run.
+/// How many keys in a row the outer loop of [`FetchesItem::fold_items`] answers without a call
+/// before it goes back to its quick loop. Entering the quick loop moves the fetches in and out
+/// by value, which a walk over keys past the prefixes would otherwise pay once per key (3.4x
+/// slower than the lending iterator over keys spread across `u32`); a short run keeps that to
+/// one entry per run.
 const QUICK_RUN: usize = 16;
 
 /// A tuple of query members with one key type: what [`query`](crate::query::query) takes.
@@ -70,8 +70,9 @@ pub trait Fetches {
 
     /// Every member's slot for `key`, the key of driver `D`'s element at `index`, by the full
     /// lookups (every lane of the sparse index), if every required member holds it and no
-    /// excluded storage does. Out of line: the step of a loop for a key past a prefix, which
-    /// takes what it needs by value, so that the loop's state stays in registers.
+    /// excluded storage does. Out of line and cold: the step of a loop for a key past a prefix,
+    /// which takes what it needs by value; the loop's common path keeps its state in
+    /// registers, and the spills a call needs stay on the cold path.
     fn locate_slow<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
         locators: Self::Locators,
         without: W,
@@ -98,13 +99,12 @@ pub trait Fetches {
         without: &W,
     ) -> Quick<(Self::Key, Self::Slots)>;
 
-    /// One step of a walk that left the quick loop: [`locate_quick`](Self::locate_quick), then
-    /// the full lookups where it asks. `quick` counts the keys in a row answered without a
-    /// call (it restarts at 0 on a call), which tells the walk when to go back to the quick
-    /// loop.
+    /// One step of a walk: [`locate_quick`](Self::locate_quick), then the full lookups
+    /// ([`locate_slow`](Self::locate_slow), a cold call) where it asks. `quick` counts the keys
+    /// in a row answered without a call (it restarts at 0 on a call), which tells
+    /// [`fold_items`](FetchesItem::fold_items) when to go back to its quick loop.
     fn locate_counted<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
         &self,
-        locators: Self::Locators,
         index: usize,
         without: W,
         quick: &mut usize,
@@ -168,8 +168,8 @@ pub trait FetchesItem: Fetches + Sized {
         G: FnMut(B, (Self::Key, Self::Items)) -> B;
 
     /// The inner loop of [`fold_items`](Self::fold_items) with member `D` driving, from driver
-    /// position `index` until the end or a key past a prefix; out of line, as
-    /// [`ForEach::drive_quick`].
+    /// position `index` until the end or a key past a prefix. It makes no call, and runs out of
+    /// line with the fetches and the accumulator by value, so all of them stay in registers.
     #[doc(hidden)]
     fn fold_quick<const D: usize, W, B, G>(
         self,
@@ -192,25 +192,12 @@ pub trait ForEach: Fetches + for<'v> FetchesView<'v> + Sized {
         F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
 
     /// The loop of [`for_each_key`](Self::for_each_key) with member `D` driving: `D` is a
-    /// constant, so every test of it folds away.
+    /// constant, so every test of it folds away. It is inlined with `f` into the caller, so
+    /// what `f` keeps of the caller's (a sum, a counter) stays in a register; the full lookups
+    /// of a key past a prefix are a cold call, so the common path keeps the walk's state in
+    /// registers.
     #[doc(hidden)]
     fn drive<const D: usize, W, F>(self, without: W, f: &mut F)
-    where
-        W: ExcludeFetch<Self::Key> + Copy,
-        F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
-
-    /// The inner loop of [`drive`](Self::drive), from driver position `index` until the end
-    /// or the first key past a prefix (a lookup that would make a call): it makes no call, so
-    /// it keeps the fetches in registers. Out of line, taking the fetches by value and giving
-    /// them back with the position it stopped at, so that the rare calls of the outer loop do
-    /// not cost this one its registers.
-    #[doc(hidden)]
-    fn drive_quick<const D: usize, W, F>(
-        self,
-        index: usize,
-        without: W,
-        f: &mut F,
-    ) -> (Self, usize)
     where
         W: ExcludeFetch<Self::Key> + Copy,
         F: for<'v> FnMut(Self::Key, <Self as FetchesView<'v>>::Views);
@@ -385,7 +372,6 @@ macro_rules! members_tuple {
             #[allow(clippy::inline_always, reason = "one step of the loop")]
             fn locate_counted<const D: usize, W: ExcludeFetch<K> + Copy>(
                 &self,
-                locators: Self::Locators,
                 index: usize,
                 without: W,
                 quick: &mut usize,
@@ -402,7 +388,8 @@ macro_rules! members_tuple {
                     Quick::Ask => {
                         *quick = 0;
                         let key = self.driver_key::<D>(index)?;
-                        let slots = Self::locate_slow::<D, W>(locators, without, key, index)?;
+                        let slots =
+                            Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
                         Some((key, slots))
                     }
                 }
@@ -420,24 +407,14 @@ macro_rules! members_tuple {
                 match driver {
                     $($i => {
                         let len = self.$i.keys().len().min(end);
+                        // The count of keys answered without a call is for `fold_items`.
+                        let mut quick = 0;
                         while *next < len {
                             let index = *next;
                             *next += 1;
-                            match self.locate_quick::<$i, W>(index, without) {
-                                Quick::Found(found) => return Some(found),
-                                Quick::Missing => {}
-                                Quick::Ask => {
-                                    let Some(key) = self.driver_key::<$i>(index) else { continue };
-                                    let slots = Self::locate_slow::<$i, W>(
-                                        self.locators(),
-                                        *without,
-                                        key,
-                                        index,
-                                    );
-                                    if let Some(slots) = slots {
-                                        return Some((key, slots));
-                                    }
-                                }
+                            let found = self.locate_counted::<$i, W>(index, *without, &mut quick);
+                            if found.is_some() {
+                                return found;
                             }
                         }
                         None
@@ -513,17 +490,17 @@ macro_rules! members_tuple {
                 match driver {
                     $($i => {
                         let len = self.driver_len($i);
-                        let locators = self.locators();
                         let (mut fetches, mut index, mut acc) = (self, next, init);
                         loop {
                             let (back, stopped, folded) =
                                 fetches.fold_quick::<$i, W, Acc, Fold>(index, without, acc, &mut g);
                             (fetches, acc, index) = (back, folded, stopped);
-                            // Keys past a prefix, as in `ForEach::drive`.
+                            // Keys past a prefix: the full lookups, out of line, until a run of
+                            // keys answered without a call sends the walk back to the quick loop.
                             let mut quick = 0;
                             while index < len && quick < QUICK_RUN {
                                 let found = fetches
-                                    .locate_counted::<$i, W>(locators, index, without, &mut quick);
+                                    .locate_counted::<$i, W>(index, without, &mut quick);
                                 if let Some((key, slots)) = found {
                                     acc = g(acc, (key, fetches.items(slots)));
                                 }
@@ -588,51 +565,15 @@ macro_rules! members_tuple {
                 F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
             {
                 let len = self.driver_len(D);
-                let locators = self.locators();
                 let mut fetches = self;
-                let mut index = 0;
-                loop {
-                    let (back, stopped) = fetches.drive_quick::<D, W, F>(index, without, f);
-                    fetches = back;
-                    index = stopped;
-                    // Keys past a prefix: the full lookups, out of line, until a run of keys
-                    // answered without a call sends the walk back to the quick loop.
-                    let mut quick = 0;
-                    while index < len && quick < QUICK_RUN {
-                        let found =
-                            fetches.locate_counted::<D, W>(locators, index, without, &mut quick);
-                        if let Some((key, slots)) = found {
-                            f(key, ($(fetches.$i.view(slots.$i),)+));
-                        }
-                        index += 1;
-                    }
-                    if index >= len {
-                        return;
+                // The count of keys answered without a call is for `fold_items`; unused here.
+                let mut quick = 0;
+                for index in 0..len {
+                    let found = fetches.locate_counted::<D, W>(index, without, &mut quick);
+                    if let Some((key, slots)) = found {
+                        f(key, ($(fetches.$i.view(slots.$i),)+));
                     }
                 }
-            }
-
-            #[inline(never)]
-            fn drive_quick<const D: usize, W, F>(
-                mut self,
-                mut index: usize,
-                without: W,
-                f: &mut F,
-            ) -> (Self, usize)
-            where
-                W: ExcludeFetch<K> + Copy,
-                F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
-            {
-                let len = self.driver_len(D);
-                while index < len {
-                    match self.locate_quick::<D, W>(index, &without) {
-                        Quick::Found((key, slots)) => f(key, ($(self.$i.view(slots.$i),)+)),
-                        Quick::Missing => {}
-                        Quick::Ask => return (self, index),
-                    }
-                    index += 1;
-                }
-                (self, len)
             }
         }
     };

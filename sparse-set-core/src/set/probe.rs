@@ -92,7 +92,7 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
 
     /// [`get_index_of`](Self::get_index_of) answered from the sparse prefix alone, with no
     /// call: [`Quick::Ask`] for a key outside the prefix, which `get_index_of` answers. A loop
-    /// whose lookups are all quick keeps its registers (see the `query` module).
+    /// whose common path asks only this keeps its registers (see the `query` module).
     ///
     /// Computes in **O(1)** time: one load.
     ///
