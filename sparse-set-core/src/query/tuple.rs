@@ -99,15 +99,20 @@ pub trait Fetches {
         without: &W,
     ) -> Quick<(Self::Key, Self::Slots)>;
 
-    /// One step of a walk: [`locate_quick`](Self::locate_quick), then the full lookups
-    /// ([`locate_slow`](Self::locate_slow), a cold call) where it asks. `quick` counts the keys
-    /// in a row answered without a call (it restarts at 0 on a call), which tells
-    /// [`fold_items`](FetchesItem::fold_items) when to go back to its quick loop.
-    fn locate_counted<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
+    /// One step of a walk: [`locate_quick`](Self::locate_quick), then
+    /// [`locate_asked`](Self::locate_asked) where it asks.
+    fn locate_step<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         index: usize,
         without: W,
-        quick: &mut usize,
+    ) -> Option<(Self::Key, Self::Slots)>;
+
+    /// The match at driver position `index`, a key [`locate_quick`](Self::locate_quick) asked
+    /// about: the full lookups ([`locate_slow`](Self::locate_slow), a cold call).
+    fn locate_asked<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
+        &self,
+        index: usize,
+        without: W,
     ) -> Option<(Self::Key, Self::Slots)>;
 
     /// The first match at or past driver position `*next` and before `end`, with member
@@ -370,29 +375,28 @@ macro_rules! members_tuple {
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "one step of the loop")]
-            fn locate_counted<const D: usize, W: ExcludeFetch<K> + Copy>(
+            fn locate_step<const D: usize, W: ExcludeFetch<K> + Copy>(
                 &self,
                 index: usize,
                 without: W,
-                quick: &mut usize,
             ) -> Option<(K, Self::Slots)> {
                 match self.locate_quick::<D, W>(index, &without) {
-                    Quick::Found(found) => {
-                        *quick += 1;
-                        Some(found)
-                    }
-                    Quick::Missing => {
-                        *quick += 1;
-                        None
-                    }
-                    Quick::Ask => {
-                        *quick = 0;
-                        let key = self.driver_key::<D>(index)?;
-                        let slots =
-                            Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
-                        Some((key, slots))
-                    }
+                    Quick::Found(found) => Some(found),
+                    Quick::Missing => None,
+                    Quick::Ask => self.locate_asked::<D, W>(index, without),
                 }
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the rare step, its call kept cold")]
+            fn locate_asked<const D: usize, W: ExcludeFetch<K> + Copy>(
+                &self,
+                index: usize,
+                without: W,
+            ) -> Option<(K, Self::Slots)> {
+                let key = self.driver_key::<D>(index)?;
+                let slots = Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
+                Some((key, slots))
             }
 
             #[inline(always)]
@@ -407,12 +411,10 @@ macro_rules! members_tuple {
                 match driver {
                     $($i => {
                         let len = self.$i.keys().len().min(end);
-                        // The count of keys answered without a call is for `fold_items`.
-                        let mut quick = 0;
                         while *next < len {
                             let index = *next;
                             *next += 1;
-                            let found = self.locate_counted::<$i, W>(index, *without, &mut quick);
+                            let found = self.locate_step::<$i, W>(index, *without);
                             if found.is_some() {
                                 return found;
                             }
@@ -499,8 +501,20 @@ macro_rules! members_tuple {
                             // keys answered without a call sends the walk back to the quick loop.
                             let mut quick = 0;
                             while index < len && quick < QUICK_RUN {
-                                let found = fetches
-                                    .locate_counted::<$i, W>(index, without, &mut quick);
+                                let found = match fetches.locate_quick::<$i, W>(index, &without) {
+                                    Quick::Found(found) => {
+                                        quick += 1;
+                                        Some(found)
+                                    }
+                                    Quick::Missing => {
+                                        quick += 1;
+                                        None
+                                    }
+                                    Quick::Ask => {
+                                        quick = 0;
+                                        fetches.locate_asked::<$i, W>(index, without)
+                                    }
+                                };
                                 if let Some((key, slots)) = found {
                                     acc = g(acc, (key, fetches.items(slots)));
                                 }
@@ -566,10 +580,8 @@ macro_rules! members_tuple {
             {
                 let len = self.driver_len(D);
                 let mut fetches = self;
-                // The count of keys answered without a call is for `fold_items`; unused here.
-                let mut quick = 0;
                 for index in 0..len {
-                    let found = fetches.locate_counted::<D, W>(index, without, &mut quick);
+                    let found = fetches.locate_step::<D, W>(index, without);
                     if let Some((key, slots)) = found {
                         f(key, ($(fetches.$i.view(slots.$i),)+));
                     }
