@@ -101,19 +101,33 @@ pub trait Fetches {
 
     /// One step of a walk: [`locate_quick`](Self::locate_quick), then
     /// [`locate_asked`](Self::locate_asked) where it asks.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "one step of the loop")]
     fn locate_step<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         index: usize,
         without: W,
-    ) -> Option<(Self::Key, Self::Slots)>;
+    ) -> Option<(Self::Key, Self::Slots)> {
+        match self.locate_quick::<D, W>(index, &without) {
+            Quick::Found(found) => Some(found),
+            Quick::Missing => None,
+            Quick::Ask => self.locate_asked::<D, W>(index, without),
+        }
+    }
 
     /// The match at driver position `index`, a key [`locate_quick`](Self::locate_quick) asked
     /// about: the full lookups ([`locate_slow`](Self::locate_slow), a cold call).
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the rare step, its call kept cold")]
     fn locate_asked<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         index: usize,
         without: W,
-    ) -> Option<(Self::Key, Self::Slots)>;
+    ) -> Option<(Self::Key, Self::Slots)> {
+        let key = self.driver_key::<D>(index)?;
+        let slots = Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
+        Some((key, slots))
+    }
 
     /// The first match at or past driver position `*next` and before `end`, with member
     /// `driver` driving; `*next` moves past it. The driver is picked once per call, and the
@@ -371,32 +385,6 @@ macro_rules! members_tuple {
                     Some(true) => Quick::Missing,
                     None => Quick::Ask,
                 }
-            }
-
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "one step of the loop")]
-            fn locate_step<const D: usize, W: ExcludeFetch<K> + Copy>(
-                &self,
-                index: usize,
-                without: W,
-            ) -> Option<(K, Self::Slots)> {
-                match self.locate_quick::<D, W>(index, &without) {
-                    Quick::Found(found) => Some(found),
-                    Quick::Missing => None,
-                    Quick::Ask => self.locate_asked::<D, W>(index, without),
-                }
-            }
-
-            #[inline(always)]
-            #[allow(clippy::inline_always, reason = "the rare step, its call kept cold")]
-            fn locate_asked<const D: usize, W: ExcludeFetch<K> + Copy>(
-                &self,
-                index: usize,
-                without: W,
-            ) -> Option<(K, Self::Slots)> {
-                let key = self.driver_key::<D>(index)?;
-                let slots = Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
-                Some((key, slots))
             }
 
             #[inline(always)]
