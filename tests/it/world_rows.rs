@@ -235,6 +235,23 @@ fn a_panicking_rows_iterator_leaves_the_rows_before_it_spawned() {
     assert_eq!(xs, (0..700).collect::<Vec<_>>());
 }
 
+/// A batch walked step by step (`collect`) whose rows' iterator panics: the panic reaches the
+/// caller once (the batch's drop does not ask the iterator again while it unwinds, where a
+/// second panic would abort), and the rows given before it are spawned.
+#[test]
+fn a_rows_iterator_that_panics_during_a_step_is_not_asked_again() {
+    let mut game = Game::default();
+    let rows = (0..1_000).map(|i| {
+        assert!(i % 300 != 299, "row {i} fails");
+        (Position { x: i, y: 0 }, Velocity { dx: i })
+    });
+    let panicked = catch_unwind(AssertUnwindSafe(|| game.spawn_batch(rows).collect::<Vec<_>>()));
+    assert!(panicked.is_err());
+    check(&game);
+    assert_eq!(game.entities.len(), 299);
+    assert_eq!(game.motion.len(), 299);
+}
+
 /// A bounded allocator that runs out mid-batch: the rows it has entities for are stored, and
 /// the next spawn panics with its error.
 #[test]
@@ -318,6 +335,72 @@ fn a_batch_lays_out_the_index_of_the_storages_it_fills_and_no_other() {
     }
     // Stale handles of the recycled ids stay refused.
     assert!(early.iter().skip(10).take(100).all(|&entity| !game.names.contains_key(entity)));
+}
+
+/// More fields than std's `Extend` takes in one tuple (12): a batch moves them through
+/// nested tuples. Some own heap memory, so a value moved twice or dropped early shows.
+#[derive(SparseSoa, Clone, Debug, PartialEq)]
+#[sparse_soa(key = Entity)]
+struct Wide {
+    a: u8,
+    b: String,
+    c: u16,
+    d: u32,
+    e: u64,
+    f: Vec<u8>,
+    g: i8,
+    h: i16,
+    i: i32,
+    j: i64,
+    k: char,
+    l: Box<u32>,
+    m: String,
+    n: bool,
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    reason = "any value per field will do, as long as rows differ"
+)]
+fn wide(i: u32) -> Wide {
+    Wide {
+        a: i as u8,
+        b: format!("b{i}"),
+        c: i as u16,
+        d: i,
+        e: u64::from(i) << 3,
+        f: vec![i as u8; (i % 5) as usize],
+        g: (i as i8).wrapping_neg(),
+        h: (i as i16).wrapping_neg(),
+        i: (i as i32).wrapping_neg(),
+        j: -i64::from(i),
+        k: char::from_digit(i % 10, 10).unwrap_or('?'),
+        l: Box::new(i * 7),
+        m: format!("m{i}"),
+        n: i % 2 == 0,
+    }
+}
+
+#[derive(Default, World)]
+struct Wides {
+    entities: Entities,
+    wides: WideSoa,
+}
+
+#[test]
+fn a_batch_of_rows_wider_than_twelve_fields_keeps_every_field() {
+    let mut world = Wides::default();
+    let spawned: Vec<Entity> = world.spawn_batch((0..1_000).map(wide)).collect();
+    Storage::assert_invariants(&world.wides);
+    assert_eq!(world.wides.len(), 1_000);
+    for (i, &entity) in (0..).zip(&spawned) {
+        assert_eq!(world.wides.get(entity).map(WideRef::cloned), Some(wide(i)), "row {i}");
+    }
+    assert_eq!(
+        world.wides.l().iter().map(|l| **l).sum::<u32>(),
+        (0..1_000).map(|i| i * 7).sum::<u32>()
+    );
 }
 
 #[derive(SparseSoa)]

@@ -374,13 +374,16 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
 /// # Panics
 ///
 /// A step panics where `spawn` would, with its message; the rows spawned before stay. If the
-/// rows' iterator panics, the rows it gave before are spawned.
+/// rows' iterator panics, the rows it gave before are spawned. After a step panicked, dropping
+/// the batch spawns no more rows (the iterator is not asked again while the panic unwinds).
 pub struct SpawnBatch<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> {
     world: &'w mut W,
     rows: R,
     /// The entities of rows spawned ahead (a run at a time), not yielded yet: from `next` on.
     spawned: Vec<Entity>,
     next: usize,
+    /// Set while a step spawns rows; still set when dropped, the step panicked.
+    stepping: bool,
     index: PhantomData<I>,
 }
 
@@ -396,7 +399,14 @@ impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, 
             let slots = entities.fresh_slots(at_least);
             B::reserve(world, at_least, slots);
         }
-        SpawnBatch { world, rows, spawned: Vec::new(), next: 0, index: PhantomData }
+        SpawnBatch {
+            world,
+            rows,
+            spawned: Vec::new(),
+            next: 0,
+            stepping: false,
+            index: PhantomData,
+        }
     }
 }
 
@@ -411,7 +421,9 @@ impl<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> Iterator
         if self.next == self.spawned.len() {
             self.spawned.clear();
             self.next = 0;
+            self.stepping = true;
             B::spawn_rows(self.world, &mut self.rows, Some(&mut self.spawned), false);
+            self.stepping = false;
         }
         let entity = self.spawned.get(self.next).copied()?;
         self.next += 1;
@@ -433,7 +445,11 @@ impl<W: RowWorld, R: ExactSizeIterator<Item = B>, B: Bundle<W, I>, I> ExactSizeI
 
 impl<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> Drop for SpawnBatch<'_, W, R, B, I> {
     fn drop(&mut self) {
-        B::spawn_rows(self.world, &mut self.rows, None, true);
+        // A step that panicked (the rows' iterator, or a row `spawn` refuses) is unwinding:
+        // asking the iterator again could panic a second time, which would abort.
+        if !self.stepping {
+            B::spawn_rows(self.world, &mut self.rows, None, true);
+        }
     }
 }
 

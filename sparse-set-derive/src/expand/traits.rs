@@ -395,23 +395,24 @@ fn storage(input: &Input<'_>) -> TokenStream {
 
 /// The `Storage` methods a batch of whole rows stores a run of new rows with: the run's length
 /// is the key index's, capped by the room every column has; the values then move into the
-/// columns, one push per field.
+/// columns in one pass, through std's `Extend` for a tuple of `Vec`s, which writes each field
+/// without a check of its room when the iterator's length is known (a drain is).
 fn fresh_run(input: &Input<'_>) -> TokenStream {
     let Input { ident, names, private: p, key: k, .. } = input;
     let keys = &names.keys_field;
     let observer = &names.observer_field;
     let refs = &names.refs;
     let hear = input.hear();
-    let all_columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
-    let all_members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
-    let value = input.owning(ident);
     let columns: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
-    let members = input.fields.iter().map(|field| &field.member);
+    let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
+    let value = input.owning(ident);
     let bindings: Vec<_> = input.fields.iter().map(|field| &field.binding).collect();
-    let (first_column, rest_columns) = (columns[0], &columns[1..]);
-    let (first_binding, rest_bindings) = (bindings[0], &bindings[1..]);
-    let rest_locals: Vec<_> =
-        rest_columns.iter().map(|column| quote::format_ident!("__{}", column)).collect();
+    // std extends tuples of up to 12 collections; more fields nest (the last of 12 is a tuple
+    // of the rest), with the same three shapes: the columns taken, a row's fields, the places
+    // the columns go back to.
+    let taken = nest(columns.iter().map(|column| quote!(::core::mem::take(&mut self.#column))));
+    let fields = nest(bindings.iter().map(|binding| quote!(#binding)));
+    let places = nest(columns.iter().map(|column| quote!(self.#column)));
     let usize = quote!(::core::primitive::usize);
     quote! {
         #[inline]
@@ -432,17 +433,18 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
                 keys.len(),
                 "a run longer than `fresh_run_len` measured"
             );
-            // The first column extends from an iterator of known length (no check of its
-            // room per row); the others are pushed beside it.
-            #(let #rest_locals = &mut self.#rest_columns;)*
+            // The columns are taken out for the extend and put back after it; nothing in
+            // between runs the caller's code or can fail (room is reserved, the values only
+            // move), so they are always put back.
+            let mut __columns = #taken;
             ::core::iter::Extend::extend(
-                &mut self.#first_column,
+                &mut __columns,
                 ::core::iter::Iterator::map(values.drain(..__pushed), |__value| {
                     let #ident { #(#members: #bindings,)* } = __value;
-                    #(#rest_locals.push(#rest_bindings);)*
-                    #first_binding
+                    #fields
                 }),
             );
+            #places = __columns;
             if #hear::OBSERVES {
                 let __start = self.#keys.len() - __pushed;
                 for __index in __start..self.#keys.len() {
@@ -450,10 +452,23 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
                         &mut self.#observer,
                         self.#keys.as_slice()[__index],
                         __index,
-                        &#refs { #(#all_members: &self.#all_columns[__index],)* },
+                        &#refs { #(#members: &self.#columns[__index],)* },
                     );
                 }
             }
         }
+    }
+}
+
+/// `items` as a tuple std's `Extend` takes: up to 12 as one tuple, more with the 12th a tuple
+/// of the rest, nested as deep as it takes.
+fn nest(items: impl Iterator<Item = TokenStream>) -> TokenStream {
+    let items: Vec<_> = items.collect();
+    if items.len() <= 12 {
+        quote!((#(#items,)*))
+    } else {
+        let (head, rest) = items.split_at(11);
+        let rest = nest(rest.iter().cloned());
+        quote!((#(#head,)* #rest,))
     }
 }
