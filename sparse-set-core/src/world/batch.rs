@@ -153,10 +153,10 @@ macro_rules! row_tuple {
             type Buffers = ($(Vec<$c>,)+);
 
             #[inline]
-            #[allow(non_snake_case, reason = "the components, named as their types")]
-            fn gather(buffers: &mut Self::Buffers, row: Self) {
-                let ($($c,)+) = row;
-                $(buffers.$n.push($c);)+
+            fn gather(buffers: &mut Self::Buffers, rows: impl Iterator<Item = Self>) {
+                // std's `Extend` for a tuple of `Vec`s: one pass, and no check of each
+                // buffer's room when the rows' length is known (a `map` of a range is).
+                Extend::extend(buffers, rows);
             }
 
             #[inline]
@@ -226,8 +226,9 @@ row_tuple!(
 trait Runs<W, I>: Sized {
     /// One `Vec` per component.
     type Buffers: Default;
-    /// Moves `row`'s components to the end of `buffers`.
-    fn gather(buffers: &mut Self::Buffers, row: Self);
+    /// Moves the components of every row of `rows` to the end of `buffers`. If `rows` panics,
+    /// `buffers` holds the rows it gave before, each whole.
+    fn gather(buffers: &mut Self::Buffers, rows: impl Iterator<Item = Self>);
     /// How many rows `buffers` holds.
     fn gathered(buffers: &Self::Buffers) -> usize;
     /// How many of `entities`, from the first, every storage the row names can store as new
@@ -343,9 +344,7 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
             spawn_listed(gathered.world, row, spawned.as_deref_mut());
         } else {
             let wanted = at_least.min(RUN);
-            for row in rows.by_ref().take(wanted) {
-                B::gather(&mut gathered.buffers, row);
-            }
+            B::gather(&mut gathered.buffers, rows.by_ref().take(wanted));
             // Fewer rows than the hint promised: the rows ended (as a `for` loop, ask no more).
             let ended = B::gathered(&gathered.buffers) < wanted;
             gathered.store(spawned.as_deref_mut());
