@@ -373,8 +373,9 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
 /// # Panics
 ///
 /// A step panics where `spawn` would, with its message; the rows spawned before stay. If the
-/// rows' iterator panics, the rows it gave before are spawned. After a step panicked, dropping
-/// the batch spawns no more rows (the iterator is not asked again while the panic unwinds).
+/// rows' iterator panics, the rows it gave before are spawned. A batch dropped after a step
+/// panicked, with no step since (as while that panic unwinds), spawns no more rows: its
+/// iterator is not asked again, where a second panic would abort.
 pub struct SpawnBatch<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> {
     world: &'w mut W,
     rows: R,
