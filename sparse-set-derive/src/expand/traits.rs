@@ -407,12 +407,14 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
     let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let value = input.owning(ident);
     let bindings: Vec<_> = input.fields.iter().map(|field| &field.binding).collect();
-    // std extends tuples of up to 12 collections; more fields nest (the last of 12 is a tuple
-    // of the rest), with the same three shapes: the columns taken, a row's fields, the places
-    // the columns go back to.
-    let taken = nest(columns.iter().map(|column| quote!(::core::mem::take(&mut self.#column))));
-    let fields = nest(bindings.iter().map(|binding| quote!(#binding)));
-    let places = nest(columns.iter().map(|column| quote!(self.#column)));
+    // std extends tuples of up to `EXTEND_TUPLE_MAX` collections; more fields nest (the last
+    // is a tuple of the rest), with the same three shapes: the columns taken, a row's fields,
+    // the places the columns go back to.
+    let taken: Vec<_> =
+        columns.iter().map(|column| quote!(::core::mem::take(&mut self.#column))).collect();
+    let fields: Vec<_> = bindings.iter().map(|binding| quote!(#binding)).collect();
+    let places: Vec<_> = columns.iter().map(|column| quote!(self.#column)).collect();
+    let (taken, fields, places) = (nest(&taken), nest(&fields), nest(&places));
     let usize = quote!(::core::primitive::usize);
     quote! {
         #[inline]
@@ -460,15 +462,17 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `items` as a tuple std's `Extend` takes: up to 12 as one tuple, more with the 12th a tuple
-/// of the rest, nested as deep as it takes.
-fn nest(items: impl Iterator<Item = TokenStream>) -> TokenStream {
-    let items: Vec<_> = items.collect();
-    if items.len() <= 12 {
+/// The most collections std's `Extend` for tuples takes in one tuple.
+const EXTEND_TUPLE_MAX: usize = 12;
+
+/// `items` as a tuple std's `Extend` takes: up to [`EXTEND_TUPLE_MAX`] as one tuple, more with
+/// the last of those a tuple of the rest, nested as deep as it takes.
+fn nest(items: &[TokenStream]) -> TokenStream {
+    if items.len() <= EXTEND_TUPLE_MAX {
         quote!((#(#items,)*))
     } else {
-        let (head, rest) = items.split_at(11);
-        let rest = nest(rest.iter().cloned());
+        let (head, rest) = items.split_at(EXTEND_TUPLE_MAX - 1);
+        let rest = nest(rest);
         quote!((#(#head,)* #rest,))
     }
 }
