@@ -3,6 +3,7 @@
 //! step of a model that also despawns, forgets entities and sorts the group.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::num::NonZeroU32;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::prelude::*;
@@ -213,6 +214,42 @@ fn a_dropped_batch_matches_spawning_one_by_one() {
             positions.get(entity).map(|p| (*p.x, *p.y)),
             expected_positions.get(entity).map(|p| (*p.x, *p.y))
         );
+    }
+}
+
+/// A batch of new entities (slots that follow each other) over storages that already hold
+/// some of those slots, through handles made by hand: each storage's run stops at the first
+/// slot it holds, and the world ends as spawning the rows one by one leaves it.
+#[test]
+fn a_batch_over_slots_a_storage_already_holds_matches_spawning_one_by_one() {
+    fn prepare() -> Game {
+        let mut game = Game::default();
+        let first = NonZeroU32::MIN;
+        for index in [3, 300, 301, 777] {
+            game.names.insert(Entity::from_parts(index, first), format!("held {index}"));
+        }
+        game.sparks.insert(Entity::from_parts(520, first));
+        game
+    }
+    let rows = |n: i32| {
+        (0..n).map(|x| (Spark, format!("n{x}"), Velocity { dx: x }, Position { x, y: -x }))
+    };
+    let mut batched = prepare();
+    let yielded: Vec<Entity> = batched.spawn_batch(rows(1_000)).collect();
+    let mut single = prepare();
+    let expected: Vec<Entity> = rows(1_000).map(|row| single.spawn(row)).collect();
+    check(&batched);
+    assert_eq!(yielded, expected, "the same entities, in the same order");
+    assert_eq!(batched.names.keys(), single.names.keys());
+    assert_eq!(batched.names.values(), single.names.values());
+    assert_eq!(batched.sparks.keys(), single.sparks.keys());
+    assert_eq!(batched.motion.keys(), single.motion.keys(), "the same prefix");
+    let (positions, velocities) = batched.motion.members();
+    assert_eq!(positions.keys(), single.motion.members().0.keys());
+    assert_eq!(velocities.keys(), single.motion.members().1.keys());
+    for (x, &entity) in (0..).zip(&yielded) {
+        assert_eq!(batched.names.get(entity), Some(&format!("n{x}")));
+        assert_eq!(positions.get(entity).map(|p| (*p.x, *p.y)), Some((x, -x)));
     }
 }
 

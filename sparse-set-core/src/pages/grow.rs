@@ -135,17 +135,19 @@ impl<D: DenseIndex> Pages<D> {
                 self.flat_named -= 1;
                 continue;
             }
-            let mut values = [D::ZERO; PAGE_LEN];
             if let Some(entry) = self.flat_compact.get_mut(number)
                 && *entry != EMPTY
             {
                 let index = (*entry & !COMPACT) as usize;
                 *entry = EMPTY;
+                let mut values = [D::ZERO; PAGE_LEN];
                 self.compact[index].fill(&mut values);
                 self.free_compact(index);
                 self.flat_named -= 1;
+                self.prefix.push_values(&values);
+            } else {
+                self.prefix.push_empty();
             }
-            self.prefix.push_values(&values);
         }
         self.absorb_full_pages();
         self.refresh_last();
@@ -256,9 +258,8 @@ impl<D: DenseIndex> Pages<D> {
         let mut pages = Self::new(versioned);
         let count = Self::check_full_below(limit, pages.prefix.stride())?;
         pages.prefix.try_reserve_pages_exact(count)?;
-        let zeroed = [D::ZERO; PAGE_LEN];
         for _ in 0..count {
-            pages.prefix.push_values(&zeroed);
+            pages.prefix.push_empty();
         }
         pages.refresh_last();
         Ok(pages)

@@ -316,6 +316,24 @@ impl<D: DenseIndex> Pages<D> {
         self.prefix.cell(at, stride)
     }
 
+    /// The words of the `count` prefix slots from `at` on, `stride` per slot; `None` unless all
+    /// of them are in the prefix.
+    #[inline]
+    pub(crate) fn prefix_cells(&self, at: usize, count: usize, stride: usize) -> Option<&[D]> {
+        self.prefix.cells(at, count, stride)
+    }
+
+    /// [`prefix_cells`](Self::prefix_cells), mutably.
+    #[inline]
+    pub(crate) fn prefix_cells_mut(
+        &mut self,
+        at: usize,
+        count: usize,
+        stride: usize,
+    ) -> Option<&mut [D]> {
+        self.prefix.cells_mut(at, count, stride)
+    }
+
     /// Recomputes `last` after the prefix, the flat lane or the hash lane changed size.
     fn refresh_last(&mut self) {
         self.last = self.computed_last();

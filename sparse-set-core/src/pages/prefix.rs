@@ -91,6 +91,23 @@ impl<D: DenseIndex> Prefix<D> {
         self.words.get_mut(start..start.checked_add(stride)?)
     }
 
+    /// The words of the `count` slots from `at` on, `stride` per slot, for a caller that knows
+    /// the stride as a constant; `None` unless all of them are in the prefix.
+    #[inline]
+    pub(crate) fn cells(&self, at: usize, count: usize, stride: usize) -> Option<&[D]> {
+        debug_assert_eq!(stride, self.stride, "a prefix read with another stride");
+        let start = at.checked_mul(stride)?;
+        self.words.get(start..start.checked_add(count.checked_mul(stride)?)?)
+    }
+
+    /// [`cells`](Self::cells), mutably.
+    #[inline]
+    pub(crate) fn cells_mut(&mut self, at: usize, count: usize, stride: usize) -> Option<&mut [D]> {
+        debug_assert_eq!(stride, self.stride, "a prefix written with another stride");
+        let start = at.checked_mul(stride)?;
+        self.words.get_mut(start..start.checked_add(count.checked_mul(stride)?)?)
+    }
+
     /// Keeps `version` in the words of a slot (`cell`, as [`cell_mut`](Self::cell_mut) returns
     /// it, of a versioned prefix).
     #[inline(always)]
@@ -178,6 +195,13 @@ impl<D: DenseIndex> Prefix<D> {
         for (cell, &value) in self.words[start..].chunks_exact_mut(self.stride).zip(values) {
             cell[0] = value;
         }
+    }
+
+    /// Appends a page of empty slots, their versions zero, in one write; the caller reserved
+    /// the room.
+    pub(crate) fn push_empty(&mut self) {
+        self.slots += PAGE_LEN;
+        self.words.resize(self.words.len() + PAGE_LEN * self.stride, D::ZERO);
     }
 
     /// The words of every slot from `from` on, one `stride`-long chunk per slot.

@@ -1,0 +1,83 @@
+//! Batches of new keys: a run measured and pushed over slots that follow each other against
+//! the same run key by key.
+
+use core::num::NonZeroU32;
+
+use super::*;
+use crate::entity::Entity;
+
+fn entity(index: u32, generation: u32) -> Entity {
+    Entity::from_parts(index, NonZeroU32::new(generation).expect("a generation"))
+}
+
+/// A set with room for 1,000 keys and slots laid out up to 1,024, holding a few keys and
+/// having seen newer versions in other slots.
+fn prepared<K: Key, D: DenseIndex>(set: &mut SparseSet<K, D>, key: impl Fn(u32, u32) -> K) {
+    let _ = set.try_reserve(1_000);
+    set.reserve_slots(0..1_024);
+    for (index, generation) in [(100, 1), (101, 3), (300, 2), (301, 1), (690, 1), (1_010, 1)] {
+        let _ = set.try_insert(key(index, generation));
+    }
+    set.remove(key(101, 3));
+    set.remove(key(301, 1));
+    set.assert_invariants();
+}
+
+/// The run a batch measures over consecutive slots (checked a chunk at a time) is the run
+/// measured key by key, wherever a held slot, a newer version seen, a bounded set's limits,
+/// the room reserved or the end of the prefix cuts it; and pushing it stores what inserting
+/// the keys one by one stores.
+fn check_runs<K: Key, D: DenseIndex>(mut set: SparseSet<K, D>, key: impl Fn(u32, u32) -> K) {
+    prepared(&mut set, &key);
+    let (starts, lens, generations): (&[u32], &[u32], u32) = if cfg!(miri) {
+        (&[99, 290, 1_000], &[0, 17, 40], 2)
+    } else {
+        (
+            &[0, 50, 99, 100, 101, 102, 290, 301, 500, 680, 1_000, 1_020, 2_000],
+            &[0, 1, 15, 16, 17, 40, 300, 1_200],
+            4,
+        )
+    };
+    for &start in starts {
+        for &len in lens {
+            for generation in 1..=generations {
+                let keys: Vec<K> = (start..start + len).map(|i| key(i, generation)).collect();
+                let room = set.dense.capacity() - set.len();
+                let expected = set.fresh_each_len(&keys[..keys.len().min(room)]);
+                assert_eq!(
+                    set.fresh_run_len(&keys),
+                    expected,
+                    "a run of {len} from slot {start}, generation {generation}"
+                );
+                let mut pushed = set.clone();
+                assert_eq!(pushed.push_fresh_run(&keys), expected);
+                pushed.assert_invariants();
+                let mut inserted = set.clone();
+                for &key in &keys[..expected] {
+                    assert_eq!(inserted.try_insert(key).map(|(_, new)| new), Ok(true));
+                }
+                assert_eq!(pushed.dense, inserted.dense);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_consecutive_run_measures_and_pushes_as_key_by_key() {
+    check_runs(SparseSet::<Entity>::new(), entity);
+    check_runs(SparseSet::<Entity, u16>::new(), entity);
+    check_runs(SparseSet::<Entity>::bounded(600, 650), entity);
+    check_runs(SparseSet::<u32>::new(), |index, _| index);
+    check_runs(SparseSet::<u32>::bounded(400, 1_015), |index, _| index);
+}
+
+#[test]
+fn only_slots_that_follow_each_other_are_consecutive() {
+    assert_eq!(consecutive_from::<u32>(&[]), None);
+    assert_eq!(consecutive_from(&[7_u32]), Some(7));
+    assert_eq!(consecutive_from(&[7_u32, 8, 9]), Some(7));
+    assert_eq!(consecutive_from(&[7_u32, 9, 8]), None);
+    assert_eq!(consecutive_from(&[7_u32, 8, 8]), None);
+    assert_eq!(consecutive_from(&[u32::MAX, 0]), None);
+    assert_eq!(consecutive_from(&[entity(4, 1), entity(5, 9)]), Some(4));
+}
