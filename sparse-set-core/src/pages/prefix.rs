@@ -76,9 +76,7 @@ impl<D: DenseIndex> Prefix<D> {
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on every lookup's path; see `Pages::get`")]
     pub(crate) fn cell(&self, at: usize, stride: usize) -> Option<&[D]> {
-        debug_assert_eq!(stride, self.stride, "a prefix read with another stride");
-        let start = at.checked_mul(stride)?;
-        self.words.get(start..start.checked_add(stride)?)
+        self.cells(at, 1, stride)
     }
 
     /// The words of slot `at`, mutably, for a caller that knows the stride as a constant;
@@ -86,14 +84,13 @@ impl<D: DenseIndex> Prefix<D> {
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on every insert's and removal's path")]
     pub(crate) fn cell_mut(&mut self, at: usize, stride: usize) -> Option<&mut [D]> {
-        debug_assert_eq!(stride, self.stride, "a prefix written with another stride");
-        let start = at.checked_mul(stride)?;
-        self.words.get_mut(start..start.checked_add(stride)?)
+        self.cells_mut(at, 1, stride)
     }
 
     /// The words of the `count` slots from `at` on, `stride` per slot, for a caller that knows
     /// the stride as a constant; `None` unless all of them are in the prefix.
-    #[inline]
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the body of `cell`, on every lookup's path")]
     pub(crate) fn cells(&self, at: usize, count: usize, stride: usize) -> Option<&[D]> {
         debug_assert_eq!(stride, self.stride, "a prefix read with another stride");
         let start = at.checked_mul(stride)?;
@@ -101,7 +98,8 @@ impl<D: DenseIndex> Prefix<D> {
     }
 
     /// [`cells`](Self::cells), mutably.
-    #[inline]
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the body of `cell_mut`, on every insert's path")]
     pub(crate) fn cells_mut(&mut self, at: usize, count: usize, stride: usize) -> Option<&mut [D]> {
         debug_assert_eq!(stride, self.stride, "a prefix written with another stride");
         let start = at.checked_mul(stride)?;

@@ -700,10 +700,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
                     }
                 }
                 Self::check_room_for(self.bounds, len, slot)?;
-                cell[0] = D::from_usize(len + 1);
-                if K::SLOT_AND_VERSION_ARE_KEY {
-                    Prefix::set_version_in(cell, key.version());
-                }
+                Self::fill_cell(cell, key, len);
                 self.dense.push(key);
                 self.observer.inserted(key, len, &());
                 return Ok((len, true));
@@ -786,6 +783,17 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             && Self::check_room_for(bounds, position, key.sparse_slot()).is_ok()
     }
 
+    /// Points `cell`, the prefix cell of `key`'s slot, at dense `position`, and keeps `key`'s
+    /// version beside it in a versioned set.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every insert's path")]
+    fn fill_cell(cell: &mut [D], key: K, position: usize) {
+        cell[0] = D::from_usize(position + 1);
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            Prefix::set_version_in(cell, key.version());
+        }
+    }
+
     /// Whether `cell` takes `key` as new: empty, and not holding a newer version than `key`'s.
     /// Both are compared with no branch between them, so a run's check vectorises.
     #[inline]
@@ -828,10 +836,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         let Ok(at) = usize::try_from(first) else { return 0 };
         let Some(cells) = self.sparse.prefix_cells_mut(at, run, Self::STRIDE) else { return 0 };
         for ((cell, &key), position) in cells.chunks_exact_mut(Self::STRIDE).zip(keys).zip(len..) {
-            cell[0] = D::from_usize(position + 1);
-            if K::SLOT_AND_VERSION_ARE_KEY {
-                Prefix::set_version_in(cell, key.version());
-            }
+            Self::fill_cell(cell, key, position);
         }
         run
     }
@@ -850,10 +855,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             if !Self::takes_fresh_in(bounds, cell, key, position) {
                 break;
             }
-            cell[0] = D::from_usize(position + 1);
-            if K::SLOT_AND_VERSION_ARE_KEY {
-                Prefix::set_version_in(cell, key.version());
-            }
+            Self::fill_cell(cell, key, position);
             written += 1;
         }
         written
