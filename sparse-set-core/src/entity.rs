@@ -523,6 +523,17 @@ impl Entities {
         self.try_spawn().unwrap_or_else(|error| panic!("cannot spawn an entity: {error}"))
     }
 
+    /// The freed index the next [`try_spawn`](Self::try_spawn) reuses, if there is one, under
+    /// the first generation: a key for asking storages for that index's cells ahead of the
+    /// spawn (their cells depend on the index alone), read without touching the slot itself.
+    /// Not the entity the spawn returns, whose generation is newer. (A new index comes after
+    /// the last one spawned, whose cells are in the cache already: `None`.)
+    #[inline]
+    pub(crate) fn upcoming_reuse(&self) -> Option<Entity> {
+        let index = *self.free.last()?;
+        Some(Entity { index, generation: NonZeroU32::MIN })
+    }
+
     /// The fallible twin of [`spawn`](Self::spawn).
     ///
     /// Computes in **O(1)** amortised time.
@@ -940,6 +951,24 @@ mod tests {
         entities.assert_invariants();
         assert!(entities.is_empty() && !entities.is_alive(last));
         assert_eq!(entities.spawn().index(), 1);
+    }
+
+    #[test]
+    fn the_upcoming_reuse_is_the_index_the_next_spawn_reuses() {
+        let mut entities = Entities::new();
+        assert_eq!(entities.upcoming_reuse(), None, "nothing freed: a new index comes next");
+        let spawned: Vec<Entity> = (0..4).map(|_| entities.spawn()).collect();
+        assert_eq!(entities.upcoming_reuse(), None);
+        assert!(entities.despawn(spawned[1]));
+        assert!(entities.despawn(spawned[3]));
+        for _ in 0..2 {
+            let upcoming = entities.upcoming_reuse().expect("a freed index");
+            let reused = entities.spawn();
+            assert_eq!(upcoming.index(), reused.index());
+            assert!(upcoming.generation() < reused.generation(), "only the index is named");
+        }
+        assert_eq!(entities.upcoming_reuse(), None);
+        entities.assert_invariants();
     }
 
     #[test]

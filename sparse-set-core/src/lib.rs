@@ -112,6 +112,7 @@ mod disjoint;
 mod entity;
 mod error;
 pub mod group;
+mod hint;
 pub mod join;
 mod key;
 pub mod map;

@@ -141,7 +141,7 @@ impl Particles {
         // Motion: the motion group's aligned prefix (every particle with a position and a
         // velocity), walked as plain slices side by side: no lookups.
         let motion = |(_, (position, velocity)): (Entity, (PositionMut<'_>, VelocityMut<'_>))| {
-            sim::physics(position.x, position.y, velocity.dx, velocity.dy, wind);
+            sim::physics_without_branches(position.x, position.y, velocity.dx, velocity.dy, wind);
         };
         // Colour and twinkle: the glow group, lives and colours side by side.
         let paint = |life: &LifeMut<'_>, colour: &mut ColourMut<'_>| {

@@ -71,6 +71,7 @@ use alloc::vec::Vec;
 
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
+use crate::hint;
 use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
 use crate::pages::{Pages, Prefix};
@@ -504,6 +505,19 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[must_use]
     pub fn contains(&self, key: K) -> bool {
         self.get_index_of(key).is_some()
+    }
+
+    /// Asks the processor for `key`'s cell of the sparse index, so that an insert or lookup of
+    /// `key` soon after finds it in the cache; changes nothing. A row of a world asks this of
+    /// each of its storages before it puts any component, so that their cells (one random
+    /// cache line each) are fetched together rather than one miss after another. A key past
+    /// the index's flat prefix is not asked for.
+    #[inline]
+    pub(crate) fn prefetch(&self, key: K) {
+        let at = usize::try_from(key.sparse_slot()).unwrap_or(usize::MAX);
+        if let Some([word, ..]) = self.sparse.prefix_cell(at, Self::STRIDE) {
+            hint::prefetch(word);
+        }
     }
 
     /// The dense position of `key`, if it is in the set.

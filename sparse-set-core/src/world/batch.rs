@@ -130,6 +130,11 @@ macro_rules! row_tuple {
             }
 
             #[inline]
+            fn prefetch(world: &mut W, entity: Entity) {
+                $(RowStorage::<$i::Part, $c>::prefetch($c::storage(world), entity);)+
+            }
+
+            #[inline]
             fn reserve(world: &mut W, additional: usize, slots: Range<u64>) {
                 $($c::storage(world).reserve(additional, slots.clone());)+
             }

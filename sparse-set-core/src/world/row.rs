@@ -118,6 +118,9 @@ pub trait RowStorage<P, V> {
     ///
     /// As the storage's `try_insert`; nothing changed then.
     fn put(&mut self, entity: Entity, value: V) -> Result<Option<V>, Error>;
+    /// Asks the processor for `entity`'s cell of the storage's sparse index, before
+    /// [`put`](Self::put): `SparseSet::prefetch`. Changes nothing.
+    fn prefetch(&self, entity: Entity);
     /// Undoes [`put`](Self::put), given what it returned.
     fn take_back(&mut self, entity: Entity, replaced: Option<V>);
     /// Room for `additional` more values, most of them under new keys whose sparse slots lie in
@@ -140,6 +143,11 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
     #[inline]
     fn put(&mut self, entity: Entity, value: S::Value) -> Result<Option<S::Value>, Error> {
         self.try_insert(entity, value)
+    }
+
+    #[inline]
+    fn prefetch(&self, entity: Entity) {
+        self.as_sparse_set().prefetch(entity);
     }
 
     #[inline]
@@ -178,6 +186,11 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
     #[inline]
     fn put(&mut self, entity: Entity, tag: T) -> Result<Option<T>, Error> {
         Ok(self.put(entity, ())?.map(|()| tag))
+    }
+
+    #[inline]
+    fn prefetch(&self, entity: Entity) {
+        RowStorage::<P, ()>::prefetch(self, entity);
     }
 
     #[inline]
@@ -234,6 +247,11 @@ where
     }
 
     #[inline]
+    fn prefetch(&self, entity: Entity) {
+        self.members().nth().as_sparse_set().prefetch(entity);
+    }
+
+    #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<M, I> as Storage>::Value>) {
         self.take_back_member::<I>(entity, replaced);
     }
@@ -279,6 +297,11 @@ where
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<X, I> as Storage>::Value>, Error> {
         self.put_excluded::<I>(entity, value)
+    }
+
+    #[inline]
+    fn prefetch(&self, entity: Entity) {
+        self.excluded().nth().as_sparse_set().prefetch(entity);
     }
 
     #[inline]
@@ -330,6 +353,11 @@ where
     }
 
     #[inline]
+    fn prefetch(&self, entity: Entity) {
+        self.nested_level().level_members().nth().as_sparse_set().prefetch(entity);
+    }
+
+    #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<MemberValue<N, Entity, D, I>>) {
         self.take_back_level_member::<D, I>(entity, replaced);
     }
@@ -375,6 +403,11 @@ where
         value: ExcludedValue<N, Entity, D, I>,
     ) -> Result<Option<ExcludedValue<N, Entity, D, I>>, Error> {
         self.put_level_excluded::<D, I>(entity, value)
+    }
+
+    #[inline]
+    fn prefetch(&self, entity: Entity) {
+        self.nested_level().level_excluded().nth().as_sparse_set().prefetch(entity);
     }
 
     #[inline]
@@ -443,6 +476,8 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::
         }
     }
 
+    fn prefetch(&self, _: Entity) {}
+
     fn take_back(&mut self, _: Entity, _: Option<NoValue<M, X>>) {}
 
     fn reserve(&mut self, _: usize, _: Range<u64>) {}
@@ -504,6 +539,16 @@ pub trait Bundle<W, I>: Sized {
     /// The first storage's error; nothing changed then.
     #[doc(hidden)]
     fn put(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error>;
+
+    /// Asks the processor for `entity`'s cell of every storage the row names
+    /// ([`RowStorage::prefetch`]), before [`put`](Self::put): the cells are random cache lines
+    /// of separate storages, fetched together rather than one miss after another. Changes
+    /// nothing. A row of one component has one cell, and asks for nothing.
+    #[doc(hidden)]
+    #[inline]
+    fn prefetch(world: &mut W, entity: Entity) {
+        let _ = (world, entity);
+    }
 
     /// Room for `additional` more rows in every storage it names, most of them under new
     /// entities whose indices lie in `slots`, as a hint.
@@ -616,6 +661,11 @@ pub trait RowWorld {
 #[doc(hidden)]
 #[inline]
 pub fn try_spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Result<Entity, Error> {
+    // A reused index's cells (random lines, one per storage) asked for before the allocator
+    // reads its slot (another): the row's misses all at once.
+    if let Some(upcoming) = world.entities().upcoming_reuse() {
+        B::prefetch(world, upcoming);
+    }
     let entity = world.entities().try_spawn()?;
     match row.put(world, entity) {
         Ok(replaced) => {
@@ -663,6 +713,7 @@ pub fn try_insert<W: RowWorld, B: Bundle<W, I>, I>(
             generation: entity.generation().get(),
         });
     }
+    B::prefetch(world, entity);
     row.put(world, entity).map(drop)
 }
 
