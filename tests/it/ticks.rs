@@ -230,6 +230,43 @@ proptest! {
     }
 }
 
+/// `changed_since` reads the stamps a block of 64 rows at a time: rows changed at the edges of
+/// blocks, in a last block that is not full, in every row of a block and in none of one, each
+/// yielded once, in dense order, as a filter of every row says; also `added_since` and
+/// `size_hint` on the way.
+#[test]
+fn changed_rows_at_the_edges_of_blocks_are_each_found_once() {
+    for len in [1_u32, 63, 64, 65, 127, 128, 129, 200, 256, 300] {
+        let mut map = Map::default();
+        map.extend((0..len).map(|key| (key * 3, key)));
+        let seen = map.ticks_mut().advance();
+        let mut rows: Vec<u32> = [0, 1, 62, 63, 64, 65, 127, 128, 191, len - 1]
+            .into_iter()
+            .chain(192..256) // every row of the fourth block
+            .filter(|&row| row < len)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        for &row in &rows {
+            map[row * 3] += 1; // the key of dense row `row`
+        }
+        let expected: Vec<u32> = rows.iter().map(|&row| map.keys()[row as usize]).collect();
+        let mut changed = map.changed_since(seen);
+        assert!(changed.size_hint().1.is_some_and(|most| most >= expected.len()));
+        let first = changed.next();
+        assert_eq!(first, expected.first().copied(), "len {len}");
+        let (least, most) = changed.size_hint();
+        assert!(least < expected.len() && most.is_some_and(|m| m + 1 >= expected.len()));
+        let rest: Vec<u32> = changed.collect();
+        assert_eq!(rest, expected[1..], "len {len}");
+        assert_eq!(map.added_since(seen).count(), 0);
+        let later = map.ticks_mut().advance();
+        map.insert(len * 3, 0);
+        assert_eq!(map.added_since(later).collect::<Vec<_>>(), [len * 3]);
+        assert_eq!(map.changed_since(later).collect::<Vec<_>>(), [len * 3]);
+    }
+}
+
 #[test]
 fn ticks_survive_the_wrap() {
     let mut map = Map::default();
