@@ -343,3 +343,33 @@ fn field_ticks_survive_the_wrap() {
         units.ticks().assert_invariants(units.len());
     }
 }
+
+/// A row's `changed_since` reads both tracked columns a block of 64 rows at a time: a row
+/// counts when either field changed, at the edges of blocks and in a last block that is not
+/// full, each once, in dense order.
+#[test]
+fn a_row_changed_in_either_field_is_found_once_across_blocks() {
+    for len in [1_u32, 64, 65, 130] {
+        let mut units: UnitSoa =
+            (0..len).map(|key| (key, Unit { pos: 0, hp: 0, level: 0 })).collect();
+        let seen = units.ticks_mut().advance();
+        let by_pos = [0, 63, 64, 129].into_iter().filter(|&key| key < len);
+        let by_hp = [0, 1, 64, 128].into_iter().filter(|&key| key < len);
+        // `set_if_neq` stamps only the fields whose values differ (`get_mut` would stamp both).
+        for key in by_pos {
+            assert!(units.set_if_neq(key, Unit { pos: 1, hp: 0, level: 0 }));
+        }
+        for key in by_hp {
+            let pos = *units.get(key).expect("held").pos;
+            assert!(units.set_if_neq(key, Unit { pos, hp: 1, level: 0 }));
+        }
+        if len > 1 {
+            // Row 1 changed in `hp` alone.
+            assert!(units.pos_changed_since(seen).count() < units.changed_since(seen).count());
+        }
+        let mut expected: Vec<u32> =
+            [0, 1, 63, 64, 128, 129].into_iter().filter(|&key| key < len).collect();
+        expected.sort_unstable_by_key(|&key| units.get_index_of(key));
+        assert_eq!(units.changed_since(seen).collect::<Vec<_>>(), expected, "len {len}");
+    }
+}

@@ -542,14 +542,14 @@ pub struct Since<'a, K> {
     now: u32,
     /// How old the tick is: a row counts when its stamp is younger.
     age: u32,
-    /// The next row to read (the one-column scan: the start of the next block of rows).
+    /// The next row to read (unless `all`: the start of the next block of rows).
     index: usize,
-    /// The one-column scan: the rows of the block before `index` that count and are still to
-    /// be yielded, one bit each (bit `i` for row `index - BLOCK + i`).
+    /// Unless `all`: the rows of the block before `index` that count and are still to be
+    /// yielded, one bit each (bit `i` for row `index - BLOCK + i`).
     pending: u64,
 }
 
-/// Rows the one-column scan reads at a time, one bit each of a `u64`.
+/// Rows the scan reads at a time, one bit each of a `u64`.
 const BLOCK: usize = 64;
 
 impl<'a, K> Since<'a, K> {
@@ -579,29 +579,23 @@ impl<K: Copy> Iterator for Since<'_, K> {
             // `MAX_AGE` old (as `Ticks::newer` does) would change no answer.
             let (now, age) = (self.now, self.age);
             let young = move |stamp: u32| now.wrapping_sub(stamp) < age;
-            if let [column] = self.columns {
-                // One column: a block of rows at a time into a word of bits, with no branch
-                // per row (whether a row counts is as unpredictable as the rows written), then
-                // the set bits in order.
-                while self.pending == 0 {
-                    let rest = column.get(self.index..)?;
-                    let block = &rest[..rest.len().min(BLOCK)];
-                    if block.is_empty() {
-                        return None;
-                    }
-                    self.pending = block_bits(block, young);
-                    self.index += BLOCK;
+            // A block of rows at a time into a word of bits, with no branch per row (whether a
+            // row counts is as unpredictable as the rows written): a row counts when any
+            // column's bit is set. Then the set bits in order.
+            while self.pending == 0 {
+                let end = self.keys.len().min(self.index + BLOCK);
+                if self.index >= end {
+                    return None;
                 }
-                let row = self.index - BLOCK + self.pending.trailing_zeros() as usize;
-                self.pending &= self.pending - 1;
-                return self.keys.get(row).copied();
+                let rows = self.index..end;
+                self.pending = self.columns.iter().fold(0, |bits, column| {
+                    bits | column.get(rows.clone()).map_or(0, |block| block_bits(block, young))
+                });
+                self.index += BLOCK;
             }
-            let columns = self.columns;
-            while self.index < self.keys.len()
-                && !columns.iter().any(|column| young(column[self.index]))
-            {
-                self.index += 1;
-            }
+            let row = self.index - BLOCK + self.pending.trailing_zeros() as usize;
+            self.pending &= self.pending - 1;
+            return self.keys.get(row).copied();
         }
         let key = *self.keys.get(self.index)?;
         self.index += 1;
