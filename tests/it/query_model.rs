@@ -536,3 +536,58 @@ fn walks_switch_between_prefix_and_far_keys() {
         assert_eq!(lent, want, "lending iterator, runs of {run}");
     }
 }
+
+/// Storages whose sparse prefixes end far apart (a few hundred slots, a thousand, thousands):
+/// a walk answers without a call only the keys every one of them covers, and every walk
+/// still visits exactly the matches, in the driver's order, with the right values; optional
+/// members and excluded storages included.
+#[test]
+fn walks_over_prefixes_of_different_lengths() {
+    let excluded_key = |k: u32| k % 5 == 2 && k < 700;
+    let driver: SparseMap<u32, u64> = (0..3_000).map(|k| (k, u64::from(k))).collect();
+    let probed: SparseMap<u32, u64> =
+        (0..3_000).filter(|k| k % 7 != 3).map(|k| (k, u64::from(k) * 10)).collect();
+    let short: SparseMap<u32, u64> = (0..40).map(|k| (k, 1)).collect();
+    let excluded: SparseSet<u32> = (0..3_000).filter(|&k| excluded_key(k)).collect();
+    let want: Vec<(u32, u64)> = (0..3_000)
+        .filter(|&k| k % 7 != 3 && !excluded_key(k))
+        .map(|k| (k, u64::from(k) * 11 + u64::from(k < 40)))
+        .collect();
+
+    let mut seen = Vec::new();
+    query((&driver, &probed, optional(&short))).without(&excluded).for_each(|k, (a, b, c)| {
+        seen.push((k, a + b + c.copied().unwrap_or(0)));
+    });
+    assert_eq!(seen, want, "for_each");
+
+    let folded: Vec<(u32, u64)> = query((&driver, &probed, optional(&short)))
+        .without(&excluded)
+        .into_iter()
+        .map(|(k, (a, b, c))| (k, a + b + c.copied().unwrap_or(0)))
+        .collect();
+    assert_eq!(folded, want, "fold");
+
+    let mut stepped = Vec::new();
+    for (k, (a, b, c)) in query((&driver, &probed, optional(&short))).without(&excluded) {
+        stepped.push((k, a + b + c.copied().unwrap_or(0)));
+    }
+    assert_eq!(stepped, want, "next");
+
+    let mut driver = driver;
+    let mut lent = Vec::new();
+    let mut q = query((&mut driver, &probed, optional(&short))).without(&excluded);
+    let mut iter = q.iter();
+    while let Some((k, (a, b, c))) = iter.next() {
+        lent.push((k, *a + b + c.copied().unwrap_or(0)));
+    }
+    assert_eq!(lent, want, "lending iterator");
+
+    // The short storage required and driving: the long ones probed, cut to its prefix.
+    let mut seen = Vec::new();
+    query((&short, &probed)).without(&excluded).for_each(|k, (_, b)| seen.push((k, *b)));
+    let want: Vec<(u32, u64)> = (0..40)
+        .filter(|&k| k % 7 != 3 && !excluded_key(k))
+        .map(|k| (k, u64::from(k) * 10))
+        .collect();
+    assert_eq!(seen, want, "the short storage driving");
+}

@@ -60,6 +60,20 @@ pub trait ExcludeFetch<K> {
     fn holds_all_quick(&self, key: K) -> Option<bool> {
         self.holds_quick(key)
     }
+
+    /// How many slots of the sparse index the quick answers cover (every key below it), as
+    /// [`Fetch::prefix_slots`](crate::query::Fetch::prefix_slots).
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        usize::MAX
+    }
+
+    /// Makes the quick answers ask about every key at or past slot `slots`, as
+    /// [`Fetch::narrow`](crate::query::Fetch::narrow); the answers stay the same.
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        let _ = slots;
+    }
 }
 
 impl<K: Key> Exclude<K> for () {
@@ -133,6 +147,16 @@ impl<K: Copy, F: ExcludeFetch<K>> ExcludeFetch<K> for WithFetch<F> {
     fn holds_quick(&self, key: K) -> Option<bool> {
         self.0.holds_all_quick(key).map(|all| !all)
     }
+
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        self.0.prefix_slots()
+    }
+
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        self.0.narrow(slots);
+    }
 }
 
 impl<K: Copy, F: ExcludeFetch<K>> ExcludeFetch<K> for AnyOfFetch<F> {
@@ -146,6 +170,16 @@ impl<K: Copy, F: ExcludeFetch<K>> ExcludeFetch<K> for AnyOfFetch<F> {
     #[allow(clippy::inline_always, reason = "the lookups of filtered storages, in the loop")]
     fn holds_quick(&self, key: K) -> Option<bool> {
         self.0.holds_quick(key).map(|any| !any)
+    }
+
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        self.0.prefix_slots()
+    }
+
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        self.0.narrow(slots);
     }
 }
 
@@ -173,6 +207,16 @@ impl<K: Key, D: crate::dense::DenseIndex> ExcludeFetch<K> for Probe<'_, K, D> {
             Quick::Missing => Some(false),
             Quick::Ask => None,
         }
+    }
+
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        Probe::prefix_slots(self)
+    }
+
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        Probe::narrow(self, slots);
     }
 }
 
@@ -281,6 +325,16 @@ macro_rules! exclude_tuple {
                     }
                 )+
                 Some(true)
+            }
+
+            #[inline]
+            fn prefix_slots(&self) -> usize {
+                usize::MAX$(.min(self.$i.prefix_slots()))+
+            }
+
+            #[inline]
+            fn narrow(&mut self, slots: usize) {
+                $(self.$i.narrow(slots);)+
             }
         }
     };

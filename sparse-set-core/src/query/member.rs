@@ -76,6 +76,21 @@ pub trait Fetch {
     /// required member lacks it.
     fn locate_slow(locator: Self::Locator, key: Self::Key) -> Option<Self::Slot>;
 
+    /// How many slots of the sparse index [`locate_quick`](Self::locate_quick) answers for
+    /// without a call (every key below it): `usize::MAX` for a member that answers every key
+    /// the same way.
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        usize::MAX
+    }
+
+    /// Makes [`locate_quick`](Self::locate_quick) ask about every key at or past slot `slots`
+    /// (see [`Probe::narrow`](crate::set::Probe)); the answers stay the same.
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        let _ = slots;
+    }
+
     /// Where `key` is held; `None` when a required member lacks it.
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the lookup of a probed member, in the loop")]
@@ -298,6 +313,16 @@ macro_rules! storage_fetch {
             fn locate_slow(probe: Probe<'a, S::Key, S::Dense>, key: S::Key) -> Option<usize> {
                 probe.get_index_of(key)
             }
+
+            #[inline]
+            fn prefix_slots(&self) -> usize {
+                self.probe.prefix_slots()
+            }
+
+            #[inline]
+            fn narrow(&mut self, slots: usize) {
+                self.probe.narrow(slots);
+            }
         }
 
         #[cfg(feature = "rayon")]
@@ -383,6 +408,16 @@ impl<F: Fetch> Fetch for OptionalFetch<F> {
             Quick::Missing => Quick::Found(None),
             Quick::Ask => Quick::Ask,
         }
+    }
+
+    #[inline]
+    fn prefix_slots(&self) -> usize {
+        self.0.prefix_slots()
+    }
+
+    #[inline]
+    fn narrow(&mut self, slots: usize) {
+        self.0.narrow(slots);
     }
 }
 

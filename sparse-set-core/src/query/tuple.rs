@@ -5,6 +5,11 @@
 //! [`Fetch`] side by side, and the walk is specialised for its driver: the driver is a const
 //! generic of [`Fetches::locate_driven`], so every test of it folds away and each probed member
 //! costs one lookup through its probe.
+//!
+//! A walk answers a key without a call when every probed member and excluded storage holds its
+//! slot in its sparse prefix; before it starts, it cuts all those prefixes to the shortest
+//! ([`Fetches::narrow`]), so that one bound check answers for all of them. Cutting changes no
+//! answer: a key past the cut is looked up in full.
 
 use crate::key::Key;
 use crate::query::exclude::ExcludeFetch;
@@ -83,6 +88,12 @@ pub trait Fetches {
     /// The number of keys member `driver` walks when it drives.
     fn driver_len(&self, driver: usize) -> usize;
 
+    /// Cuts the sparse prefixes of every probed member (all but `driver`) and of `without` to
+    /// the shortest among them, before a walk: a key is answered without a call only if every
+    /// one of them holds its slot anyway, and with one length the loop checks the slot once
+    /// for all of them. The answers stay the same.
+    fn narrow<W: ExcludeFetch<Self::Key>>(&mut self, driver: usize, without: &mut W);
+
     /// The key of driver `D`'s element at `index` and every member's slot for it, if every
     /// required member holds the key and no excluded storage does.
     fn locate_driven<const D: usize, W: ExcludeFetch<Self::Key>>(
@@ -126,7 +137,7 @@ pub trait Fetches {
     ) -> Option<(Self::Key, Self::Slots)> {
         let key = self.driver_key::<D>(index)?;
         let slots = Self::locate_slow::<D, W>(self.locators(), without, key, index)?;
-        Some((key, slots))
+        Some((key, Self::driven_at::<D>(slots, index)))
     }
 
     /// The first match at or past driver position `*next` and before `end`, with member
@@ -139,6 +150,26 @@ pub trait Fetches {
         end: usize,
         without: &W,
     ) -> Option<(Self::Key, Self::Slots)>;
+
+    /// `slots` with driver `D`'s slot made again from its position `index`: a step's two
+    /// paths (the quick lookups and the cold call) then hand the views the same position,
+    /// which the loop's bound has checked, so the driver's columns are read with no other
+    /// check.
+    #[doc(hidden)]
+    fn driven_at<const D: usize>(slots: Self::Slots, index: usize) -> Self::Slots;
+
+    /// [`locate_slow`](Self::locate_slow) from state a loop put aside before it started, by
+    /// reference: out of line and cold (see [`ForEach::drive`]).
+    #[doc(hidden)]
+    #[cold]
+    #[inline(never)]
+    fn locate_cold<const D: usize, W: ExcludeFetch<Self::Key> + Copy>(
+        cold: &(Self::Locators, W),
+        key: Self::Key,
+        index: usize,
+    ) -> Option<Self::Slots> {
+        Self::locate_slow::<D, W>(cold.0, cold.1, key, index)
+    }
 
     /// The last match before driver position `*end` and at or past `next`, with member
     /// `driver` driving; `*end` moves down to it.
@@ -321,6 +352,31 @@ macro_rules! members_tuple {
                     return None;
                 }
                 Some(slots)
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "one step of the loop")]
+            fn driven_at<const D: usize>(slots: Self::Slots, index: usize) -> Self::Slots {
+                ($(if $i == D { $member::driven_slot(index) } else { slots.$i },)+)
+            }
+
+            #[inline]
+            fn narrow<W: ExcludeFetch<K>>(&mut self, driver: usize, without: &mut W) {
+                let mut slots = without.prefix_slots();
+                $(
+                    if $i != driver {
+                        slots = slots.min(self.$i.prefix_slots());
+                    }
+                )+
+                if slots == usize::MAX {
+                    return;
+                }
+                $(
+                    if $i != driver {
+                        self.$i.narrow(slots);
+                    }
+                )+
+                without.narrow(slots);
             }
 
             #[inline]
@@ -567,10 +623,23 @@ macro_rules! members_tuple {
                 F: for<'v> FnMut(K, <Self as FetchesView<'v>>::Views),
             {
                 let len = self.driver_len(D);
-                let mut fetches = self;
+                let (mut fetches, mut without) = (self, without);
+                fetches.narrow(D, &mut without);
+                // What the full lookups need, put aside once: the loop passes its address to
+                // the cold call, so none of it holds a register of the loop.
+                let cold = (fetches.locators(), without);
                 for index in 0..len {
-                    let found = fetches.locate_step::<D, W>(index, without);
+                    let found = match fetches.locate_quick::<D, W>(index, &without) {
+                        Quick::Found(found) => Some(found),
+                        Quick::Missing => None,
+                        Quick::Ask => match fetches.driver_key::<D>(index) {
+                            Some(key) => Self::locate_cold::<D, W>(&cold, key, index)
+                                .map(|slots| (key, slots)),
+                            None => None,
+                        },
+                    };
                     if let Some((key, slots)) = found {
+                        let slots = Self::driven_at::<D>(slots, index);
                         f(key, ($(fetches.$i.view(slots.$i),)+));
                     }
                 }

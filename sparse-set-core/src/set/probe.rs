@@ -50,6 +50,22 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
         Probe { prefix: set.sparse.prefix_words(), dense: set.as_slice(), set }
     }
 
+    /// How many slots the prefix holds: the keys [`get_index_of_quick`](Self::get_index_of_quick)
+    /// answers without a call are those whose slot is below it.
+    #[inline]
+    pub(crate) fn prefix_slots(&self) -> usize {
+        self.prefix.len() / SparseSet::<K, D>::STRIDE
+    }
+
+    /// The probe with its prefix cut to the first `slots` slots: keys past them are answered
+    /// by the full lookup, the same answers. A walk cuts every probe it holds to the shortest
+    /// prefix among them, so that one bound check answers for all of them.
+    #[inline]
+    pub(crate) fn narrow(&mut self, slots: usize) {
+        let words = slots.min(self.prefix_slots()) * SparseSet::<K, D>::STRIDE;
+        self.prefix = &self.prefix[..words];
+    }
+
     /// The dense position of `key`, if the set holds it: [`SparseSet::get_index_of`].
     ///
     /// Computes in **O(1)** time: one load for a key of the prefix.
@@ -169,5 +185,54 @@ impl<T> From<Option<T>> for Quick<T> {
             Some(found) => Quick::Found(found),
             None => Quick::Missing,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::num::NonZeroU32;
+
+    use super::Quick;
+    use crate::entity::Entity;
+    use crate::set::SparseSet;
+
+    /// A probe cut short asks about every key past the cut, and its full answers are the ones
+    /// of the whole probe: for plain keys and for versioned ones (a stale version included).
+    #[test]
+    fn a_narrowed_probe_asks_past_its_cut_and_answers_the_same() {
+        let set: SparseSet<u32> = (0..300).filter(|key| key % 3 != 0).collect();
+        let whole = set.probe();
+        let mut cut = whole;
+        cut.narrow(100);
+        assert_eq!(cut.prefix_slots(), 100.min(whole.prefix_slots()));
+        for key in 0..400 {
+            assert_eq!(cut.get_index_of(key), whole.get_index_of(key), "key {key}");
+            assert_eq!(cut.get_index_of(key), set.get_index_of(key), "key {key}");
+            if key >= 100 {
+                assert_eq!(cut.get_index_of_quick(key), Quick::Ask, "key {key}");
+            } else {
+                assert_eq!(cut.get_index_of_quick(key), whole.get_index_of_quick(key));
+            }
+        }
+        // A cut past the prefix changes nothing.
+        let mut wide = whole;
+        wide.narrow(usize::MAX);
+        assert_eq!(wide.prefix_slots(), whole.prefix_slots());
+
+        let entity = |index, generation| {
+            Entity::from_parts(index, NonZeroU32::new(generation).expect("a generation"))
+        };
+        let entities: SparseSet<Entity> = (0..200).map(|index| entity(index, 2)).collect();
+        let mut cut = entities.probe();
+        cut.narrow(50);
+        for index in [0, 49, 50, 199, 200] {
+            for generation in [1, 2] {
+                let key = entity(index, generation);
+                assert_eq!(cut.get_index_of(key), entities.get_index_of(key), "{key:?}");
+            }
+        }
+        assert_eq!(cut.get_index_of_quick(entity(60, 2)), Quick::Ask);
+        assert_eq!(cut.get_index_of_quick(entity(10, 1)), Quick::Missing);
+        assert_eq!(cut.get_index_of_quick(entity(10, 2)), Quick::Found(10));
     }
 }
