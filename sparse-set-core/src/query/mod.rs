@@ -439,13 +439,9 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
     pub fn iter(&mut self) -> QueryIter<'_, M, W> {
         let driver = self.driver();
         let members = self.members.reborrow();
-        let mut fetches = members.into_fetches();
-        let mut without = self.without.into_fetch();
+        let fetches = members.into_fetches();
         let end = driver.map_or(0, |driver| fetches.driver_len(driver));
-        if let Some(driver) = driver {
-            fetches.narrow(driver, &mut without);
-        }
-        QueryIter { fetches, without, driver, next: 0, end }
+        QueryIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
     }
 
     /// The members, given back.
@@ -597,13 +593,9 @@ where
     /// ```
     fn into_iter(self) -> Self::IntoIter {
         let driver = self.driver();
-        let mut fetches = self.members.into_fetches();
-        let mut without = self.without.into_fetch();
+        let fetches = self.members.into_fetches();
         let end = driver.map_or(0, |driver| fetches.driver_len(driver));
-        if let Some(driver) = driver {
-            fetches.narrow(driver, &mut without);
-        }
-        SharedIter { fetches, without, driver, next: 0, end }
+        SharedIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
     }
 }
 

@@ -7,9 +7,9 @@
 //! costs one lookup through its probe.
 //!
 //! A walk answers a key without a call when every probed member and excluded storage holds its
-//! slot in its sparse prefix; before it starts, it cuts all those prefixes to the shortest
-//! ([`Fetches::narrow`]), so that one bound check answers for all of them. Cutting changes no
-//! answer: a key past the cut is looked up in full.
+//! slot in its sparse prefix; before `for_each`'s loop, [`ForEach::drive`] cuts all those
+//! prefixes to the shortest ([`Fetches::narrow`]), so that one bound check answers for all of
+//! them. Cutting changes no answer: a key past the cut is looked up in full.
 
 use crate::key::Key;
 use crate::query::exclude::ExcludeFetch;
