@@ -172,6 +172,18 @@ pub mod __private {
 
     use crate::{DenseIndex, Key, Removed, SparseSet};
 
+    /// The dense position of `key` in `set`, or `usize::MAX` if it is not there: what a derived
+    /// storage's `get` reads its columns at, so that a miss is their bound check.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "as `SparseSet::get_index_of`, in callers' loops")]
+    #[must_use]
+    pub fn get_index_of_or_max<K: Key, D: DenseIndex, O: crate::observe::Observer<K, ()>>(
+        set: &SparseSet<K, D, O>,
+        key: K,
+    ) -> usize {
+        set.get_index_of_or_max(key)
+    }
+
     /// Swap-removes the key at dense position `index`; returns it and how the dense positions
     /// moved, or `None` if `index` is out of bounds. What a derived storage's
     /// `swap_remove_index` reports to its observer.

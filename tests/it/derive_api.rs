@@ -461,6 +461,61 @@ fn entity_keys_and_generations() {
     healths.assert_invariants();
 }
 
+/// `get` and `get_mut`, of a derived storage and of a `SparseMap`, answer what `contains_key`
+/// answers, in every lane of the key index: keys in its flat prefix and keys far past it; held,
+/// removed (the slot keeps the generation it saw), older and newer generations, never seen.
+#[test]
+fn lookups_answer_alike_in_every_lane() {
+    let mut entities = Entities::new();
+    let spawned: Vec<Entity> = (0..70_000).map(|_| entities.spawn()).collect();
+    // The first keys from slot 0 (the prefix), then a block far past them, with a gap.
+    let held: Vec<Entity> =
+        spawned[..600].iter().chain(&spawned[60_000..61_000]).copied().collect();
+    let mut healths = Healths::new();
+    let mut map = sparse_soa::SparseMap::<Entity, i32>::new();
+    for &entity in &held {
+        let hp = i32::try_from(entity.index()).expect("a small index");
+        healths.insert(entity, Health { hp, max: hp + 1 });
+        map.insert(entity, hp);
+    }
+    // Removed while alive: their slots keep the generation, vacant.
+    let removed = [held[3], held[599], held[600], held[1_599]];
+    for entity in removed {
+        assert!(healths.remove(entity).is_some());
+        assert!(map.remove(entity).is_some());
+    }
+    // Despawned and spawned again: the new generation was never stored.
+    let old = held[10];
+    let far_old = held[700];
+    entities.despawn(old);
+    entities.despawn(far_old);
+    let newer = [entities.spawn(), entities.spawn()];
+    let unseen = [spawned[1_000], spawned[65_000], spawned[69_999]];
+    let probes = held.iter().chain(&newer).chain(&unseen).copied();
+    for entity in probes {
+        let stored = !removed.contains(&entity) && held.contains(&entity);
+        assert_eq!(healths.contains_key(entity), stored, "{entity:?}");
+        assert_eq!(map.contains_key(entity), stored, "{entity:?}");
+        let hp = i32::try_from(entity.index()).expect("a small index");
+        let expected = stored.then_some(hp);
+        assert_eq!(healths.get(entity).map(|health| *health.hp), expected, "{entity:?}");
+        assert_eq!(healths.get_mut(entity).map(|health| *health.max - 1), expected);
+        assert_eq!(map.get(entity).copied(), expected, "{entity:?}");
+        assert_eq!(map.get_mut(entity).map(|value| *value), expected);
+    }
+    healths.assert_invariants();
+    map.assert_invariants();
+
+    // Plain keys: held, removed, never held, past every key.
+    let mut storage = filled(&[0, 1, 2, 5_000, 90_000]);
+    storage.remove(1);
+    for key in [0, 1, 2, 3, 5_000, 5_001, 90_000, 1 << 30] {
+        let expected = [0, 2, 5_000, 90_000].contains(&key).then_some(key as f32);
+        assert_eq!(storage.get(key).map(|p| *p.x), expected, "{key}");
+        assert_eq!(storage.get_mut(key).map(|p| *p.x), expected, "{key}");
+    }
+}
+
 #[test]
 fn traits() {
     let a = filled(&[1, 2, 3]);

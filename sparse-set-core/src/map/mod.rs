@@ -649,7 +649,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     )]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
-        self.values.get(self.set.get_index_of(key)?)
+        // The values are as many as the keys, so no position the set answers fails the bound
+        // check, and the set's miss (`usize::MAX`) always does.
+        self.values.get(self.set.get_index_of_or_max(key))
     }
 
     /// The value stored under `key`, mutably.
@@ -670,8 +672,8 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
     )]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        let index = self.set.get_index_of(key)?;
-        self.value_mut(index)
+        // As in `get`: a miss (`usize::MAX`) fails `value_mut`'s bound check.
+        self.value_mut(self.set.get_index_of_or_max(key))
     }
 
     /// The key as stored and its value.

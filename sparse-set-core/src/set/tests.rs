@@ -1,5 +1,5 @@
 //! Batches of new keys: a run measured and pushed over slots that follow each other against
-//! the same run key by key.
+//! the same run key by key. And the lookup whose miss is `usize::MAX` against `get_index_of`.
 
 use core::num::NonZeroU32;
 
@@ -80,4 +80,32 @@ fn only_slots_that_follow_each_other_are_consecutive() {
     assert_eq!(consecutive_from(&[7_u32, 8, 8]), None);
     assert_eq!(consecutive_from(&[u32::MAX, 0]), None);
     assert_eq!(consecutive_from(&[entity(4, 1), entity(5, 9)]), Some(4));
+}
+
+/// `get_index_of_or_max` answers `get_index_of`, with `usize::MAX` for `None`, for every key
+/// around the prepared sets' (held, removed with their generation kept, other generations, in
+/// the prefix and past it) and for keys far past every slot laid out.
+fn check_or_max<K: Key, D: DenseIndex>(mut set: SparseSet<K, D>, key: impl Fn(u32, u32) -> K) {
+    prepared(&mut set, &key);
+    let _ = set.try_insert(key(70_000, 2));
+    let step = if cfg!(miri) { 23 } else { 1 };
+    let indices = (0..1_100).step_by(step).chain([69_999, 70_000, 70_001, 1 << 20, u32::MAX]);
+    for index in indices {
+        for generation in 1..=4 {
+            let probe = key(index, generation);
+            let expected = set.get_index_of(probe).unwrap_or(usize::MAX);
+            assert_eq!(set.get_index_of_or_max(probe), expected, "{probe:?}");
+        }
+    }
+}
+
+#[test]
+fn the_lookup_with_a_sentinel_answers_as_get_index_of() {
+    check_or_max(SparseSet::<Entity>::new(), entity);
+    check_or_max(SparseSet::<Entity, u16>::new(), entity);
+    check_or_max(SparseSet::<Entity>::bounded(600, 80_000), entity);
+    check_or_max(SparseSet::<u32>::new(), |index, _| index);
+    check_or_max(SparseSet::<u64>::new(), |index, generation| {
+        u64::from(index) | (u64::from(generation) << 40)
+    });
 }

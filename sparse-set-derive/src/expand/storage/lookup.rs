@@ -27,6 +27,12 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         usize,
         ..
     } = &Parts::new(input);
+    // The first column's length, which a miss (`usize::MAX`) is never below. Every storage has
+    // a column (a struct without fields is a tag, whose storage is a set); without one, the
+    // miss itself.
+    let bound = columns
+        .first()
+        .map_or_else(|| quote!(#usize::MAX), |first| quote!(#p::Vec::len(&self.#first)));
     quote! {
         /// The element stored under `key`.
         ///
@@ -36,7 +42,11 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         #[inline(always)]
         #[allow(clippy::inline_always)]
         pub fn get(&self, key: #k) -> #option<#ref_ty> {
-            let __index = self.#keys.get_index_of(key)?;
+            // A miss is `usize::MAX`, past every column: one bound check answers both.
+            let __index = #p::get_index_of_or_max(&self.#keys, key);
+            if __index >= #bound {
+                return #option::None;
+            }
             #option::Some(#refs { #(#members: &self.#columns[__index],)* })
         }
 
@@ -48,7 +58,10 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         #[inline(always)]
         #[allow(clippy::inline_always)]
         pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
-            let __index = self.#keys.get_index_of(key)?;
+            let __index = #p::get_index_of_or_max(&self.#keys, key);
+            if __index >= #bound {
+                return #option::None;
+            }
             let __row = #muts { #(#members: &mut self.#columns[__index],)* };
             #hear::written(&mut self.#observer, __index..__index + 1);
             #option::Some(__row)
