@@ -185,6 +185,19 @@ pub(crate) fn fail(error: Error) -> ! {
     panic!("{error}")
 }
 
+/// Panics for a `swap_indices(a, b)` out of bounds for a storage of `len` rows, naming all
+/// three: out of line, so that the swap's common path stores nothing for the message.
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub fn fail_swap(a: usize, b: usize, len: usize) -> ! {
+    panic!("swap_indices({a}, {b}) out of bounds for length {len}")
+}
+
 /// Panics for a bounded `S` that `error` refused to make, with a message naming the storage,
 /// the bounds asked for and the error (which names the limit it met).
 ///

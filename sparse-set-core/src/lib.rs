@@ -157,7 +157,7 @@ pub mod __private {
     pub use crate::alive::check_world_alive;
     pub use crate::disjoint::{positions as disjoint_positions, rows_mut as disjoint_rows_mut};
     pub use crate::error::{
-        fail_bounded, fail_insert, shrink, try_reserve, try_reserve_exact, vec_bytes,
+        fail_bounded, fail_insert, fail_swap, shrink, try_reserve, try_reserve_exact, vec_bytes,
     };
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;

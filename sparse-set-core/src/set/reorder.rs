@@ -6,6 +6,7 @@
 use core::cmp::Ordering;
 
 use crate::dense::DenseIndex;
+use crate::error::fail_swap;
 use crate::key::Key;
 use crate::observe::Observer;
 use crate::permutation::{Permutation, sort_as_with};
@@ -98,13 +99,20 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// assert_eq!(set.as_slice(), &[2, 1]);
     /// assert_eq!(set.get_index_of(1), Some(1));
     /// ```
+    // The panic is a cold call, so the common path keeps `a`, `b` and the length in registers
+    // (no message arguments stored); both keys are read before either slot is written, so a
+    // write past the prefix (a call) does not make the second read check its bound again.
+    #[inline]
     #[track_caller]
     pub fn swap_indices(&mut self, a: usize, b: usize) {
         let len = self.dense.len();
-        assert!(a < len && b < len, "swap_indices({a}, {b}) out of bounds for length {len}");
+        if a >= len || b >= len {
+            fail_swap(a, b, len);
+        }
         self.dense.swap(a, b);
-        self.sparse.set_in(self.dense[a].sparse_slot(), D::from_usize(a + 1), Self::STRIDE);
-        self.sparse.set_in(self.dense[b].sparse_slot(), D::from_usize(b + 1), Self::STRIDE);
+        let (key_a, key_b) = (self.dense[a], self.dense[b]);
+        self.sparse.set_in(key_a.sparse_slot(), D::from_usize(a + 1), Self::STRIDE);
+        self.sparse.set_in(key_b.sparse_slot(), D::from_usize(b + 1), Self::STRIDE);
         self.observer.swapped(a, b);
     }
 

@@ -40,13 +40,9 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         #[track_caller]
         pub fn swap_indices(&mut self, a: #usize, b: #usize) {
             let __len = self.#keys.len();
-            ::core::assert!(
-                a < __len && b < __len,
-                "swap_indices({}, {}) out of bounds for length {}",
-                a,
-                b,
-                __len,
-            );
+            if a >= __len || b >= __len {
+                #p::fail_swap(a, b, __len);
+            }
             self.#keys.swap_indices(a, b);
             #(self.#columns.swap(a, b);)*
             #hear::swapped(&mut self.#observer, a, b);
