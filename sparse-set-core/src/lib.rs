@@ -173,7 +173,7 @@ pub mod __private {
     use crate::{DenseIndex, Key, Removed, SparseSet};
 
     /// The dense position of `key` in `set`, or `usize::MAX` if it is not there: what a derived
-    /// storage's `get` reads its columns at, so that a miss is their bound check.
+    /// storage's `get_mut` reads its columns at, so that a miss is their bound check.
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "as `SparseSet::get_index_of`, in callers' loops")]
     #[must_use]
@@ -182,6 +182,20 @@ pub mod __private {
         key: K,
     ) -> usize {
         set.get_index_of_or_max(key)
+    }
+
+    /// The dense position of `key` in `set`, if it is there and below `len`: what a derived
+    /// storage's `get` reads its columns at, `len` its first column's length, so that the
+    /// lookup and the columns' bound check are one.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "as `SparseSet::get_index_of`, in callers' loops")]
+    #[must_use]
+    pub fn get_index_below<K: Key, D: DenseIndex, O: crate::observe::Observer<K, ()>>(
+        set: &SparseSet<K, D, O>,
+        key: K,
+        len: usize,
+    ) -> Option<usize> {
+        set.get_index_below(key, len)
     }
 
     /// Swap-removes the key at dense position `index`; returns it and how the dense positions

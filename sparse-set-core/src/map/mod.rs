@@ -649,9 +649,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     )]
     #[must_use]
     pub fn get(&self, key: K) -> Option<&V> {
-        // The values are as many as the keys, so no position the set answers fails the bound
-        // check, and the set's miss (`usize::MAX`) always does.
-        self.values.get(self.set.get_index_of_or_max(key))
+        // The values are as many as the keys, so the bound check fails only for a miss.
+        let index = self.set.get_index_below(key, self.values.len())?;
+        Some(&self.values[index])
     }
 
     /// The value stored under `key`, mutably.
@@ -672,7 +672,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         reason = "a wrapper of `SparseSet::get_index_of`, inlined as it is"
     )]
     pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
-        // As in `get`: a miss (`usize::MAX`) fails `value_mut`'s bound check.
+        // The values are as many as the keys, so no position the set answers fails the bound
+        // check, and the set's miss (`usize::MAX`) always does. (Through `get_index_below`, as
+        // `get` reads, the loop's paths meet again before the write: 19 instructions a key
+        // in a loop of `get_mut` with `u32` keys this way, 22 that way.)
         self.value_mut(self.set.get_index_of_or_max(key))
     }
 

@@ -265,3 +265,33 @@ fn reserving_slots_adds_nothing_the_keys_would_not_mostly_fill() {
     assert_eq!(pages.prefix.slots(), 2 * PAGE_LEN);
     assert_eq!(pages.check(), PAGE_LEN + 1);
 }
+
+/// Every lane a lookup can take answers as a model of the slots does: the prefix, a full page of
+/// the flat lane, a compact page of the flat lane, a flat-lane page number with no page (the
+/// miss answered without the out-of-line call), past `last`, and the hash lane's full, compact
+/// and missing pages.
+#[test]
+fn every_lane_of_a_lookup_answers_as_the_model() {
+    let page = |number: u64| number << PAGE_BITS;
+    let mut slots: Vec<u64> = (0..PAGE_LEN as u64).collect(); // page 0: the prefix
+    slots.extend(page(2)..page(2) + 20); // page 2: full, in the flat lane
+    slots.extend([page(4) + 3, page(4) + 511]); // page 4: compact, in the flat lane
+    slots.extend(page(1 << 30)..page(1 << 30) + 20); // the hash lane: a full page
+    slots.extend([page((1 << 30) + 9) + 7]); // the hash lane: a compact page
+    let mut pages = Pages::<u32>::new(false);
+    insert_all(&mut pages, &slots);
+    assert_eq!(pages.prefix.slots(), PAGE_LEN);
+    assert!(pages.flat_full[2].is_some() && pages.flat_full[3].is_none());
+    assert_eq!((pages.flat_compact[3], pages.hash.len), (EMPTY, 2));
+    assert!(pages.flat_compact[4] & COMPACT != 0);
+
+    let model: std::collections::BTreeMap<u64, u32> = slots.iter().copied().zip(1..).collect();
+    let step = if cfg!(miri) { 37 } else { 1 };
+    let near = |number: u64| (page(number)..page(number + 1)).step_by(step);
+    let probes = (0..6)
+        .flat_map(near)
+        .chain([(1 << 30) + 1, 1 << 30, (1 << 30) + 9].into_iter().flat_map(near));
+    for slot in probes.chain([page(5), page(1 << 40), u64::MAX]) {
+        assert_eq!(pages.get(slot), model.get(&slot).copied().unwrap_or(0), "slot {slot}");
+    }
+}

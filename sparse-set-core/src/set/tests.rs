@@ -85,9 +85,10 @@ fn only_slots_that_follow_each_other_are_consecutive() {
 /// A key past the prepared sets' prefix (nearer under miri, where large sets are slow).
 const FAR: u32 = if cfg!(miri) { 1_500 } else { 70_000 };
 
-/// `get_index_of_or_max` answers `get_index_of`, with `usize::MAX` for `None`, for every key
-/// around the prepared sets' (held, removed with their generation kept, other generations, in
-/// the prefix and past it) and for keys far past every slot laid out.
+/// `get_index_of_or_max` answers `get_index_of`, with `usize::MAX` for `None`, and
+/// `get_index_below` answers it below each bound (the set's length, half of it, none), for every
+/// key around the prepared sets' (held, removed with their generation kept, other generations,
+/// in the prefix and past it) and for keys far past every slot laid out.
 fn check_or_max<K: Key, D: DenseIndex>(mut set: SparseSet<K, D>, key: impl Fn(u32, u32) -> K) {
     prepared(&mut set, &key);
     let _ = set.try_insert(key(FAR, 2));
@@ -96,18 +97,24 @@ fn check_or_max<K: Key, D: DenseIndex>(mut set: SparseSet<K, D>, key: impl Fn(u3
     for index in indices {
         for generation in 1..=4 {
             let probe = key(index, generation);
-            let expected = set.get_index_of(probe).unwrap_or(usize::MAX);
-            assert_eq!(set.get_index_of_or_max(probe), expected, "{probe:?}");
+            let found = set.get_index_of(probe);
+            assert_eq!(set.get_index_of_or_max(probe), found.unwrap_or(usize::MAX), "{probe:?}");
+            for len in [set.len(), set.len() / 2, 0] {
+                let below = found.filter(|&index| index < len);
+                assert_eq!(set.get_index_below(probe, len), below, "{probe:?} below {len}");
+            }
         }
     }
 }
 
 #[test]
-fn the_lookup_with_a_sentinel_answers_as_get_index_of() {
+fn the_lookups_with_a_sentinel_or_a_bound_answer_as_get_index_of() {
     check_or_max(SparseSet::<Entity>::new(), entity);
     check_or_max(SparseSet::<Entity, u16>::new(), entity);
     check_or_max(SparseSet::<Entity>::bounded(600, FAR as usize + 500), entity);
     check_or_max(SparseSet::<u32>::new(), |index, _| index);
+    // Keys in the prefix (a bounded set's whole range is one).
+    check_or_max(SparseSet::<u32>::bounded(600, FAR as usize + 500), |index, _| index);
     check_or_max(SparseSet::<u64>::new(), |index, generation| {
         u64::from(index) | (u64::from(generation) << 40)
     });

@@ -27,9 +27,9 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         usize,
         ..
     } = &Parts::new(input);
-    // The first column's length, which a miss (`usize::MAX`) is never below. Every storage has
-    // a column (a struct without fields is a tag, whose storage is a set); without one, the
-    // miss itself.
+    // The first column's length, the bound of every position the key index answers (a miss,
+    // `usize::MAX`, is never below it). Every storage has a column (a struct without fields is a
+    // tag, whose storage is a set); without one, no bound.
     let bound = columns
         .first()
         .map_or_else(|| quote!(#usize::MAX), |first| quote!(#p::Vec::len(&self.#first)));
@@ -42,11 +42,8 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         #[inline(always)]
         #[allow(clippy::inline_always)]
         pub fn get(&self, key: #k) -> #option<#ref_ty> {
-            // A miss is `usize::MAX`, past every column: one bound check answers both.
-            let __index = #p::get_index_of_or_max(&self.#keys, key);
-            if __index >= #bound {
-                return #option::None;
-            }
+            // The lookup answers below the first column's length: one bound check for both.
+            let __index = #p::get_index_below(&self.#keys, key, #bound)?;
             #option::Some(#refs { #(#members: &self.#columns[__index],)* })
         }
 
@@ -58,6 +55,7 @@ pub(super) fn views(input: &Input<'_>) -> TokenStream {
         #[inline(always)]
         #[allow(clippy::inline_always)]
         pub fn get_mut(&mut self, key: #k) -> #option<#mut_ty> {
+            // A miss is `usize::MAX`, past every column: one bound check answers both.
             let __index = #p::get_index_of_or_max(&self.#keys, key);
             if __index >= #bound {
                 return #option::None;
