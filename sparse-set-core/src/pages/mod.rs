@@ -47,7 +47,8 @@
 //! hash lane) are a call, so that they do not take the caller's registers. Its branches depend
 //! on how the keys are distributed (prefix, flat or hashed, full or compact), not on the
 //! individual key, so they predict well. `last` bounds the slots in use
-//! while nothing is hashed, so a miss past the largest key is one comparison.
+//! while nothing is hashed, so a miss past the largest key is one comparison after the
+//! prefix's.
 //!
 //! Memory: pages touched (the prefix up to twice, while it grows), plus 12 bytes per flat page
 //! number and about 21 to 43 bytes (16 per
@@ -275,7 +276,7 @@ impl<D: DenseIndex> Pages<D> {
     /// prefix is one load, as in a flat sparse array; a slot past `last` is one comparison; a
     /// full page of the flat lane is the page pointer and the slot; a page number of the flat
     /// lane with no page is the page pointer and the compact entry (measured, `contains` of keys
-    /// in such pages: 38 instructions a key with the call, 27 without). The rare lanes (compact
+    /// in such pages: 38 instructions a key with the call, 28 without). The rare lanes (compact
     /// pages, the hash lane) are a call, so that they do not take the caller's registers.
     #[inline(always)]
     #[expect(
