@@ -21,7 +21,10 @@
 //!   sizes them to the length, and `fresh` only falls until the next `clear`); bits at or past
 //!   `fresh` mean nothing (rows that leave keep their bits; `clear` zeroes them);
 //! - the recorded operations take at most `limit` bytes, and `resync` is set exactly when they
-//!   would have taken more.
+//!   would have taken more;
+//! - the recorded operations are `ops[..count]`, and `count <= ops.len() <= max_ops`: the slots
+//!   past `count` are room written ahead (a record is one comparison and a store), never more
+//!   than the limit (and, when fixed, the allocation) allows.
 
 mod changes;
 mod patch;
@@ -41,6 +44,9 @@ pub use patch::{DirtyRanges, DirtyRows, Patch};
 
 /// What a journal records by default before it asks for a resync: 1 MiB.
 const DEFAULT_LIMIT: usize = 1 << 20;
+
+/// The operations a growing journal makes room for at least.
+const MIN_ROOM: usize = 16;
 
 /// A move journal: the [`Observer`] a mirror of a storage drains, through the ordered
 /// [`changes`](Self::changes) or the coalesced [`patch`](Self::patch), then [`clear`s](Self::clear).
@@ -72,7 +78,9 @@ const DEFAULT_LIMIT: usize = 1 << 20;
 /// assert_eq!(mirror, map.values());
 /// ```
 pub struct Journal<K> {
+    /// The operations recorded, `ops[..count]`, then room written ahead.
     ops: Vec<Op<K>>,
+    count: usize,
     limit: usize,
     /// How many operations fit the limit (and, when fixed, the capacity).
     max_ops: usize,
@@ -119,6 +127,7 @@ impl<K: Copy> Journal<K> {
     pub const fn with_limit(bytes: usize) -> Self {
         Self {
             ops: Vec::new(),
+            count: 0,
             limit: bytes,
             max_ops: bytes / size_of::<Op<K>>(),
             fixed: false,
@@ -129,8 +138,8 @@ impl<K: Copy> Journal<K> {
         }
     }
 
-    /// A journal that allocates room for `bytes` of operations here and never allocates for
-    /// them again: past it, it asks for a resync. Attached to a bounded storage (through
+    /// A journal that allocates and writes room for `bytes` of operations here and never
+    /// allocates for them again: past it, it asks for a resync. Attached to a bounded storage (through
     /// [`observed_by`](crate::SparseMap::observed_by)) it also sizes its dirty bits for the
     /// storage's capacity then, so it never allocates after that call.
     ///
@@ -153,6 +162,7 @@ impl<K: Copy> Journal<K> {
         journal.ops.reserve_exact(journal.max_ops);
         journal.fixed = true;
         journal.open();
+        journal.room(journal.max_ops);
         journal
     }
 
@@ -184,7 +194,7 @@ impl<K: Copy> Journal<K> {
     /// ```
     #[must_use]
     pub fn bytes(&self) -> usize {
-        self.ops.len() * size_of::<Op<K>>()
+        self.count * size_of::<Op<K>>()
     }
 
     /// Whether the operations passed the limit since the last [`clear`](Self::clear) (or the
@@ -262,7 +272,11 @@ impl<K: Copy> Journal<K> {
     /// assert_eq!(mirror, map.keys());
     /// ```
     pub fn changes(&self) -> Result<Changes<'_, K>, Resync> {
-        if self.resync { Err(Resync { limit: self.limit }) } else { Ok(Changes::new(&self.ops)) }
+        if self.resync {
+            Err(Resync { limit: self.limit })
+        } else {
+            Ok(Changes::new(self.recorded()))
+        }
     }
 
     /// The coalesced view: which rows a copy mirror copies to catch up since the last
@@ -306,7 +320,7 @@ impl<K: Copy> Journal<K> {
     /// assert_eq!(map.observer().patch().dirty_rows(), 0);
     /// ```
     pub fn clear(&mut self) {
-        self.ops.clear();
+        self.count = 0;
         self.resync = false;
         self.open();
         // The bits cover every row below `fresh`, which only falls until the next clear: a
@@ -324,29 +338,75 @@ impl<K: Copy> Journal<K> {
         }
     }
 
+    /// The operations recorded since the last clear.
+    fn recorded(&self) -> &[Op<K>] {
+        &self.ops[..self.count]
+    }
+
+    /// The last operation recorded.
+    #[inline]
+    fn last(&self) -> Option<Op<K>> {
+        self.ops.get(self.count.checked_sub(1)?).copied()
+    }
+
+    /// The last operation recorded, to extend.
+    #[inline]
+    fn last_mut(&mut self) -> Option<&mut Op<K>> {
+        self.ops.get_mut(self.count.checked_sub(1)?)
+    }
+
     /// Records `op` unless that passes the limit (or the fixed capacity), which turns the
     /// journal into a resync request instead.
     #[inline]
     fn record(&mut self, op: Op<K>) {
-        if self.room(1) {
-            self.ops.push(op);
+        if self.count >= self.ops.len() && !self.room_for_one() {
+            return;
+        }
+        if let Some(slot) = self.ops.get_mut(self.count) {
+            *slot = op;
+            self.count += 1;
         }
     }
 
-    /// Whether `count` more operations fit; if not, drops the operations and asks for a resync.
-    /// (After a resync the operations are empty and `max_ops` is zero until the next clear.)
-    #[inline]
+    /// [`room`](Self::room) for one more operation, out of the recording path.
+    #[cold]
+    #[inline(never)]
+    fn room_for_one(&mut self) -> bool {
+        self.room(1)
+    }
+
+    /// Writes `op` in the room [`room`](Self::room) made.
+    fn put(&mut self, op: Op<K>) {
+        self.ops[self.count] = op;
+        self.count += 1;
+    }
+
+    /// Whether `count` more operations fit, writing room for them ahead; if not, drops the
+    /// operations and asks for a resync. (After a resync the operations and their room are
+    /// empty, and `max_ops` is zero until the next clear.)
     fn room(&mut self, count: usize) -> bool {
-        let fits = count <= self.max_ops - self.ops.len();
-        if !fits {
-            self.ask_resync();
+        let needed = self.count.saturating_add(count);
+        if needed <= self.ops.len() {
+            return true;
         }
-        fits
+        if needed > self.max_ops {
+            self.ask_resync();
+            return false;
+        }
+        // Doubling, as a `Vec`'s pushes grow; a fixed journal's room is its allocation.
+        let room = if self.fixed {
+            self.max_ops
+        } else {
+            needed.max(self.ops.len() * 2).max(MIN_ROOM).min(self.max_ops)
+        };
+        self.ops.resize(room, Op::Truncate(0));
+        true
     }
 
     #[cold]
     fn ask_resync(&mut self) {
         self.resync = true;
+        self.count = 0;
         self.ops.clear();
         self.max_ops = 0;
     }
@@ -396,13 +456,14 @@ impl<K: Copy> Clone for Journal<K> {
     /// here.
     fn clone(&self) -> Self {
         let mut ops = Vec::new();
-        ops.reserve_exact(if self.fixed { self.ops.capacity() } else { self.ops.len() });
-        ops.extend_from_slice(&self.ops);
+        ops.reserve_exact(if self.fixed { self.ops.capacity() } else { self.count });
+        ops.extend_from_slice(self.recorded());
         let mut dirty = Vec::new();
         dirty.reserve_exact(if self.fixed { self.dirty.capacity() } else { self.dirty.len() });
         dirty.extend_from_slice(&self.dirty);
         Self {
             ops,
+            count: self.count,
             limit: self.limit,
             max_ops: self.max_ops,
             fixed: self.fixed,
@@ -418,7 +479,7 @@ impl<K: Copy + fmt::Debug> fmt::Debug for Journal<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Journal")
             .field("len", &self.len)
-            .field("operations", &self.ops.len())
+            .field("operations", &self.count)
             .field("bytes", &self.bytes())
             .field("limit", &self.limit)
             .field("resync", &self.resync)
@@ -466,13 +527,16 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
                 debug_assert_eq!(moved.from + 1, self.len, "the last row moves");
                 self.record(Op::SwapRemove(Self::at(removed.index)));
                 self.mark(removed.index);
-                self.len -= 1;
-                self.fresh = self.fresh.min(self.len);
+                // The last row's position is the new length.
+                self.len = moved.from;
+                if moved.from < self.fresh {
+                    self.fresh = moved.from;
+                }
             }
             // The rows from `index` on are gone; during a drain the later rows are gone already.
             None if removed.index < self.len => {
                 let position = Self::at(removed.index);
-                match self.ops.last_mut() {
+                match self.last_mut() {
                     // Pops in a row are one truncation.
                     Some(Op::Truncate(len)) if *len > position => *len = position,
                     _ => self.record(Op::Truncate(position)),
@@ -490,9 +554,9 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
             return;
         }
         let (start, end) = (Self::at(rows.start), Self::at(rows.end));
-        match self.ops.last_mut() {
+        match self.last() {
             // A row written again, as a loop of `get_mut` on one key does.
-            Some(Op::Write(a, b)) if *a <= start && end <= *b => {}
+            Some(Op::Write(a, b)) if a <= start && end <= b => {}
             // The row just pushed, handed out by the entry API: the push covers it.
             Some(Op::Push(_)) if rows.start + 1 == self.len && rows.end == self.len => {}
             _ => self.record(Op::Write(start, end)),
@@ -519,13 +583,13 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         if order.is_empty() || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
             return;
         }
-        self.ops.push(Op::Permute(Self::at(order.len())));
+        self.put(Op::Permute(Self::at(order.len())));
         for chunk in order.chunks(ORDER_PER_OP) {
             let mut pair = [0; ORDER_PER_OP];
             for (slot, &old) in pair.iter_mut().zip(chunk) {
                 *slot = Self::at(old);
             }
-            self.ops.push(Op::Order(pair));
+            self.put(Op::Order(pair));
         }
     }
 }
@@ -535,8 +599,12 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
 mod tests {
     use alloc::vec::Vec;
 
+    use core::mem::size_of;
+
     use super::Journal;
     use crate::observe::Observer;
+    use crate::observe::journal::changes::Op;
+    use crate::permutation::Permutation;
     use crate::removed::Removed;
 
     /// A journal of `len` pushed rows, synced, then `written` rows marked.
@@ -550,6 +618,70 @@ mod tests {
             Observer::<u32, ()>::written(&mut journal, rows.clone());
         }
         journal
+    }
+
+    /// The room written ahead stays between the operations recorded and the limit; resync is
+    /// asked exactly when the operations pass the limit; a fixed journal never reallocates,
+    /// also through a resync and the clear after it.
+    #[test]
+    fn the_room_stays_within_the_limit() {
+        let op = size_of::<Op<u32>>();
+        let steps = if cfg!(miri) { 40 } else { 400 };
+        let mut state = 0x9E37_79B9_u32;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % below
+        };
+        for limit_ops in [0, 1, 2, 3, 5, 8, 13, 40] {
+            for fixed in [false, true] {
+                let bytes = limit_ops * op + next(op);
+                let mut journal =
+                    if fixed { Journal::<u32>::bounded(bytes) } else { Journal::with_limit(bytes) };
+                let allocation = (journal.ops.as_ptr(), journal.ops.capacity());
+                // Operations recorded (a permutation takes several) and the changes they read as.
+                let (mut recorded, mut changes, mut len) = (0, 0, 0);
+                for _ in 0..steps {
+                    match next(8) {
+                        0..=3 => {
+                            Observer::<u32, ()>::inserted(&mut journal, 0, len, &());
+                            len += 1;
+                            recorded += 1;
+                            changes += 1;
+                        }
+                        4 | 5 if len > 1 => {
+                            let (a, b) = (next(len), next(len));
+                            Observer::<u32, ()>::swapped(&mut journal, a, b);
+                            recorded += usize::from(a != b);
+                            changes += usize::from(a != b);
+                        }
+                        6 if len > 0 => {
+                            let salt = next(len);
+                            let permutation = Permutation::sorted_by_key(len, |i| i ^ salt);
+                            Observer::<u32, ()>::permuted(&mut journal, &permutation);
+                            recorded += 1 + len.div_ceil(2);
+                            changes += 1;
+                        }
+                        _ => {
+                            journal.clear();
+                            (recorded, changes) = (0, 0);
+                        }
+                    }
+                    let case = (limit_ops, fixed, recorded);
+                    assert!(journal.count <= journal.ops.len(), "{case:?}");
+                    assert!(journal.ops.len() <= journal.max_ops, "{case:?}");
+                    assert_eq!(journal.is_resync(), recorded > limit_ops, "{case:?}");
+                    if !journal.is_resync() {
+                        assert_eq!(journal.bytes(), recorded * op, "{case:?}");
+                        assert_eq!(journal.changes().unwrap().count(), changes, "{case:?}");
+                    }
+                    if fixed {
+                        assert_eq!((journal.ops.as_ptr(), journal.ops.capacity()), allocation);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
