@@ -52,9 +52,12 @@ pub trait Rows: Sized {
     /// Computes in **O(1)** time.
     fn keys(&self) -> &[Self::Key];
 
-    /// The number of rows.
+    /// The number of rows: the length of the shortest slice (every slice's, as a storage hands
+    /// them out; slices put together by hand may differ, and [`into_rows`](Self::into_rows)
+    /// yields this many rows). A query's loop over a driving storage is bounded by it, so it
+    /// reads the keys and every column with no other check.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(columns)** time.
     #[inline]
     fn len(&self) -> usize {
         self.keys().len()

@@ -156,6 +156,24 @@ fn columns_one_at_a_time_and_all_at_once() {
     assert_eq!(storage.x(), &[111.0, 221.0, 331.0]);
 }
 
+/// Columns put together by hand (their fields are public) with slices of unequal length hold
+/// the rows of the shortest: the rows a walk yields, and so what a query's loop is bounded by.
+#[test]
+fn columns_of_unequal_slices_hold_the_rows_of_the_shortest() {
+    use sparse_soa::Rows;
+
+    let keys = [7, 8, 9];
+    let (x, y, z) = ([1.0, 2.0, 3.0], [4.0, 5.0], [6.0, 7.0, 8.0]);
+    let columns = PositionColumns { keys: &keys, x: &x, y: &y, z: &z };
+    assert_eq!(columns.len(), 2);
+    assert_eq!(columns.into_rows().len(), 2);
+    assert_eq!(columns.into_rows().map(|(key, _)| key).collect::<Vec<_>>(), [7, 8]);
+    let whole = PositionColumns { keys: &keys, x: &x, y: &x, z: &z };
+    assert_eq!(whole.len(), 3);
+    let storage = filled(&[3, 1, 2]);
+    assert_eq!(storage.columns().len(), 3);
+}
+
 #[test]
 fn iterators() {
     let mut storage = filled(&[3, 1, 2]);

@@ -132,6 +132,7 @@ where
     /// assert_eq!(group.member_mut::<0>().try_insert(3, 0), Ok(None));
     /// assert_eq!(group.member_mut::<0>().try_insert(4, 0), Err(Error::Full { capacity: 1 }));
     /// ```
+    #[inline]
     pub fn try_insert(
         &mut self,
         key: M::Key,

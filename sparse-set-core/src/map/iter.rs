@@ -292,6 +292,11 @@ impl<'a, K: Key, V> Rows for Columns<'a, K, V> {
     }
 
     #[inline]
+    fn len(&self) -> usize {
+        self.keys.len().min(self.values.len())
+    }
+
+    #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         let (keys, rest) = self.keys.split_at(mid);
         let (values, values_rest) = self.values.split_at(mid);
@@ -312,6 +317,11 @@ impl<'a, K: Key, V> Rows for ColumnsMut<'a, K, V> {
     #[inline]
     fn keys(&self) -> &[K] {
         self.keys
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.keys.len().min(self.values.len())
     }
 
     #[inline]

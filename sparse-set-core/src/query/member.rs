@@ -61,6 +61,15 @@ pub trait Fetch {
     /// The member's keys in dense order: what it walks when it drives.
     fn keys(&self) -> &[Self::Key];
 
+    /// How many positions the member walks when it drives: its keys, and for a storage the
+    /// shortest of its keys and columns (all one length), so that a loop bounded by it reads
+    /// the keys and the columns with no other check.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the driver's bound, in the loop")]
+    fn driven_len(&self) -> usize {
+        self.keys().len()
+    }
+
     /// The slot of the driver's own element at dense position `index`.
     fn driven_slot(index: usize) -> Self::Slot;
 
@@ -289,6 +298,12 @@ macro_rules! storage_fetch {
             #[allow(clippy::inline_always, reason = "the driver's keys, in the loop")]
             fn keys(&self) -> &[S::Key] {
                 self.columns.keys()
+            }
+
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "the driver's bound, in the loop")]
+            fn driven_len(&self) -> usize {
+                Rows::len(&self.columns)
             }
 
             #[inline(always)]

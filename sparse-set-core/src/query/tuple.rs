@@ -382,7 +382,7 @@ macro_rules! members_tuple {
             #[inline]
             fn driver_len(&self, driver: usize) -> usize {
                 match driver {
-                    $($i => self.$i.keys().len(),)+
+                    $($i => self.$i.driven_len(),)+
                     _ => 0,
                 }
             }

@@ -1096,3 +1096,22 @@ fn entity_lookups_compare_generations_in_dense_and_in_sparse_slots() {
     copy.assert_invariants();
     assert_eq!(copy.get(reborn), Some(&99));
 }
+
+/// `map::Columns` put together by hand with slices of unequal length hold the rows of the
+/// shortest: `len` agrees with the rows a walk yields.
+#[test]
+fn columns_of_unequal_slices_hold_the_rows_of_the_shortest() {
+    use sparse_set_core::Rows;
+    use sparse_set_core::map::{Columns, ColumnsMut};
+
+    let (keys, values) = ([1_u32, 2, 3], ['a', 'b']);
+    let columns = Columns { keys: &keys, values: &values };
+    assert_eq!((columns.len(), columns.into_rows().len()), (2, 2));
+    let columns = Columns { keys: &keys[..1], values: &values };
+    assert_eq!((columns.len(), columns.into_rows().len()), (1, 1));
+    let mut values = ['a', 'b', 'c', 'd'];
+    let columns = ColumnsMut { keys: &keys, values: &mut values };
+    assert_eq!((columns.len(), columns.into_rows().len()), (3, 3));
+    let map: SparseMap<u32, char> = [(4, 'x'), (5, 'y')].into_iter().collect();
+    assert_eq!(Rows::len(&map.columns()), 2);
+}

@@ -76,6 +76,13 @@ fn rows(input: &Input<'_>, mutable: bool) -> TokenStream {
             }
 
             #[inline]
+            fn len(&self) -> #usize {
+                let __len = self.keys.len();
+                #(let __len = ::core::cmp::Ord::min(__len, self.#accessors.len());)*
+                __len
+            }
+
+            #[inline]
             #[track_caller]
             fn split_at(self, mid: #usize) -> (Self, Self) {
                 let __keys = self.keys.split_at(mid);
