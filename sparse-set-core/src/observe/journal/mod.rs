@@ -139,9 +139,9 @@ impl<K: Copy> Journal<K> {
     }
 
     /// A journal that allocates and writes room for `bytes` of operations here and never
-    /// allocates for them again: past it, it asks for a resync. Attached to a bounded storage (through
-    /// [`observed_by`](crate::SparseMap::observed_by)) it also sizes its dirty bits for the
-    /// storage's capacity then, so it never allocates after that call.
+    /// allocates for them again: past it, it asks for a resync. Attached to a bounded storage
+    /// (through [`observed_by`](crate::SparseMap::observed_by)) it also sizes its dirty bits
+    /// for the storage's capacity then, so it never allocates after that call.
     ///
     /// Computes in **O(`bytes`)** time.
     ///
