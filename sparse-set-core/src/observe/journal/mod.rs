@@ -343,12 +343,6 @@ impl<K: Copy> Journal<K> {
         &self.ops[..self.count]
     }
 
-    /// The last operation recorded.
-    #[inline]
-    fn last(&self) -> Option<Op<K>> {
-        self.ops.get(self.count.checked_sub(1)?).copied()
-    }
-
     /// The last operation recorded, to extend.
     #[inline]
     fn last_mut(&mut self) -> Option<&mut Op<K>> {
@@ -362,6 +356,7 @@ impl<K: Copy> Journal<K> {
         if self.count >= self.ops.len() && !self.room_for_one() {
             return;
         }
+        // Not `put`: its index would keep a bound check (and a panic path) in the loop.
         if let Some(slot) = self.ops.get_mut(self.count) {
             *slot = op;
             self.count += 1;
@@ -393,12 +388,9 @@ impl<K: Copy> Journal<K> {
             self.ask_resync();
             return false;
         }
-        // Doubling, as a `Vec`'s pushes grow; a fixed journal's room is its allocation.
-        let room = if self.fixed {
-            self.max_ops
-        } else {
-            needed.max(self.ops.len() * 2).max(MIN_ROOM).min(self.max_ops)
-        };
+        // Doubling, as a `Vec`'s pushes grow; never past `max_ops`, which a fixed journal's
+        // allocation holds.
+        let room = needed.max(self.ops.len() * 2).max(MIN_ROOM).min(self.max_ops);
         self.ops.resize(room, Op::Truncate(0));
         true
     }
@@ -554,7 +546,7 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
             return;
         }
         let (start, end) = (Self::at(rows.start), Self::at(rows.end));
-        match self.last() {
+        match self.last_mut().copied() {
             // A row written again, as a loop of `get_mut` on one key does.
             Some(Op::Write(a, b)) if a <= start && end <= b => {}
             // The row just pushed, handed out by the entry API: the push covers it.
