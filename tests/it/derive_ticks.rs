@@ -275,7 +275,7 @@ fn a_tracked_field_costs_four_bytes_a_row() {
         hp: u32,
         level: u8,
     }
-    let rows = 1000;
+    let rows = if cfg!(miri) { 100 } else { 1000 };
     let mut units = UnitSoa::with_capacity(rows);
     let mut one = OneTrackedSoa::with_capacity(rows);
     let mut plain = PlainSoa::with_capacity(rows);
