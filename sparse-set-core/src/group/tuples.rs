@@ -119,6 +119,16 @@ pub trait GroupRows {
     fn count(&self) -> usize;
     /// Member `member`'s keys, as a [`KeySet`]; `None` past the last member.
     fn part(&self, member: usize) -> Option<&dyn KeySet<Self::Key>>;
+    /// Asks the processor for `key`'s cell in every member ([`KeySet::prefetch`]); changes
+    /// nothing.
+    #[inline]
+    fn prefetch(&self, key: Self::Key) {
+        for member in 0..self.count() {
+            if let Some(part) = self.part(member) {
+                part.prefetch(key);
+            }
+        }
+    }
     /// The keys of member `member` (of the first past the last).
     fn member_keys(&self, member: usize) -> &[Self::Key] {
         self.part(member).or_else(|| self.part(0)).map_or(&[], KeySet::key_slice)
@@ -271,6 +281,19 @@ pub trait GroupExcluded<K> {
     }
     /// Whether any of the storages holds `key`.
     fn holds(&self, key: K) -> bool;
+    /// Asks the processor for `key`'s cell in every storage ([`KeySet::prefetch`]); changes
+    /// nothing.
+    #[inline]
+    fn prefetch(&self, key: K)
+    where
+        K: Copy,
+    {
+        for storage in 0..self.count() {
+            if let Some(part) = self.part(storage) {
+                part.prefetch(key);
+            }
+        }
+    }
     /// Checks every storage's own invariants.
     fn assert_invariants(&self);
 }
@@ -296,6 +319,9 @@ impl<K> GroupExcluded<K> for () {
     fn holds(&self, _: K) -> bool {
         false
     }
+
+    #[inline]
+    fn prefetch(&self, _: K) {}
 
     fn assert_invariants(&self) {}
 }
@@ -338,6 +364,12 @@ macro_rules! group_tuple {
                     $($i => Some(&self.$i),)*
                     _ => None,
                 }
+            }
+
+            #[inline]
+            fn prefetch(&self, key: K) {
+                Storage::as_sparse_set(&self.0).prefetch(key);
+                $(Storage::as_sparse_set(&self.$i).prefetch(key);)*
             }
 
             #[inline]
@@ -558,6 +590,12 @@ macro_rules! group_tuple {
             #[inline]
             fn holds(&self, key: K) -> bool {
                 Storage::contains_key(&self.0, key) $(|| Storage::contains_key(&self.$i, key))*
+            }
+
+            #[inline]
+            fn prefetch(&self, key: K) {
+                Storage::as_sparse_set(&self.0).prefetch(key);
+                $(Storage::as_sparse_set(&self.$i).prefetch(key);)*
             }
 
             fn assert_invariants(&self) {

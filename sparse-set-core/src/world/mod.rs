@@ -121,9 +121,14 @@ where
 
     #[inline]
     fn prefetch(&self, key: M::Key) {
-        for part in 0..self.parts() {
-            if let Some(part) = self.part(part) {
-                part.prefetch(key);
+        // The members and excluded storages through their tuples (no trait object); a nested
+        // level's storages, rarer, one by one.
+        self.members().prefetch(key);
+        self.excluded().prefetch(key);
+        let nested = self.nested_level();
+        for storage in 0..nested.storage_count() {
+            if let Some(storage) = nested.storage(storage) {
+                storage.prefetch(key);
             }
         }
     }
