@@ -353,7 +353,9 @@ impl<K: Copy> Journal<K> {
     /// journal into a resync request instead.
     #[inline]
     fn record(&mut self, op: Op<K>) {
-        if self.count >= self.ops.len() && !self.room_for_one() {
+        // Past the limit the room is gone and every operation comes here: it stops at the flag,
+        // without the call.
+        if self.count >= self.ops.len() && (self.resync || !self.room_for_one()) {
             return;
         }
         // Not `put`: its index would keep a bound check (and a panic path) in the loop.
