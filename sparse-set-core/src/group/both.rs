@@ -97,6 +97,12 @@ impl<A: GroupRows, B: GroupRows<Key = A::Key>> GroupRows for Both<A, B> {
     }
 
     #[inline]
+    fn prefetch(&self, key: Self::Key) {
+        self.outer.prefetch(key);
+        self.inner.prefetch(key);
+    }
+
+    #[inline]
     fn part(&self, member: usize) -> Option<&dyn KeySet<A::Key>> {
         match member.checked_sub(self.outer.count()) {
             None => self.outer.part(member),
@@ -226,6 +232,12 @@ impl<K: Copy, A: GroupExcluded<K>, B: GroupExcluded<K>> GroupExcluded<K> for Bot
         self.outer.holds(key) || self.inner.holds(key)
     }
 
+    #[inline]
+    fn prefetch(&self, key: K) {
+        self.outer.prefetch(key);
+        self.inner.prefetch(key);
+    }
+
     fn assert_invariants(&self) {
         self.outer.assert_invariants();
         self.inner.assert_invariants();
@@ -265,6 +277,11 @@ impl<T: GroupRows> GroupRows for &T {
     #[inline]
     fn count(&self) -> usize {
         (**self).count()
+    }
+
+    #[inline]
+    fn prefetch(&self, key: Self::Key) {
+        (**self).prefetch(key);
     }
 
     #[inline]
@@ -374,6 +391,14 @@ impl<K, T: GroupExcluded<K>> GroupExcluded<K> for &T {
     #[inline]
     fn holds(&self, key: K) -> bool {
         (**self).holds(key)
+    }
+
+    #[inline]
+    fn prefetch(&self, key: K)
+    where
+        K: Copy,
+    {
+        (**self).prefetch(key);
     }
 
     fn assert_invariants(&self) {

@@ -389,6 +389,11 @@ pub trait Nest<K: Copy> {
     /// The keys of storage `storage`, counted as [`storage_count`](Self::storage_count) counts.
     #[doc(hidden)]
     fn storage(&self, storage: usize) -> Option<&dyn KeySet<K>>;
+
+    /// Asks the processor for `key`'s cell in every storage of the level and of the levels
+    /// inside it (as [`KeySet::prefetch`]); changes nothing.
+    #[doc(hidden)]
+    fn prefetch(&self, key: K);
 }
 
 /// A family's levels with one more level put inside the innermost: what
@@ -475,6 +480,9 @@ impl<K: Copy> Nest<K> for () {
     fn storage(&self, _: usize) -> Option<&dyn KeySet<K>> {
         None
     }
+
+    #[inline]
+    fn prefetch(&self, _: K) {}
 }
 
 impl<K, M, X, N> Nest<K> for Nested<M, X, N>
@@ -627,6 +635,13 @@ where
             (Some(excluded), None) => self.excluded.part(excluded),
             (_, Some(inner)) => self.inner.storage(inner),
         }
+    }
+
+    #[inline]
+    fn prefetch(&self, key: K) {
+        self.members.prefetch(key);
+        self.excluded.prefetch(key);
+        self.inner.prefetch(key);
     }
 }
 

@@ -21,8 +21,9 @@ pub trait KeySet<K> {
     fn holds(&self, key: K) -> bool;
     /// Asks the processor for the memory a lookup of `key` reads first (its cell of the sparse
     /// index), so that a change soon after finds it in the cache; changes nothing. A world's
-    /// `despawn` asks this of every storage before it removes the key from any, so that their
-    /// cells (a random cache line each) are fetched together. Does nothing by default.
+    /// `despawn` asks this of every storage it holds (a group's through its tuples, which ask
+    /// each storage's index the same) before it removes the key from any, so that their cells
+    /// (a random cache line each) are fetched together. Does nothing by default.
     #[inline]
     fn prefetch(&self, key: K) {
         let _ = key;
@@ -119,16 +120,9 @@ pub trait GroupRows {
     fn count(&self) -> usize;
     /// Member `member`'s keys, as a [`KeySet`]; `None` past the last member.
     fn part(&self, member: usize) -> Option<&dyn KeySet<Self::Key>>;
-    /// Asks the processor for `key`'s cell in every member ([`KeySet::prefetch`]); changes
+    /// Asks the processor for `key`'s cell in every member (as [`KeySet::prefetch`]); changes
     /// nothing.
-    #[inline]
-    fn prefetch(&self, key: Self::Key) {
-        for member in 0..self.count() {
-            if let Some(part) = self.part(member) {
-                part.prefetch(key);
-            }
-        }
-    }
+    fn prefetch(&self, key: Self::Key);
     /// The keys of member `member` (of the first past the last).
     fn member_keys(&self, member: usize) -> &[Self::Key] {
         self.part(member).or_else(|| self.part(0)).map_or(&[], KeySet::key_slice)
@@ -281,19 +275,11 @@ pub trait GroupExcluded<K> {
     }
     /// Whether any of the storages holds `key`.
     fn holds(&self, key: K) -> bool;
-    /// Asks the processor for `key`'s cell in every storage ([`KeySet::prefetch`]); changes
+    /// Asks the processor for `key`'s cell in every storage (as [`KeySet::prefetch`]); changes
     /// nothing.
-    #[inline]
     fn prefetch(&self, key: K)
     where
-        K: Copy,
-    {
-        for storage in 0..self.count() {
-            if let Some(part) = self.part(storage) {
-                part.prefetch(key);
-            }
-        }
-    }
+        K: Copy;
     /// Checks every storage's own invariants.
     fn assert_invariants(&self);
 }

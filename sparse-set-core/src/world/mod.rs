@@ -121,16 +121,10 @@ where
 
     #[inline]
     fn prefetch(&self, key: M::Key) {
-        // The members and excluded storages through their tuples (no trait object); a nested
-        // level's storages, rarer, one by one.
+        // Through the tuples of storages, level by level: no trait object.
         self.members().prefetch(key);
         self.excluded().prefetch(key);
-        let nested = self.nested_level();
-        for storage in 0..nested.storage_count() {
-            if let Some(storage) = nested.storage(storage) {
-                storage.prefetch(key);
-            }
-        }
+        self.nested_level().prefetch(key);
     }
 }
 
