@@ -4,8 +4,9 @@
 # usage: benches/run.sh [quick|full]
 #   quick (default): 100,000 elements (lookups also 1,000,000), short measurements; about 12
 #                    minutes on 2 cores.
-#   full:            100 samples over 2 s per row (1 s warm-up), the 1,000,000-element sizes, and the
-#                    compile-time report.
+#   full:            100 samples over 2 s per row (1 s warm-up; 10 samples for the rows at 1,000,000
+#                    that build their storages afresh each pass), the 1,000,000-element sizes, and
+#                    the compile-time report.
 # Honours CARGO_TARGET_DIR. Waits up to QUIET_WAIT seconds (default 300) for the 1-minute load
 # average to drop below 0.5, and records the load before and after on the results page.
 set -euo pipefail

@@ -22,6 +22,7 @@ use sparse_soa::observe::{Journal, Observer, Removals, Ticks};
 use sparse_soa::{Removed, SparseMap, SparseSoa};
 use sparse_soa_bench::{
     Position, PositionSoa, Rng, SEED, dense_ascending, group, quick, random_permutation,
+    rebuilt_group,
 };
 
 /// `Position` with change ticks on `x` alone (`#[sparse_soa(track)]`): 4 bytes a row for when
@@ -138,7 +139,7 @@ fn insert(c: &mut Criterion) {
     let sizes: &[u32] = if quick() { &[10_000, N] } else { &[10_000, N, 1_000_000] };
     for &size in sizes {
         let keys = random_permutation(size, SEED);
-        let mut g = group(c, "events_insert", size, size);
+        let mut g = rebuilt_group(c, "events_insert", size, size);
         insert_with(&mut g, "sparse-soa", (), |()| {}, &keys);
         insert_with(&mut g, "sparse-soa-hook", Counting::default(), |_| {}, &keys);
         insert_with(&mut g, "sparse-soa-journal", journal(), Journal::clear, &keys);
@@ -148,7 +149,7 @@ fn insert(c: &mut Criterion) {
 
 fn remove(c: &mut Criterion) {
     for &size in &[10_000, N, 1_000_000] {
-        let mut g = group(c, "events_remove", size, size);
+        let mut g = rebuilt_group(c, "events_remove", size, size);
         remove_with(&mut g, "sparse-soa", (), |()| {}, size);
         remove_with(&mut g, "sparse-soa-hook", Counting::default(), |_| {}, size);
         remove_with(&mut g, "sparse-soa-journal", journal(), Journal::clear, size);

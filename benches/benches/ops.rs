@@ -24,7 +24,7 @@ use sparse_soa::{Entities, Entity, SparseMap, SparseSoa};
 use sparse_soa_bench::{
     BenchMap, Bevy, Big, BigSoa, Fx, Named, NamedSoa, Position, PositionSoa, Rng, SEED,
     SetAndColumn, VecOption, Visit, dense_ascending, group, quick, random_permutation,
-    step_ascending, step_descending,
+    rebuilt_group, step_ascending, step_descending,
 };
 
 /// The element count of every workload.
@@ -111,7 +111,7 @@ fn insert(c: &mut Criterion) {
             ("insert_step100_desc", step_descending(size, 100)),
         ];
         for (workload, keys) in &streams {
-            let mut g = group(c, workload, size, size);
+            let mut g = rebuilt_group(c, workload, size, size);
             let values: Vec<Position> = keys.iter().map(|&k| Position::from_key(k)).collect();
             for_each_map!(insert_into, Position, &mut g, keys, &values);
             g.finish();

@@ -48,7 +48,7 @@ use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion};
 use sparse_soa::group::Nested;
 use sparse_soa::{Entities, Entity, Group, SparseMap, SparseSoa};
-use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation};
+use sparse_soa_bench::{Rng, SEED, group, quick, random_permutation, rebuilt_group};
 
 fn sizes() -> Vec<u32> {
     if quick() { vec![100_000] } else { vec![100_000, 1_000_000] }
@@ -288,7 +288,7 @@ fn shipyard_row(i: u32) -> (ShipPos, ShipVel, ShipAcc) {
 
 fn spawn_rows(c: &mut Criterion) {
     for size in sizes() {
-        let mut g = group(c, "spawn_rows", size, size);
+        let mut g = rebuilt_group(c, "spawn_rows", size, size);
         g.bench_function("sparse-soa", |b| {
             b.iter_batched_ref(
                 Plain::default,
@@ -364,7 +364,7 @@ fn spawn_rows(c: &mut Criterion) {
 
 fn spawn_batch(c: &mut Criterion) {
     for size in sizes() {
-        let mut g = group(c, "spawn_batch", size, size);
+        let mut g = rebuilt_group(c, "spawn_batch", size, size);
         g.bench_function("sparse-soa", |b| {
             b.iter_batched_ref(
                 Plain::default,
@@ -443,7 +443,7 @@ fn permuted<E: Copy>(entities: &[E], order: &[u32]) -> Vec<E> {
 fn despawn_rows(c: &mut Criterion) {
     for size in sizes() {
         let order = random_permutation(size, SEED);
-        let mut g = group(c, "despawn_rows", size, size);
+        let mut g = rebuilt_group(c, "despawn_rows", size, size);
         g.bench_function("sparse-soa", |b| {
             b.iter_batched_ref(
                 || {

@@ -95,6 +95,25 @@ pub fn group<'a>(
     group
 }
 
+/// [`group`] for a workload whose every pass builds its storages afresh (inserts, spawns and
+/// despawns of a whole world, a journal's removes): at 1,000,000 elements and more it takes 10
+/// samples in full mode too. One such pass takes from 0.1 s to several seconds where the first
+/// touch of a page is slow (a virtualised machine), and criterion's 100 samples of a flat array
+/// over a sparse key space took over ten minutes for one contender, which kept the full run
+/// from fitting a working session.
+pub fn rebuilt_group<'a>(
+    c: &'a mut Criterion,
+    workload: &str,
+    size: u32,
+    ops: u32,
+) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = group(c, workload, size, ops);
+    if size >= 1_000_000 {
+        group.sample_size(10);
+    }
+    group
+}
+
 /// `0, 1, …, n - 1`.
 #[must_use]
 pub fn dense_ascending(n: u32) -> Vec<u32> {
