@@ -114,6 +114,14 @@ pub fn rebuilt_group<'a>(
     group
 }
 
+/// The largest key space a flat contender ([`BenchMap::FLAT`]) is timed over: 10,000,000 slots,
+/// 120 MB of `Option<Position>`. Past it one pass of such a contender writes hundreds of
+/// megabytes to gigabytes of fresh memory (the `insert_step100_*` rows at 1,000,000 keys, the
+/// `insert_step512_asc` and `insert_step4096_asc` rows), and takes from seconds to over a
+/// minute where the first touch of a page is slow: 10 samples of one such cell took 16 minutes
+/// on a virtualised machine. The memory table still measures those contenders at every key space.
+pub const FLAT_KEY_SPACE: u32 = 10_000_000;
+
 /// `0, 1, …, n - 1`.
 #[must_use]
 pub fn dense_ascending(n: u32) -> Vec<u32> {
@@ -225,6 +233,9 @@ impl Named {
 pub trait BenchMap<V>: Sized {
     /// The contender's name: the criterion function name.
     const NAME: &'static str;
+    /// Whether the contender is a flat array over the key space (a slot for every key up to the
+    /// largest): its memory and its inserts follow the largest key, not the number of keys.
+    const FLAT: bool = false;
     /// An empty map.
     fn empty() -> Self;
     /// Stores `value` under `key`.
@@ -387,6 +398,7 @@ pub struct VecOption<V> {
 
 impl<V> BenchMap<V> for VecOption<V> {
     const NAME: &'static str = "vec-option";
+    const FLAT: bool = true;
     #[inline]
     fn empty() -> Self {
         Self { slots: Vec::new(), len: 0 }
@@ -435,6 +447,7 @@ pub struct Bevy<V: 'static>(pub bevy_ecs::storage::SparseSet<u32, V>);
 
 impl<V: 'static> BenchMap<V> for Bevy<V> {
     const NAME: &'static str = "bevy";
+    const FLAT: bool = true;
     #[inline]
     fn empty() -> Self {
         Self(bevy_ecs::storage::SparseSet::new())
@@ -477,9 +490,10 @@ pub fn slot_key(key: u32) -> DefaultKey {
 }
 
 macro_rules! impl_slotmap_secondary {
-    ($map:ident, $name:literal) => {
+    ($map:ident, $name:literal, $flat:literal) => {
         impl<V> BenchMap<V> for $map<DefaultKey, V> {
             const NAME: &'static str = $name;
+            const FLAT: bool = $flat;
             #[inline]
             fn empty() -> Self {
                 $map::new()
@@ -516,8 +530,8 @@ macro_rules! impl_slotmap_secondary {
     };
 }
 
-impl_slotmap_secondary!(SecondaryMap, "slotmap-secondary");
-impl_slotmap_secondary!(SparseSecondaryMap, "slotmap-sparse-secondary");
+impl_slotmap_secondary!(SecondaryMap, "slotmap-secondary", true);
+impl_slotmap_secondary!(SparseSecondaryMap, "slotmap-sparse-secondary", false);
 
 /// The layout `#[derive(SparseSoa)]` generates for a one-field struct: a [`SparseSet`] index and
 /// one column beside it, kept in lockstep through [`SparseSet::remove_with_info`].
