@@ -23,6 +23,8 @@ pub(crate) struct Options {
     pub(crate) svg: Option<PathBuf>,
     /// At most this many particles in the SVG.
     pub(crate) svg_points: usize,
+    /// Spawn each frame's particles with `spawn_batch` instead of one `spawn` each.
+    pub(crate) batch: bool,
     /// Skip the baseline.
     pub(crate) no_baseline: bool,
     /// No progress output.
@@ -45,6 +47,7 @@ impl Default for Options {
             threads: default_threads(),
             svg: None,
             svg_points: 20_000,
+            batch: false,
             no_baseline: false,
             quiet: false,
         }
@@ -99,6 +102,9 @@ Options:
                            coloured by its Colour, beside the frame times of both runs
       --svg-points <N>     At most this many particles in the SVG (an even sample)
                            [default: {svg_points}]
+      --batch              Spawn each frame's particles with spawn_batch (two batches, the
+                           moving ones and the sparks) instead of one spawn each: faster, but
+                           the batches allocate their buffers
       --no-baseline        Skip the Vec-of-structs baseline
   -q, --quiet              No progress output
   -h, --help               Print this help
@@ -143,9 +149,12 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             "-j" | "--threads" => options.threads = number(flag, &value()?, 1, u16::MAX)?,
             "--svg" => options.svg = Some(PathBuf::from(value()?)),
             "--svg-points" => options.svg_points = number(flag, &value()?, 1, usize::MAX)?,
-            "--no-baseline" | "-q" | "--quiet" | "-h" | "--help" if attached.is_some() => {
+            "--batch" | "--no-baseline" | "-q" | "--quiet" | "-h" | "--help"
+                if attached.is_some() =>
+            {
                 return Err(format!("'{flag}' takes no value"));
             }
+            "--batch" => options.batch = true,
             "--no-baseline" => options.no_baseline = true,
             "-q" | "--quiet" => options.quiet = true,
             "-h" | "--help" => return Ok(Command::Help),
@@ -190,11 +199,12 @@ mod tests {
     fn every_form_of_a_value() {
         let parsed = options(&["-n", "1000", "--lifetime=50", "-f7", "--seed", "9", "-q"]).unwrap();
         assert_eq!((parsed.count, parsed.lifetime, parsed.frames, parsed.seed), (1000, 50, 7, 9));
-        assert!(parsed.quiet && !parsed.no_baseline && parsed.svg.is_none());
+        assert!(parsed.quiet && !parsed.no_baseline && !parsed.batch && parsed.svg.is_none());
         let parsed = options(&["--svg", "a=b.svg", "--svg-points=1_000", "--no-baseline"]).unwrap();
         assert_eq!(parsed.svg.unwrap().to_str(), Some("a=b.svg"));
         assert_eq!(parsed.svg_points, 1000);
         assert!(parsed.no_baseline);
+        assert!(options(&["--batch"]).unwrap().batch);
         assert_eq!(options(&[]).unwrap().count, 400_000);
         assert_eq!(options(&["--help"]).unwrap_err(), "help");
         assert_eq!(options(&["-n", "5", "-h"]).unwrap_err(), "help");
@@ -211,6 +221,7 @@ mod tests {
             "invalid value '-5' for '--lifetime': not a whole number"
         );
         assert_eq!(error(&["--quiet=yes"]), "'--quiet' takes no value");
+        assert_eq!(error(&["--batch=2"]), "'--batch' takes no value");
         assert_eq!(error(&["--colour"]), "unexpected argument '--colour'");
         assert_eq!(error(&["fast"]), "unexpected argument 'fast'");
     }

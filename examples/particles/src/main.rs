@@ -122,15 +122,32 @@ impl Particles {
     /// Spawns one particle: its whole row in one call. A moving particle's row completes both
     /// groups, so it is written straight to the end of each aligned prefix.
     fn spawn_particle(&mut self, spawn: &Spawn, palette: &Palette) -> Entity {
+        match Self::row(spawn, palette) {
+            (position, Some(velocity), life, colour) => {
+                self.spawn((position, velocity, life, colour))
+            }
+            (position, None, life, colour) => self.spawn((position, life, colour)),
+        }
+    }
+
+    /// The components of a particle: a spark has no velocity.
+    fn row(spawn: &Spawn, palette: &Palette) -> (Position, Option<Velocity>, Life, Colour) {
         let position = Position { x: spawn.x, y: spawn.y };
         let life =
             Life { frames_left: spawn.frames_left, lifetime: spawn.lifetime, burn: spawn.burn };
         let rgb = palette.colour(spawn.palette, spawn.frames_left, spawn.lifetime);
         let colour = Colour { palette: spawn.palette, rgb, twinkles: spawn.velocity.is_none() };
-        match spawn.velocity {
-            Some((dx, dy)) => self.spawn((position, Velocity { dx, dy }, life, colour)),
-            None => self.spawn((position, life, colour)),
-        }
+        let velocity = spawn.velocity.map(|(dx, dy)| Velocity { dx, dy });
+        (position, velocity, life, colour)
+    }
+
+    /// Spawns the particles of `rows` in two batches (`--batch`), the moving particles', then
+    /// the sparks', and empties `rows`. Each batch stores its rows a run at a time, every
+    /// storage filling its columns in one pass and each group finished once per run. The
+    /// batches allocate their own buffers.
+    fn spawn_batches(&mut self, rows: &mut Rows) {
+        self.spawn_batch(rows.moving.drain(..));
+        self.spawn_batch(rows.sparks.drain(..));
     }
 
     /// One frame's systems after the spawns: motion, then colour, twinkle and ageing in one
@@ -187,6 +204,32 @@ impl Particles {
     }
 }
 
+/// The rows of a frame's spawns, made before the batches store them (`--batch`): reused from
+/// frame to frame.
+struct Rows {
+    moving: Vec<(Position, Velocity, Life, Colour)>,
+    sparks: Vec<(Position, Life, Colour)>,
+}
+
+impl Rows {
+    fn with_capacity(capacity: usize) -> Self {
+        Rows { moving: Vec::with_capacity(capacity), sparks: Vec::with_capacity(capacity) }
+    }
+
+    fn len(&self) -> usize {
+        self.moving.len() + self.sparks.len()
+    }
+
+    fn push(&mut self, spawn: &Spawn, palette: &Palette) {
+        match Particles::row(spawn, palette) {
+            (position, Some(velocity), life, colour) => {
+                self.moving.push((position, velocity, life, colour));
+            }
+            (position, None, life, colour) => self.sparks.push((position, life, colour)),
+        }
+    }
+}
+
 /// A stopwatch with laps.
 struct Clock(Instant);
 
@@ -214,6 +257,9 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
         world.spawn_particle(&Spawn::scattered(&mut rng, options.lifetime), &palette);
     }
     let mut expired = Vec::with_capacity(budget);
+    // `--batch`: a frame's rows, allocated here once.
+    let mut rows =
+        Rows::with_capacity(if options.batch { options.per_frame() as usize } else { 0 });
 
     let mut report = Report::new(world.entities.len());
     for frame in 0..options.frames {
@@ -221,10 +267,18 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
         let ((phases, alive), allocations) = allocations_during(|| {
             let mut clock = Clock::start();
             for _ in 0..options.per_frame() {
-                if world.entities.len() == budget {
+                if world.entities.len() + rows.len() == budget {
                     break;
                 }
-                world.spawn_particle(&Spawn::fountain(&mut rng, options.lifetime), &palette);
+                let spawn = Spawn::fountain(&mut rng, options.lifetime);
+                if options.batch {
+                    rows.push(&spawn, &palette);
+                } else {
+                    world.spawn_particle(&spawn, &palette);
+                }
+            }
+            if options.batch {
+                world.spawn_batches(&mut rows);
             }
             let spawned = clock.lap();
             let alive = world.entities.len();
@@ -284,9 +338,10 @@ fn main() -> ExitCode {
     };
 
     println!(
-        "particles: {} particles, {} spawned per frame, {} frames, seed {}, {} thread{}",
+        "particles: {} particles, {} spawned per frame ({}), {} frames, seed {}, {} thread{}",
         thousands(u64::from(options.count)),
         thousands(u64::from(options.per_frame())),
+        if options.batch { "in two batches" } else { "one spawn each" },
         options.frames,
         options.seed,
         options.threads,
@@ -366,8 +421,9 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
         );
     }
     println!(
-        "  allocations in the frame loop (main thread): {}{}",
+        "  allocations in the frame loop (main thread): {}{}{}",
         thousands(ours.allocations as u64),
+        if options.batch { ", the batches' buffers (--batch)" } else { "" },
         baseline
             .as_ref()
             .map_or(String::new(), |b| format!(" (baseline: {})", thousands(b.allocations as u64)))
