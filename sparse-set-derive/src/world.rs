@@ -460,6 +460,10 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             /// spawns a row per step; dropped, it spawns the rows left, so
             /// `world.spawn_batch(rows);` spawns them all.
             ///
+            /// The rows are stored a run at a time, gathered first in buffers the batch
+            /// allocates (one per component, one for the run's entities), also when every
+            /// storage is bounded; [`spawn`](Self::spawn) allocates nothing of its own.
+            ///
             /// Computes in **O(rows × components)** amortised time.
             ///
             /// # Panics
