@@ -591,8 +591,12 @@ impl Entities {
         let limit = self.bound.unwrap_or(indices).min(indices);
         let mut fresh = (count - reused).min(limit.saturating_sub(start));
         // Room for the slots, and on the free list for every slot, before anything changes.
-        if try_reserve(&mut self.slots, fresh).is_err()
-            || try_reserve(&mut self.free, start + fresh).is_err()
+        // New slots come only once the free list is empty; with none, nothing is reserved, so
+        // a bounded allocator's free list keeps its capacity.
+        let room = (start + fresh).saturating_sub(self.free.len());
+        if fresh > 0
+            && (try_reserve(&mut self.slots, fresh).is_err()
+                || try_reserve(&mut self.free, room).is_err())
         {
             fresh = 0;
         }
@@ -951,6 +955,40 @@ mod tests {
         entities.assert_invariants();
         assert!(entities.is_empty() && !entities.is_alive(last));
         assert_eq!(entities.spawn().index(), 1);
+    }
+
+    /// A run spawned at once issues what as many `try_spawn`s would, in the same order, and
+    /// reserves nothing while freed slots are left: a bounded allocator's free list keeps its
+    /// capacity (a run once asked for room for every slot on top of the freed slots still
+    /// listed, growing it past its bound).
+    #[test]
+    fn a_run_spawns_as_spawn_does_and_reserves_only_for_new_slots() {
+        let mut one_by_one = Entities::bounded(8);
+        let mut at_once = Entities::bounded(8);
+        let mut run = Vec::new();
+        at_once.spawn_into(5, &mut run);
+        let spawned: Vec<Entity> = (0..5).map(|_| one_by_one.spawn()).collect();
+        assert_eq!(run, spawned);
+        // Three new slots up to the bound, which stops the run.
+        run.clear();
+        at_once.spawn_into(4, &mut run);
+        let spawned: Vec<Entity> = spawned.into_iter().chain(run.iter().copied()).collect();
+        assert_eq!(run, (0..3).map(|_| one_by_one.spawn()).collect::<Vec<_>>());
+        for &entity in &spawned {
+            assert!(one_by_one.despawn(entity));
+            assert!(at_once.despawn(entity));
+        }
+        let free_capacity = at_once.free.capacity();
+        // Freed slots only: no new slot, nothing reserved.
+        run.clear();
+        at_once.spawn_into(2, &mut run);
+        at_once.spawn_into(7, &mut run);
+        assert_eq!(at_once.free.capacity(), free_capacity);
+        let expected: Vec<Entity> = (0..8).map(|_| one_by_one.spawn()).collect();
+        assert_eq!(run, expected);
+        assert_eq!(one_by_one.try_spawn(), Err(Error::Full { capacity: 8 }));
+        assert_eq!(at_once, one_by_one);
+        at_once.assert_invariants();
     }
 
     #[test]
