@@ -104,7 +104,8 @@ struct Particles {
 
 impl Particles {
     /// A world for at most `budget` particles alive at once: every storage is bounded (its
-    /// memory allocated here, once), so spawning and despawning never allocate.
+    /// memory allocated here, once), so `spawn` and `despawn` never allocate (`--batch`'s
+    /// `spawn_batch` allocates buffers of its own).
     fn bounded(budget: usize) -> Self {
         Particles {
             entities: Entities::with_capacity(budget),
