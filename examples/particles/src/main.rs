@@ -8,8 +8,9 @@
 //! by side, with no lookup. Lives and colours are a second group, walked once a frame to colour,
 //! twinkle and age every particle; one `despawn` removes an expired particle from all of them.
 //! Thousands spawn and expire every frame. The storages are bounded to the particle budget, so
-//! the frame loop allocates nothing; with the `rayon` feature the motion and colour systems
-//! run on every core.
+//! the frame loop allocates nothing (`--batch` spawns each frame's particles with
+//! `spawn_batch` instead, whose buffers allocate); with the `rayon` feature the motion and
+//! colour systems run on every core.
 //!
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
