@@ -489,7 +489,13 @@ impl Entities {
         let new_slots = additional.saturating_sub(self.free.len());
         try_reserve(&mut self.slots, new_slots)?;
         // `despawn` pushes to the free list without allocating: room for every slot.
-        let room = self.slots.len().saturating_add(new_slots) - self.free.len();
+        self.reserve_free_list(self.slots.len().saturating_add(new_slots))
+    }
+
+    /// Room on the free list for `slots` slots in all, those it lists included (rule 5: room
+    /// for every slot, so that `despawn` never allocates). Reserves nothing when it has the room.
+    fn reserve_free_list(&mut self, slots: usize) -> Result<(), Error> {
+        let room = slots.saturating_sub(self.free.len());
         try_reserve(&mut self.free, room)
     }
 
@@ -568,7 +574,7 @@ impl Entities {
         // Room for the slot, and on the (empty) free list for every slot, before anything
         // changes.
         try_reserve(&mut self.slots, 1)?;
-        try_reserve(&mut self.free, self.slots.len() + 1)?;
+        self.reserve_free_list(self.slots.len() + 1)?;
         self.slots.push(Slot { generation: NonZeroU32::MIN, alive: true });
         self.len += 1;
         Ok(Entity { index, generation: NonZeroU32::MIN })
@@ -591,12 +597,8 @@ impl Entities {
         let limit = self.bound.unwrap_or(indices).min(indices);
         let mut fresh = (count - reused).min(limit.saturating_sub(start));
         // Room for the slots, and on the free list for every slot, before anything changes.
-        // New slots come only once the free list is empty; with none, nothing is reserved, so
-        // a bounded allocator's free list keeps its capacity.
-        let room = (start + fresh).saturating_sub(self.free.len());
-        if fresh > 0
-            && (try_reserve(&mut self.slots, fresh).is_err()
-                || try_reserve(&mut self.free, room).is_err())
+        if try_reserve(&mut self.slots, fresh).is_err()
+            || self.reserve_free_list(start + fresh).is_err()
         {
             fresh = 0;
         }
