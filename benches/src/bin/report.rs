@@ -640,28 +640,28 @@ const TARGETS: &[Target] = &[
         max: 1.0,
     },
     Target {
-        what: "parallel move system (positions first) vs its sequential form",
+        what: "parallel move system (positions first) vs its sequential form, 100,000",
         group: "systems_parallel/100000",
         numerator: "sparse-soa-move-query-par",
         denominator: "sparse-soa-move-query",
         max: 1.0,
     },
     Target {
-        what: "parallel move system (positions first) vs bevy's sparse-set par_iter",
+        what: "parallel move system (positions first) vs bevy's sparse-set par_iter, 100,000",
         group: "systems_parallel/100000",
         numerator: "sparse-soa-move-query-par",
         denominator: "bevy-sparse-par",
         max: 1.0,
     },
     Target {
-        what: "parallel move system (positions first) vs its sequential form",
+        what: "parallel move system (positions first) vs its sequential form, 1,000,000",
         group: "systems_parallel/1000000",
         numerator: "sparse-soa-move-query-par",
         denominator: "sparse-soa-move-query",
         max: 1.0,
     },
     Target {
-        what: "parallel move system (positions first) vs bevy's sparse-set par_iter",
+        what: "parallel move system (positions first) vs bevy's sparse-set par_iter, 1,000,000",
         group: "systems_parallel/1000000",
         numerator: "sparse-soa-move-query-par",
         denominator: "bevy-sparse-par",
@@ -974,6 +974,16 @@ fn workload_tables(results: &Results, out: &mut String) {
     }
 }
 
+/// Panics if two targets share a label: the table would show two rows a reader cannot tell apart.
+fn check_labels() {
+    let twice = TARGETS.iter().enumerate().find_map(|(i, target)| {
+        TARGETS[..i].iter().any(|earlier| earlier.what == target.what).then_some(target.what)
+    });
+    if let Some(what) = twice {
+        panic!("two targets are labelled {what:?}: add what tells them apart (a size, a peer)");
+    }
+}
+
 fn target_table(results: &Results, out: &mut String) -> (usize, usize) {
     let _ = writeln!(out, "| target | measured | limit | |\n|---|---:|---:|---|");
     let (mut met, mut total) = (0, 0);
@@ -1159,6 +1169,7 @@ fn main() {
     let page = PathBuf::from(args.get(1).map_or("BENCHMARKS.md", String::as_str));
     let chart_path = PathBuf::from(args.get(2).map_or("benches/results/chart.svg", String::as_str));
     let extra = criterion.join("sparse-soa");
+    check_labels();
 
     let mut results = Results::new();
     collect(&criterion, &mut results);
