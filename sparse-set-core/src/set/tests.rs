@@ -3,6 +3,7 @@
 
 use core::num::NonZeroU32;
 
+use super::fresh::consecutive_from;
 use super::*;
 use crate::entity::Entity;
 
