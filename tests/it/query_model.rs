@@ -293,6 +293,12 @@ fn shared_and_optional(world: &mut World, reference: &mut Reference) {
         })
         .collect();
     assert_eq!(sorted(got), want);
+    // Step by step (`next`, as a `for` loop calls it), not through `fold`.
+    let mut stepped = Vec::new();
+    for (k, (_, health)) in query((&world.scores, optional(&world.health))).without(&world.frozen) {
+        stepped.push((k, health.copied()));
+    }
+    assert_eq!(sorted(stepped), want);
 
     // An optional mutable member: written where present.
     let want = expected(&[keys(&reference.scores)], &[]);

@@ -349,6 +349,13 @@ impl<D: DenseIndex> Pages<D> {
         self.prefix.cells_mut(at, count, stride)
     }
 
+    /// One past the largest slot that can hold a value (`last` + 1): every key the index holds
+    /// has its slot below it. `usize::MAX` once the hash lane holds a page.
+    #[inline]
+    pub(crate) fn slot_bound(&self) -> usize {
+        usize::try_from(self.last).map_or(usize::MAX, |last| last.saturating_add(1))
+    }
+
     /// Recomputes `last` after the prefix, the flat lane or the hash lane changed size.
     fn refresh_last(&mut self) {
         self.last = self.computed_last();

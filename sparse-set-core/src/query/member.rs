@@ -93,6 +93,14 @@ pub trait Fetch {
         usize::MAX
     }
 
+    /// One past the largest slot of any key the member holds, so of any key it walks when it
+    /// drives: `usize::MAX` when unknown. A walk whose other members' and filters'
+    /// [`prefix_slots`](Self::prefix_slots) all reach it never asks.
+    #[inline]
+    fn slot_bound(&self) -> usize {
+        usize::MAX
+    }
+
     /// Makes [`locate_quick`](Self::locate_quick) ask about every key at or past slot `slots`
     /// (see [`Probe::narrow`](crate::set::Probe)); the answers stay the same.
     #[inline]
@@ -332,6 +340,11 @@ macro_rules! storage_fetch {
             #[inline]
             fn prefix_slots(&self) -> usize {
                 self.probe.prefix_slots()
+            }
+
+            #[inline]
+            fn slot_bound(&self) -> usize {
+                self.probe.slot_bound()
             }
 
             #[inline]

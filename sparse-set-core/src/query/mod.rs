@@ -441,7 +441,9 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         let members = self.members.reborrow();
         let fetches = members.into_fetches();
         let end = driver.map_or(0, |driver| fetches.driver_len(driver));
-        QueryIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
+        let without = self.without.into_fetch();
+        let quick = driver.is_some_and(|driver| fetches.never_asks(driver, &without));
+        QueryIter { fetches, without, driver, quick, next: 0, end }
     }
 
     /// The members, given back.
@@ -478,6 +480,9 @@ pub struct QueryIter<'q, M: Members + 'q, W: Exclude<M::Key>> {
     fetches: FetchesOf<'q, M>,
     without: W::Fetch,
     driver: Option<usize>,
+    /// Whether every lookup of the walk is answered without a call
+    /// ([`Fetches::never_asks`]), asked once when the walk began.
+    quick: bool,
     /// The next driver position to look at.
     next: usize,
     /// The driver's length.
@@ -510,16 +515,26 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
         FetchesOf<'q, M>: FetchesView<'v>,
     {
         // Locate first, then view: the views borrow the fetches until the next call.
-        let (key, slots) =
-            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
+        let (key, slots) = self.fetches.advance(
+            self.driver?,
+            self.quick,
+            &mut self.next,
+            self.end,
+            &self.without,
+        )?;
         Some((key, self.fetches.views(slots)))
     }
 
     /// The next key the walk visits, without lending its views.
     #[inline]
     pub(crate) fn next_key(&mut self) -> Option<M::Key> {
-        let (key, _) =
-            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
+        let (key, _) = self.fetches.advance(
+            self.driver?,
+            self.quick,
+            &mut self.next,
+            self.end,
+            &self.without,
+        )?;
         Some(key)
     }
 
@@ -567,6 +582,9 @@ pub struct SharedIter<M: Members, W: Exclude<M::Key>> {
     fetches: M::Fetches,
     without: W::Fetch,
     driver: Option<usize>,
+    /// Whether every lookup of the walk is answered without a call
+    /// ([`Fetches::never_asks`]), asked once when the walk began.
+    quick: bool,
     /// The next driver position to look at from the front.
     next: usize,
     /// One past the next driver position to look at from the back.
@@ -595,7 +613,9 @@ where
         let driver = self.driver();
         let fetches = self.members.into_fetches();
         let end = driver.map_or(0, |driver| fetches.driver_len(driver));
-        SharedIter { fetches, without: self.without.into_fetch(), driver, next: 0, end }
+        let without = self.without.into_fetch();
+        let quick = driver.is_some_and(|driver| fetches.never_asks(driver, &without));
+        SharedIter { fetches, without, driver, quick, next: 0, end }
     }
 }
 
@@ -608,8 +628,13 @@ where
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, slots) =
-            self.fetches.advance(self.driver?, &mut self.next, self.end, &self.without)?;
+        let (key, slots) = self.fetches.advance(
+            self.driver?,
+            self.quick,
+            &mut self.next,
+            self.end,
+            &self.without,
+        )?;
         Some((key, self.fetches.items(slots)))
     }
 

@@ -10,6 +10,14 @@
 //! slot in its sparse prefix; before `for_each`'s loop, [`ForEach::drive`] cuts all those
 //! prefixes to the shortest ([`Fetches::narrow`]), so that one bound check answers for all of
 //! them. Cutting changes no answer: a key past the cut is looked up in full.
+//!
+//! A step-by-step walk (the std and lending iterators) asks once, when it is made, whether it
+//! can ever meet such a key ([`Fetches::never_asks`]): every key the driver holds has its slot
+//! below the driver's `slot_bound`, so if every other member's and filter's prefix reaches that
+//! bound, no lookup of the walk needs a call and the walk's loop has none (a call anywhere in
+//! it makes the compiler keep the caller's values in memory across the whole loop). The
+//! members are borrowed for the walk, so the answer holds until it ends; the loop checks it in
+//! debug builds.
 
 use crate::key::Key;
 use crate::query::exclude::ExcludeFetch;
@@ -140,12 +148,20 @@ pub trait Fetches {
         Some((key, Self::driven_at::<D>(slots, index)))
     }
 
+    /// Whether a walk with member `driver` driving and `without` filtering never asks
+    /// ([`Quick::Ask`]): every other member's and filter's sparse prefix reaches past the
+    /// driver's largest slot, so every lookup is answered without a call.
+    fn never_asks<W: ExcludeFetch<Self::Key>>(&self, driver: usize, without: &W) -> bool;
+
     /// The first match at or past driver position `*next` and before `end`, with member
     /// `driver` driving; `*next` moves past it. The driver is picked once per call, and the
-    /// loop is the one specialised for it.
+    /// loop is the one specialised for it. `quick` is [`never_asks`](Self::never_asks), asked
+    /// once when the walk began: then the loop makes no call, so a caller's loop around it keeps
+    /// its own values in registers.
     fn advance<W: ExcludeFetch<Self::Key> + Copy>(
         &self,
         driver: usize,
+        quick: bool,
         next: &mut usize,
         end: usize,
         without: &W,
@@ -443,17 +459,47 @@ macro_rules! members_tuple {
                 }
             }
 
+            #[inline]
+            fn never_asks<W: ExcludeFetch<K>>(&self, driver: usize, without: &W) -> bool {
+                let bound = match driver {
+                    $($i => self.$i.slot_bound(),)+
+                    _ => return false,
+                };
+                let mut slots = without.prefix_slots();
+                $(
+                    if $i != driver {
+                        slots = slots.min(self.$i.prefix_slots());
+                    }
+                )+
+                bound <= slots
+            }
+
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
             fn advance<W: ExcludeFetch<K> + Copy>(
                 &self,
                 driver: usize,
+                quick: bool,
                 next: &mut usize,
                 end: usize,
                 without: &W,
             ) -> Option<(K, Self::Slots)> {
                 match driver {
                     $($i => {
+                        if quick {
+                            // Bounded by the columns too, so the views read them unchecked.
+                            let len = self.$i.driven_len().min(end);
+                            while *next < len {
+                                let index = *next;
+                                *next += 1;
+                                match self.locate_quick::<$i, W>(index, without) {
+                                    Quick::Found(found) => return Some(found),
+                                    Quick::Missing => {}
+                                    Quick::Ask => debug_assert!(false, "a quick walk asked"),
+                                }
+                            }
+                            return None;
+                        }
                         let len = self.$i.keys().len().min(end);
                         while *next < len {
                             let index = *next;

@@ -57,6 +57,13 @@ impl<'a, K: Key, D: DenseIndex> Probe<'a, K, D> {
         self.prefix.len() / SparseSet::<K, D>::STRIDE
     }
 
+    /// One past the largest slot any key of the set can have: a walk driven by this set whose
+    /// probes' prefixes all reach it never needs a call to look a key up.
+    #[inline]
+    pub(crate) fn slot_bound(&self) -> usize {
+        self.set.sparse.slot_bound()
+    }
+
     /// The probe with its prefix cut to the first `slots` slots: keys past them are answered
     /// by the full lookup, the same answers. A walk cuts every probe it holds to the shortest
     /// prefix among them, so that one bound check answers for all of them.
