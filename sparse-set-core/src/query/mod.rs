@@ -61,6 +61,8 @@
 mod exclude;
 mod lookup;
 pub(crate) mod member;
+#[cfg(test)]
+mod tests;
 mod tuple;
 
 use core::fmt;
