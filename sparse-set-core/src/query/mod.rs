@@ -442,9 +442,8 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         let driver = self.driver();
         let members = self.members.reborrow();
         let fetches = members.into_fetches();
-        let end = driver.map_or(0, |driver| fetches.driver_len(driver));
         let without = self.without.into_fetch();
-        let quick = driver.is_some_and(|driver| fetches.never_asks(driver, &without));
+        let (end, quick) = walk_start(&fetches, driver, &without);
         QueryIter { fetches, without, driver, quick, next: 0, end }
     }
 
@@ -517,27 +516,21 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> QueryIter<'q, M, W> {
         FetchesOf<'q, M>: FetchesView<'v>,
     {
         // Locate first, then view: the views borrow the fetches until the next call.
-        let (key, slots) = self.fetches.advance(
-            self.driver?,
-            self.quick,
-            &mut self.next,
-            self.end,
-            &self.without,
-        )?;
+        let (key, slots) = self.locate_next()?;
         Some((key, self.fetches.views(slots)))
     }
 
     /// The next key the walk visits, without lending its views.
     #[inline]
     pub(crate) fn next_key(&mut self) -> Option<M::Key> {
-        let (key, _) = self.fetches.advance(
-            self.driver?,
-            self.quick,
-            &mut self.next,
-            self.end,
-            &self.without,
-        )?;
-        Some(key)
+        self.locate_next().map(|(key, _)| key)
+    }
+
+    /// The next match's key and slots; the walk moves past it.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "an iterator's step: inlined into its loop")]
+    fn locate_next(&mut self) -> Option<(M::Key, <FetchesOf<'q, M> as Fetches>::Slots)> {
+        self.fetches.advance(self.driver?, self.quick, &mut self.next, self.end, &self.without)
     }
 
     /// Bounds on the number of elements left: at most the driver's keys not yet visited,
@@ -565,6 +558,20 @@ impl<'q, M: Members + 'q, W: Exclude<M::Key>> fmt::Debug for QueryIter<'q, M, W>
             .field("driver", &self.driver)
             .field("next", &self.next)
             .finish_non_exhaustive()
+    }
+}
+
+/// Where a walk with `driver` driving ends, and whether it never asks
+/// ([`Fetches::never_asks`]): what both iterators decide once, when they are made.
+#[inline]
+fn walk_start<F: Fetches, W: ExcludeFetch<F::Key>>(
+    fetches: &F,
+    driver: Option<usize>,
+    without: &W,
+) -> (usize, bool) {
+    match driver {
+        Some(driver) => (fetches.driver_len(driver), fetches.never_asks(driver, without)),
+        None => (0, false),
     }
 }
 
@@ -614,9 +621,8 @@ where
     fn into_iter(self) -> Self::IntoIter {
         let driver = self.driver();
         let fetches = self.members.into_fetches();
-        let end = driver.map_or(0, |driver| fetches.driver_len(driver));
         let without = self.without.into_fetch();
-        let quick = driver.is_some_and(|driver| fetches.never_asks(driver, &without));
+        let (end, quick) = walk_start(&fetches, driver, &without);
         SharedIter { fetches, without, driver, quick, next: 0, end }
     }
 }
