@@ -30,6 +30,30 @@
 //! they need (keys, say) and apply it through the world afterwards. A hook that panics leaves the
 //! storage valid, since it runs after the storage is consistent.
 //!
+//! A hook that would read the map it observes does not compile: the map cannot move into its
+//! observed form while the hook borrows it.
+//!
+//! ```compile_fail
+//! use sparse_set_core::SparseMap;
+//! use sparse_set_core::observe::Observer;
+//!
+//! struct Peek<'a>(&'a SparseMap<u32, i32>);
+//!
+//! impl Observer<u32, i32> for Peek<'_> {
+//!     fn inserted(&mut self, _: u32, _: usize, _: &i32) {
+//!         let _ = self.0.len();
+//!     }
+//! }
+//!
+//! let map = SparseMap::<u32, i32>::new();
+//! let peek = Peek(&map);
+//! let mut observed = map.observed_by(peek); // error[E0505]: `map` is moved while borrowed
+//! observed.insert(1, 1);
+//! ```
+//!
+//! (Shared through a `RefCell` instead, the storage is borrowed mutably while the hook runs, so
+//! the hook's `borrow` panics at run time, and the storage stays valid.)
+//!
 //! Replaying the events in order on a `Vec` of the keys gives the storage's keys: the
 //! [`Journal`] relies on it, and its tests check it after every step.
 
