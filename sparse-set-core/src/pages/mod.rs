@@ -206,6 +206,16 @@ impl Found {
     }
 }
 
+/// A slot whose page has been found: a read of the slot and the insert that follows it
+/// ([`Pages::value_at`], [`Pages::insert_at`]) share one search of the directory. Valid until
+/// the pages change.
+#[derive(Clone, Copy)]
+pub(crate) struct Spot {
+    found: Found,
+    page: u64,
+    offset: usize,
+}
+
 /// The sparse side of a set. See the module docs for the layout and the invariants.
 #[derive(Debug)]
 pub(crate) struct Pages<D: DenseIndex> {
@@ -528,20 +538,87 @@ impl<D: DenseIndex> Pages<D> {
         self.take(slot);
     }
 
-    /// Gives the empty `slot` a non-zero value, adding its page (as a compact page) or turning a
-    /// compact page full if needed. On `Err` nothing has changed.
-    #[inline]
+    /// Zeroes every slot of `slots`, which are all the slots holding a value (a set's keys): the
+    /// sparse half of emptying a set. Never allocates; keeps every page.
+    ///
+    /// O(`slots`): when the compact arena has at most as many pages as there are slots, it is
+    /// emptied page by page (a few stores each), and only slots outside compact pages are
+    /// visited, so a slot in a hashed compact page costs no search of the hash lane; otherwise
+    /// slot by slot.
+    pub(crate) fn clear_all(&mut self, slots: impl ExactSizeIterator<Item = u64>) {
+        if self.compact.len() > slots.len() {
+            for slot in slots {
+                self.clear(slot);
+            }
+            return;
+        }
+        for compact in &mut self.compact {
+            *compact = Compact::EMPTY;
+        }
+        // Every compact page is empty now, so a slot holds a value only in the prefix or in a
+        // full page; the hash lane is searched only if it names full pages.
+        let hashed_full = !self.hashed_full.is_empty();
+        for slot in slots {
+            if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
+                *stored = D::ZERO;
+                continue;
+            }
+            let (page, offset) = split(slot);
+            match self.flat_full.get_mut(flat_index(page)) {
+                Some(Some(full)) => full[offset] = D::ZERO,
+                None if hashed_full => {
+                    if let Found::HashedFull(index) = Found::of(self.hash.get(page)) {
+                        if let Some(full) = &mut self.hashed_full[index] {
+                            full[offset] = D::ZERO;
+                        }
+                    }
+                }
+                // A compact page (emptied above) or no page.
+                Some(None) | None => {}
+            }
+        }
+    }
+
+    /// Gives the empty `slot` a non-zero value: [`insert_at`](Self::insert_at) of its spot.
+    #[cfg(test)]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        if let Some(stored) = self.prefix.value_mut(flat_index(slot)) {
-            *stored = value;
-            return Ok(());
-        }
+        self.insert_at(self.locate(slot), value)
+    }
+
+    /// Finds the page of `slot`, for a read and then an insert of the same slot.
+    #[inline]
+    pub(crate) fn locate(&self, slot: u64) -> Spot {
         let (page, offset) = split(slot);
-        if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
-            full[offset] = value;
-            return Ok(());
+        Spot { found: self.find(page), page, offset }
+    }
+
+    /// The value stored in the slot at `spot`: zero if it is empty or its page is missing.
+    #[inline]
+    pub(crate) fn value_at(&self, spot: Spot) -> D {
+        let Spot { found, offset, .. } = spot;
+        match found {
+            Found::Prefix(number) => {
+                let stride = self.prefix.stride();
+                self.prefix.cell(number * PAGE_LEN + offset, stride).map_or(D::ZERO, |cell| cell[0])
+            }
+            Found::FlatFull(number) => {
+                self.flat_full[number].as_ref().map_or(D::ZERO, |full| full[offset])
+            }
+            Found::HashedFull(index) => {
+                self.hashed_full[index].as_ref().map_or(D::ZERO, |full| full[offset])
+            }
+            Found::Compact(index) => self.compact[index].get(offset),
+            Found::Missing => D::ZERO,
         }
-        match self.find(page) {
+    }
+
+    /// Gives the empty slot at `spot` a non-zero value, adding its page (as a compact page) or
+    /// turning a compact page full if needed. `spot` must come from [`locate`](Self::locate)
+    /// with no change to the pages since. On `Err` nothing has changed.
+    #[inline]
+    pub(crate) fn insert_at(&mut self, spot: Spot, value: D) -> Result<(), Error> {
+        let Spot { found, page, offset } = spot;
+        match found {
             Found::Compact(index) => {
                 if self.compact[index].try_insert(offset, value) {
                     Ok(())
@@ -550,7 +627,7 @@ impl<D: DenseIndex> Pages<D> {
                 }
             }
             Found::Missing => self.add_compact(page, offset, value),
-            // A full page (of the lane the fast paths above did not cover): every slot is there.
+            // A full page: every slot is there.
             found => {
                 if let Some(stored) = self.slot_mut(found, offset) {
                     *stored = value;

@@ -295,3 +295,44 @@ fn every_lane_of_a_lookup_answers_as_the_model() {
         assert_eq!(pages.get(slot), model.get(&slot).copied().unwrap_or(0), "slot {slot}");
     }
 }
+
+/// Slots in every lane: the prefix, a full and a compact page of the flat lane, and a full and a
+/// compact page of the hash lane.
+fn slots_in_every_lane() -> Vec<u64> {
+    let mut slots: Vec<u64> = (0..20).collect();
+    let flat_full = 3 * PAGE_LEN as u64;
+    slots.extend((0..12).map(|i| flat_full + i * 3));
+    slots.push(5 * PAGE_LEN as u64 + 1);
+    let hashed_full = 1 << 40;
+    slots.extend((0..12).map(|i| hashed_full + i * 5));
+    slots.push((1 << 50) + 7);
+    slots
+}
+
+#[test]
+fn clearing_all_slots_empties_every_lane_and_keeps_every_page() {
+    // Few compact pages (the arena emptied as a whole), then more compact pages than slots
+    // (slot by slot): both leave every slot empty, every page in place, and refill alike.
+    for extra_compact_pages in [0_u64, 60] {
+        let mut pages = Pages::<u32>::new(false);
+        let mut slots = slots_in_every_lane();
+        insert_all(&mut pages, &slots);
+        for page in 0..extra_compact_pages {
+            let slot = (1 << 45) + page * PAGE_LEN as u64;
+            pages.insert(slot, 1).unwrap();
+            pages.clear(slot);
+        }
+        assert!(!pages.hashed_full.is_empty() && pages.flat_full.iter().any(Option::is_some));
+        assert_eq!(pages.compact.len() > slots.len(), extra_compact_pages > 0);
+        let page_count = pages.page_count();
+        pages.clear_all(slots.iter().copied());
+        assert_eq!(pages.check(), 0);
+        assert_eq!(pages.page_count(), page_count, "clearing keeps every page");
+        assert!(slots.iter().all(|&slot| pages.get(slot) == 0));
+        slots.reverse();
+        insert_all(&mut pages, &slots);
+        for (value, &slot) in (1..).zip(&slots) {
+            assert_eq!(pages.get(slot), value);
+        }
+    }
+}

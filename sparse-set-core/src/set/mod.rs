@@ -793,7 +793,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// the prefix. Out of line, so that the common case inlines into its callers.
     #[inline(never)]
     fn try_insert_outside_fast_path(&mut self, key: K, slot: u64) -> Result<(usize, bool), Error> {
-        if let Some(position) = self.position_of_slot(slot) {
+        // One search of the directory serves the lookup and the insert.
+        let found = self.sparse.locate(slot);
+        if let Some(position) = self.sparse.value_at(found).to_usize().checked_sub(1) {
             let Some(held) = self.dense.get_mut(position) else {
                 return self.insert_into_stale_slot(key, slot);
             };
@@ -813,7 +815,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
         let prefix = self.sparse.prefix_slots();
-        self.sparse.insert(slot, D::from_usize(position + 1))?;
+        self.sparse.insert_at(found, D::from_usize(position + 1))?;
         self.dense.push(key);
         self.record_version(key, prefix);
         self.observer.inserted(key, position, &());
@@ -1087,15 +1089,15 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
 
     /// Zeroes the slot of every key: the sparse half of emptying the set.
     fn reset_slots(&mut self) {
-        for key in &self.dense {
-            self.sparse.clear(key.sparse_slot());
-        }
+        self.sparse.clear_all(self.dense.iter().map(|key| key.sparse_slot()));
     }
 
     /// Removes every key. Keeps all allocated memory.
     ///
-    /// Computes in **O(len)** time: the slot of each key is reset and nothing else is visited,
-    /// so the cost does not depend on the key space (the module docs say why this is not O(1)).
+    /// Computes in **O(len)** time: the slot of each key is reset (keys spread thinly, whose
+    /// pages hold a few slots each, by emptying those pages whole when there are at most `len`
+    /// of them), so the cost does not depend on the key space (the module docs say why this is
+    /// not O(1)).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
