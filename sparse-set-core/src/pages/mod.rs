@@ -207,13 +207,18 @@ impl Found {
 }
 
 /// A slot whose page has been found: a read of the slot and the insert that follows it
-/// ([`Pages::value_at`], [`Pages::insert_at`]) share one search of the directory. Valid until
+/// ([`Pages::lookup_in`], [`Pages::insert_at`]) share one search of the directory. Valid until
 /// the pages change.
 #[derive(Clone, Copy)]
-pub(crate) struct Spot {
-    found: Found,
-    page: u64,
-    offset: usize,
+pub(crate) struct Spot(Place);
+
+/// Where a [`Spot`] is.
+#[derive(Clone, Copy)]
+enum Place {
+    /// Slot `at` of the prefix.
+    Prefix(usize),
+    /// Offset `offset` of page number `page`, which is at `found`.
+    Page { found: Found, page: u64, offset: usize },
 }
 
 /// The sparse side of a set. See the module docs for the layout and the invariants.
@@ -582,42 +587,53 @@ impl<D: DenseIndex> Pages<D> {
     /// Gives the empty `slot` a non-zero value: [`insert_at`](Self::insert_at) of its spot.
     #[cfg(test)]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        self.insert_at(self.locate(slot), value)
+        let (_, found) = self.lookup_in(slot, self.prefix.stride());
+        self.insert_at(found, value)
     }
 
-    /// Finds the page of `slot`, for a read and then an insert of the same slot.
-    #[inline]
-    pub(crate) fn locate(&self, slot: u64) -> Spot {
-        let (page, offset) = split(slot);
-        Spot { found: self.find(page), page, offset }
-    }
-
-    /// The value stored in the slot at `spot`: zero if it is empty or its page is missing.
-    #[inline]
-    pub(crate) fn value_at(&self, spot: Spot) -> D {
-        let Spot { found, offset, .. } = spot;
-        match found {
-            Found::Prefix(number) => {
-                let stride = self.prefix.stride();
-                self.prefix.cell(number * PAGE_LEN + offset, stride).map_or(D::ZERO, |cell| cell[0])
-            }
-            Found::FlatFull(number) => {
-                self.flat_full[number].as_ref().map_or(D::ZERO, |full| full[offset])
-            }
-            Found::HashedFull(index) => {
-                self.hashed_full[index].as_ref().map_or(D::ZERO, |full| full[offset])
-            }
-            Found::Compact(index) => self.compact[index].get(offset),
-            Found::Missing => D::ZERO,
+    /// The value stored in `slot` (zero if it is empty or its page is missing) and where it is,
+    /// for an insert of the same slot: one search of the directory serves both. `stride` is the
+    /// prefix's, a constant of the caller, as in [`get_in`](Self::get_in): a slot of the prefix
+    /// is one load.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every insert's path past its common case")]
+    pub(crate) fn lookup_in(&self, slot: u64, stride: usize) -> (D, Spot) {
+        let at = flat_index(slot);
+        if let Some(cell) = self.prefix.cell(at, stride) {
+            return (cell[0], Spot(Place::Prefix(at)));
         }
+        let (page, offset) = split(slot);
+        let found = self.find(page);
+        (self.value_at(found, offset), Spot(Place::Page { found, page, offset }))
+    }
+
+    /// The value at `offset` of the page at `found`, a page past the prefix: zero if the slot is
+    /// empty or the page is missing.
+    #[inline]
+    fn value_at(&self, found: Found, offset: usize) -> D {
+        let full = match found {
+            Found::FlatFull(number) => &self.flat_full[number],
+            Found::HashedFull(index) => &self.hashed_full[index],
+            Found::Compact(index) => return self.compact[index].get(offset),
+            Found::Prefix(_) | Found::Missing => return D::ZERO,
+        };
+        full.as_ref().map_or(D::ZERO, |full| full[offset])
     }
 
     /// Gives the empty slot at `spot` a non-zero value, adding its page (as a compact page) or
-    /// turning a compact page full if needed. `spot` must come from [`locate`](Self::locate)
-    /// with no change to the pages since. On `Err` nothing has changed.
+    /// turning a compact page full if needed. `spot` must come from
+    /// [`lookup_in`](Self::lookup_in) with no change to the pages since. On `Err` nothing has changed.
     #[inline]
     pub(crate) fn insert_at(&mut self, spot: Spot, value: D) -> Result<(), Error> {
-        let Spot { found, page, offset } = spot;
+        let (found, page, offset) = match spot.0 {
+            Place::Prefix(at) => {
+                if let Some(stored) = self.prefix.value_mut(at) {
+                    *stored = value;
+                }
+                return Ok(());
+            }
+            Place::Page { found, page, offset } => (found, page, offset),
+        };
         match found {
             Found::Compact(index) => {
                 if self.compact[index].try_insert(offset, value) {

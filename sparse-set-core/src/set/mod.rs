@@ -794,8 +794,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[inline(never)]
     fn try_insert_outside_fast_path(&mut self, key: K, slot: u64) -> Result<(usize, bool), Error> {
         // One search of the directory serves the lookup and the insert.
-        let found = self.sparse.locate(slot);
-        if let Some(position) = self.sparse.value_at(found).to_usize().checked_sub(1) {
+        let (value, found) = self.sparse.lookup_in(slot, Self::STRIDE);
+        if let Some(position) = value.to_usize().checked_sub(1) {
             let Some(held) = self.dense.get_mut(position) else {
                 return self.insert_into_stale_slot(key, slot);
             };
