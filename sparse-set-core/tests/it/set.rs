@@ -137,6 +137,31 @@ fn clear_then_reinserting_old_keys_gives_fresh_positions() {
 }
 
 #[test]
+fn clearing_keys_spread_thinly_empties_every_slot_however_many_pages_removals_left() {
+    // Keys one a page, over a range wide enough for the index to hash its pages, with the
+    // `u64` keys past `u32`. Clearing with all of them held, and again after removing all but a
+    // few (the pages they emptied stay until `shrink_to_fit`), leaves no key behind, and every
+    // key inserts again as new.
+    let spread: Vec<u64> = (0..300_u64).map(|i| i * 70_001 + (i % 7) * (1 << 40)).collect();
+    for keep in [spread.len(), 5] {
+        let mut set: SparseSet<u64> = spread.iter().copied().collect();
+        for &key in &spread[keep..] {
+            assert!(set.remove(key));
+        }
+        set.clear();
+        set.assert_invariants();
+        assert!(set.is_empty() && !spread.iter().any(|&key| set.contains(key)));
+        for (position, &key) in spread.iter().rev().enumerate() {
+            assert_eq!(set.insert_full(key), (position, true));
+        }
+        set.assert_invariants();
+        assert!(set.drain().eq(spread.iter().rev().copied()));
+        assert!(!spread.iter().any(|&key| set.contains(key)));
+        set.assert_invariants();
+    }
+}
+
+#[test]
 fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
     let mut set = SparseSet::<u32>::bounded(4, 128);
     for key in [1, 50, 100, 127] {
