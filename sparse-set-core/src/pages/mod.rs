@@ -587,8 +587,8 @@ impl<D: DenseIndex> Pages<D> {
     /// Gives the empty `slot` a non-zero value: [`insert_at`](Self::insert_at) of its spot.
     #[cfg(test)]
     pub(crate) fn insert(&mut self, slot: u64, value: D) -> Result<(), Error> {
-        let (_, found) = self.lookup_in(slot, self.prefix.stride());
-        self.insert_at(found, value)
+        let (_, place) = self.lookup_in(slot, self.prefix.stride());
+        self.insert_at(place, value)
     }
 
     /// The value stored in `slot` (zero if it is empty or its page is missing) and where it is,
@@ -622,7 +622,8 @@ impl<D: DenseIndex> Pages<D> {
 
     /// Gives the empty slot at `spot` a non-zero value, adding its page (as a compact page) or
     /// turning a compact page full if needed. `spot` must come from
-    /// [`lookup_in`](Self::lookup_in) with no change to the pages since. On `Err` nothing has changed.
+    /// [`lookup_in`](Self::lookup_in) with no change to the pages since. On `Err` nothing has
+    /// changed.
     #[inline]
     pub(crate) fn insert_at(&mut self, spot: Spot, value: D) -> Result<(), Error> {
         let (found, page, offset) = match spot.0 {

@@ -794,7 +794,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[inline(never)]
     fn try_insert_outside_fast_path(&mut self, key: K, slot: u64) -> Result<(usize, bool), Error> {
         // One search of the directory serves the lookup and the insert.
-        let (value, found) = self.sparse.lookup_in(slot, Self::STRIDE);
+        let (value, place) = self.sparse.lookup_in(slot, Self::STRIDE);
         if let Some(position) = value.to_usize().checked_sub(1) {
             let Some(held) = self.dense.get_mut(position) else {
                 return self.insert_into_stale_slot(key, slot);
@@ -815,7 +815,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
         let prefix = self.sparse.prefix_slots();
-        self.sparse.insert_at(found, D::from_usize(position + 1))?;
+        self.sparse.insert_at(place, D::from_usize(position + 1))?;
         self.dense.push(key);
         self.record_version(key, prefix);
         self.observer.inserted(key, position, &());
