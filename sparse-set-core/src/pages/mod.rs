@@ -572,10 +572,8 @@ impl<D: DenseIndex> Pages<D> {
             match self.flat_full.get_mut(flat_index(page)) {
                 Some(Some(full)) => full[offset] = D::ZERO,
                 None if hashed_full => {
-                    if let Found::HashedFull(index) = Found::of(self.hash.get(page)) {
-                        if let Some(full) = &mut self.hashed_full[index] {
-                            full[offset] = D::ZERO;
-                        }
+                    if let Some(stored) = self.slot_mut(Found::of(self.hash.get(page)), offset) {
+                        *stored = D::ZERO;
                     }
                 }
                 // A compact page (emptied above) or no page.
