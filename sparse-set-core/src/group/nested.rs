@@ -122,10 +122,11 @@ use crate::storage::Columnar;
 /// accelerations nested costs what sparsey's family of the same components does, and what
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
 /// costs what a change to the third member of one wide group does, and what sparsey's does
-/// (0.96x and 1.02x of it in two runs).
+/// (0.86x to 1.09x of it over three full runs).
 /// In a family of three levels (spins nested inside the accelerations' level; groups
-/// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.94x what it costs in
-/// sparsey's family of three groups, and a despawn or spawn of a whole row 0.41x.
+/// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.90x to 1.00x what it
+/// costs in sparsey's family of three groups (four runs), and a despawn + respawn of a whole
+/// row 0.91x and 1.05x (the last two).
 ///
 /// # Limits
 ///
