@@ -7,6 +7,7 @@ use crate::error::{Error, fail_insert};
 use crate::key::Key;
 use crate::map::SparseMap;
 use crate::observe::Observer;
+use crate::set::Vacancy;
 
 /// The entry of one key in a [`SparseMap`], from [`SparseMap::entry`]: occupied or vacant.
 ///
@@ -347,6 +348,9 @@ impl<K: Key, V: fmt::Debug, D: DenseIndex, O: Observer<K, V>> fmt::Debug
 pub struct VacantEntry<'a, K: Key, V, D: DenseIndex = u32, O: Observer<K, V> = ()> {
     pub(super) map: &'a mut SparseMap<K, V, D, O>,
     pub(super) key: K,
+    /// Where the key's empty slot is, when it is outside the set's prefix: the insert does not
+    /// search for it again.
+    pub(super) vacancy: Option<Vacancy>,
 }
 
 impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> VacantEntry<'a, K, V, D, O> {
@@ -425,8 +429,11 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> VacantEntry<'a, K, V, D, O
     /// assert_eq!(entry.try_insert(90), Err(Error::KeyOutOfRange { index: 9, limit: 8 }));
     /// ```
     pub fn try_insert(self, value: V) -> Result<&'a mut V, Error> {
-        let (index, displaced) = self.map.try_insert_full(self.key, value)?;
-        drop(displaced);
+        let index = match self.vacancy {
+            Some(vacancy) => self.map.try_insert_vacant(self.key, vacancy, value)?,
+            // In the prefix, or in a slot an older version of the key holds (which it replaces).
+            None => self.map.try_insert_full(self.key, value)?.0,
+        };
         match self.map.value_mut(index) {
             Some(value) => Ok(value),
             None => unreachable!("an inserted key's position is in bounds"),

@@ -30,7 +30,7 @@ use crate::key::Key;
 #[cfg(doc)]
 use crate::permutation::Permutation;
 use crate::removed::Removed;
-use crate::set::SparseSet;
+use crate::set::{SparseSet, Vacancy};
 use crate::storage::pop_down_to;
 #[cfg(doc)]
 use crate::storage::{Columnar, Storage};
@@ -538,6 +538,28 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
             // never allocates.
             return Ok((index, Some(self.replace_at(key, index, value))));
         }
+        self.push_value(key, index, value)?;
+        Ok((index, None))
+    }
+
+    /// Inserts `key`, absent, into the empty slot `vacancy` names (from
+    /// `SparseSet::get_index_or_vacancy`, the map unchanged since): a vacant entry's insert,
+    /// with no second search. Returns the key's position; on `Err` the map is unchanged.
+    pub(crate) fn try_insert_vacant(
+        &mut self,
+        key: K,
+        vacancy: Vacancy,
+        value: V,
+    ) -> Result<usize, Error> {
+        let index = self.set.try_insert_vacant(key, vacancy)?;
+        self.push_value(key, index, value)?;
+        Ok(index)
+    }
+
+    /// Pushes the value of `key`, which the set has just pushed at `index`, and reports it.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the tail of every insert of a new key")]
+    fn push_value(&mut self, key: K, index: usize, value: V) -> Result<(), Error> {
         debug_assert_eq!(index, self.values.len());
         // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
         // reserved its values up front, so this never allocates there.
@@ -549,7 +571,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         }
         self.values.push(value);
         self.observer.inserted(key, index, &self.values[index]);
-        Ok((index, None))
+        Ok(())
     }
 
     /// Removes `key` and returns its value, by **swap-remove**: the last element moves into the
@@ -963,9 +985,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert_eq!((counts[3], counts[5]), (3, 1));
     /// ```
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V, D, O> {
-        match self.set.get_index_of(key) {
-            Some(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
-            None => Entry::Vacant(VacantEntry { map: self, key }),
+        // A key outside the prefix is searched for once: a vacant entry keeps where its slot is.
+        match self.set.get_index_or_vacancy(key) {
+            Ok(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
+            Err(vacancy) => Entry::Vacant(VacantEntry { map: self, key, vacancy }),
         }
     }
 

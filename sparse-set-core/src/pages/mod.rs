@@ -405,7 +405,11 @@ impl<D: DenseIndex> Pages<D> {
     }
 
     /// Where page number `page` is.
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "measured: with two callers of `lookup_in` LLVM calls this, an insert +8% instructions"
+    )]
     fn find(&self, page: u64) -> Found {
         let number = flat_index(page);
         if number < self.prefix.pages() {
@@ -607,7 +611,11 @@ impl<D: DenseIndex> Pages<D> {
 
     /// The value at `offset` of the page at `found`, a page past the prefix: zero if the slot is
     /// empty or the page is missing.
-    #[inline]
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "measured: with two callers of `lookup_in` LLVM calls this, an insert +19% instructions"
+    )]
     fn value_at(&self, found: Found, offset: usize) -> D {
         let full = match found {
             Found::FlatFull(number) => &self.flat_full[number],

@@ -81,7 +81,7 @@ use crate::error::{Error, fail, fail_bounded, fail_insert, try_reserve_exact};
 use crate::hint;
 use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
-use crate::pages::{Pages, Prefix};
+use crate::pages::{Pages, Prefix, Spot};
 
 pub use crate::removed::{Moved, Removed};
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
@@ -133,6 +133,17 @@ pub struct SparseSet<K = u32, D: DenseIndex = u32, O = ()> {
     dense: Vec<K>,
     bounds: Option<Bounds>,
     observer: O,
+}
+
+/// An empty slot outside a set's prefix, found by [`SparseSet::get_index_or_vacancy`] for the
+/// insert that follows ([`SparseSet::try_insert_vacant`]): one search of the directory serves
+/// both.
+#[derive(Clone, Copy)]
+pub(crate) struct Vacancy {
+    /// Where the slot is in the pages.
+    place: Spot,
+    /// The set's length when the slot was found, to check that nothing changed since.
+    len: usize,
 }
 
 impl<K: Key, D: DenseIndex> SparseSet<K, D> {
@@ -808,6 +819,15 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             self.observer.replaced(key, position, &(), &());
             return Ok((position, true));
         }
+        self.insert_into_empty(key, slot, place).map(|position| (position, true))
+    }
+
+    /// Inserts `key`, whose `slot` is empty, at `place`, where [`Pages::lookup_in`] found that
+    /// slot with no change to the pages since; returns its position. On `Err` nothing has
+    /// changed.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "the tail of every insert past its common case")]
+    fn insert_into_empty(&mut self, key: K, slot: u64, place: Spot) -> Result<usize, Error> {
         self.check_not_older_than_seen(key, slot)?;
         let position = self.dense.len();
         self.check_room(slot)?;
@@ -819,7 +839,57 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         self.dense.push(key);
         self.record_version(key, prefix);
         self.observer.inserted(key, position, &());
-        Ok((position, true))
+        Ok(position)
+    }
+
+    /// The position of `key`, or where it would go: `Err(Some(vacancy))` when its slot is empty
+    /// and outside the prefix, for [`try_insert_vacant`](Self::try_insert_vacant), so that a
+    /// map's entry searches the directory once; `Err(None)` when its slot is in the prefix (an
+    /// insert there finds it with one load) or held by another key.
+    #[inline]
+    pub(crate) fn get_index_or_vacancy(&self, key: K) -> Result<usize, Option<Vacancy>> {
+        let slot = key.sparse_slot();
+        if self
+            .sparse
+            .prefix_cell(usize::try_from(slot).unwrap_or(usize::MAX), Self::STRIDE)
+            .is_some()
+        {
+            return self.get_index_of(key).ok_or(None);
+        }
+        self.get_index_or_vacancy_outside_prefix(key, slot)
+    }
+
+    /// [`get_index_or_vacancy`](Self::get_index_or_vacancy) of a key outside the prefix: one
+    /// search of the directory, then the dense key, compared whole.
+    #[cold]
+    #[inline(never)]
+    fn get_index_or_vacancy_outside_prefix(
+        &self,
+        key: K,
+        slot: u64,
+    ) -> Result<usize, Option<Vacancy>> {
+        let (value, place) = self.sparse.lookup_in(slot, Self::STRIDE);
+        let Some(position) = value.to_usize().checked_sub(1) else {
+            return Err(Some(Vacancy { place, len: self.dense.len() }));
+        };
+        match self.dense.get(position) {
+            Some(&held) if held == key => Ok(position),
+            _ => Err(None),
+        }
+    }
+
+    /// Inserts `key`, absent, into the empty slot `vacancy` names: [`try_insert`](Self::try_insert)
+    /// without its search. `vacancy` must come from
+    /// [`get_index_or_vacancy`](Self::get_index_or_vacancy) of `key`, with no change to the set
+    /// since (a map's vacant entry borrows the map mutably in between). Returns the key's
+    /// position; on `Err` (as `try_insert`'s) nothing has changed.
+    pub(crate) fn try_insert_vacant(&mut self, key: K, vacancy: Vacancy) -> Result<usize, Error> {
+        debug_assert_eq!(
+            vacancy.len,
+            self.dense.len(),
+            "the set changed since its vacancy was found"
+        );
+        self.insert_into_empty(key, key.sparse_slot(), vacancy.place)
     }
 
     /// Inserts `key` as new into `slot`, which points past the keys: a slot left behind by a key

@@ -417,6 +417,48 @@ fn swap_indices_moves_keys_and_values_together() {
     map.assert_invariants();
 }
 
+/// Entries of `Entity` keys far from slot 0, outside the prefix, where the slot is found
+/// through the pages and the generation through the dense key: a vacant entry inserts into an
+/// empty slot, replaces an older generation holding the slot, and refuses an older one.
+#[test]
+fn entries_of_entities_past_the_prefix_insert_replace_and_refuse() {
+    let far = 5_000_000;
+    let mut map = SparseMap::<Entity, u32>::new();
+    for (i, index) in (0..).zip([far, far + 1, far + 600, u32::MAX - 1]) {
+        let Entry::Vacant(vacant) = map.entry(entity(index, 1)) else {
+            panic!("{index} is absent")
+        };
+        assert_eq!(*vacant.insert(i), i);
+    }
+    *map.entry(entity(far + 1, 1)).or_insert(100) += 10;
+    assert_eq!(map.values(), &[0, 11, 2, 3]);
+    map.assert_invariants();
+
+    // A newer generation takes the slot and the position of the older, whose value it drops.
+    let Entry::Vacant(vacant) = map.entry(entity(far, 2)) else { panic!("generation 2 is absent") };
+    assert_eq!(*vacant.insert(40), 40);
+    assert_eq!(map.get(entity(far, 1)), None);
+    assert_eq!(map.keys()[0], entity(far, 2));
+    // An older generation than the one holding the slot is refused, and nothing changes.
+    let Entry::Vacant(vacant) = map.entry(entity(far, 1)) else { panic!("generation 1 is gone") };
+    assert_eq!(
+        vacant.try_insert(0),
+        Err(Error::StaleKey { index: far.into(), version: 1, held: 2 })
+    );
+    assert_eq!(map.values(), &[40, 11, 2, 3]);
+    map.assert_invariants();
+
+    // A bounded map refuses through the entry as through `try_insert`, unchanged.
+    let mut bounded = SparseMap::<Entity, u32>::bounded(1, 1 << 20);
+    let Entry::Vacant(vacant) = bounded.entry(entity(far, 1)) else { panic!("empty map") };
+    assert_eq!(
+        vacant.try_insert(0),
+        Err(Error::KeyOutOfRange { index: far.into(), limit: 1 << 20 })
+    );
+    assert!(bounded.is_empty());
+    bounded.assert_invariants();
+}
+
 #[test]
 fn entity_keys_with_a_stale_generation_are_not_found() {
     let (old, new) = (entity(4, 1), entity(4, 2));
