@@ -69,12 +69,12 @@
 //!
 //! Measured on the development machine (2-core AMD EPYC; BENCHMARKS.md, groups `systems_grouped`,
 //! `systems_parallel` and `systems_grouped_cycle`): the move system over a group of positions and
-//! velocities with frozen entities excluded walks 100,000 or 1,000,000 entities in 0.24x to
-//! 0.25x the time of a `bevy_ecs` table query and 0.88x to 1.04x that of a loop over plain
+//! velocities with frozen entities excluded walks 100,000 or 1,000,000 entities in 0.22x to
+//! 0.27x the time of a `bevy_ecs` table query and 0.73x to 0.94x that of a loop over plain
 //! `Vec<f32>` columns holding just the moving entities; the same system as a query over
-//! ungrouped storages takes 0.92x bevy's sparse-set query and about 12x the group's time at
+//! ungrouped storages takes 0.93x bevy's sparse-set query and about 12x the group's time at
 //! 100,000. The other side of the trade: an insert or a remove that changes a key's membership
-//! costs 4x to 9x one in an ungrouped storage (a lookup in every storage of the group and a swap
+//! costs 3x to 8x one in an ungrouped storage (a lookup in every storage of the group and a swap
 //! of two rows in every member, each a cache miss for a random key). Group what a system walks
 //! every frame, not what changes every frame.
 //!

@@ -122,11 +122,11 @@ use crate::storage::Columnar;
 /// accelerations nested costs what sparsey's family of the same components does, and what
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
 /// costs what a change to the third member of one wide group does, and what sparsey's does
-/// (0.86x to 1.09x of it over three full runs).
+/// (0.76x to 1.09x of it over four full runs).
 /// In a family of three levels (spins nested inside the accelerations' level; groups
-/// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.90x to 1.00x what it
-/// costs in sparsey's family of three groups (four runs), and a despawn + respawn of a whole
-/// row 0.91x and 1.05x (the last two).
+/// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.90x to 1.04x what it
+/// costs in sparsey's family of three groups (five runs), and a despawn + respawn of a whole
+/// row 0.91x, 1.05x and 1.16x (the last three).
 ///
 /// # Limits
 ///
