@@ -1,6 +1,7 @@
 //! Fixed-capacity storages: a `bounded(capacity, key_limit)` set, map or derived storage
 //! allocates everything when it is made and never again (the documented promise; the one
-//! exception is the stable sorts of maps and derived storages, which allocate a permutation).
+//! exception among storages is the stable sorts of maps and derived storages, which allocate a
+//! permutation; a world's `spawn_batch` also allocates buffers of its own).
 //! Past its bounds every `try_` call returns an `Error` and changes nothing, and the plain call
 //! panics with the same message.
 //!
