@@ -45,9 +45,9 @@
 //! - `std` (default): links the standard library. Nothing in the API depends on it today:
 //!   without it everything, the generated code included, needs only `core` and `alloc` and
 //!   behaves the same.
-//! - `rayon`: parallel iteration (module `par`): `par_iter` / `par_iter_mut` for maps, sets,
-//!   groups and derived storages (the derive emits rayon's traits for them), and
-//!   `Query::par_for_each`. Implies `std`.
+//! - `rayon`: parallel iteration (module `par`): `par_iter` / `par_iter_mut` for maps, groups
+//!   and derived storages (the derive emits rayon's traits for them), `par_iter` for sets (their
+//!   keys), and `Query::par_for_each`. Implies `std`.
 //! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`],
 //!   [`SparseMap`], and for derived storages marked `#[sparse_soa(serde)]` (see the
 //!   [derive reference](derive_reference#serde)). Deserializing validates untrusted input: the

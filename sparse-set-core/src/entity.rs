@@ -514,9 +514,9 @@ impl Entities {
     ///
     /// # Panics
     ///
-    /// If all `2^32` slots are alive or retired, or the memory for a new slot cannot be had,
-    /// with the message of the [`Error`] that [`try_spawn`](Self::try_spawn) would return; the
-    /// allocator is then unchanged.
+    /// If all `2^32` slots are alive or retired, or a bounded allocator's `capacity` slots are,
+    /// or the memory for a new slot cannot be had, with the message of the [`Error`] that
+    /// [`try_spawn`](Self::try_spawn) would return; the allocator is then unchanged.
     ///
     /// ```
     /// # use sparse_set_core::Entities;

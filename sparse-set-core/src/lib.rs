@@ -29,11 +29,11 @@
 //! |---|---|---|
 //! | `insert` | O(1) amortised | allocates when the dense side grows or a key is first in its page |
 //! | `remove`, `remove_with_info` | O(1) | **swap-remove**: the last element moves into the gap |
-//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | one load for keys in the leading run of full pages (keys from 0 up), else the page, then the slot; then the dense key, for generational keys |
+//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | one load for keys in the leading run of full pages (keys from 0 up; an `Entity`'s generation sits beside its slot); else the page, then the slot, then the dense key for keys other than plain integers |
 //! | `clear` | O(len) | resets the slots of the keys only: independent of the key space |
 //! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
 //! | `retain` | O(len) | visits each element once, keeps relative order |
-//! | sorting | O(len log len) | stable sorts of maps through one [`Permutation`]; the unstable ones, and every sort of a set, in place without allocating |
+//! | sorting | O(len log len) | stable sorts of maps through one [`Permutation`]; the unstable ones, and every sort of a set, in place without allocating; a storage or group with an observer sorts through one `Permutation` (allocated), which it reports |
 //! | `shrink_to_fit` | O(allocated sparse slots) | releases pages no key uses |
 //! | a [`Group`]'s walk | O(len) | plain slices of every member, no lookups |
 //! | a [`Group`]'s insert or remove | O(1) | the storage's, plus a lookup per storage of the group and a swap per member |
@@ -44,9 +44,9 @@
 //! them. A page with up to 8 keys is compact (48 bytes with the default `u32` dense width); a
 //! fuller one is a plain array (2 KiB). Memory follows the keys used, not the largest key: keys
 //! `0` and `u32::MAX` together cost two compact pages, and uniformly random `u32` or `u64` keys
-//! (hashed ids) cost 85 to 112 bytes each in all. A narrower dense width
-//! ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the number of
-//! elements; exceeding it is an [`Error`], never a wrap-around.
+//! (hashed ids) cost 85 to 112 bytes each in a [`SparseSet`], its keys included. A narrower
+//! dense width ([`DenseIndex`]: `u8`, `u16`, `u32`, `usize`) shrinks every page and bounds the
+//! number of elements; exceeding it is an [`Error`], never a wrap-around.
 //!
 //! A [`bounded`](SparseSet::bounded) set allocates everything up front and never again: for
 //! frame loops that must not touch the allocator.
@@ -78,8 +78,8 @@
 //!   for targets without `std`. The feature exists so that later `std`-only additions are not
 //!   breaking changes.
 //! - `rayon`: parallel iteration (module `par`): rayon's `par_iter` / `par_iter_mut` for
-//!   [`SparseMap`], [`SparseSet`] and derived storages, `Group::par_iter_mut`,
-//!   `Query::par_for_each`. Implies `std`.
+//!   [`SparseMap`] and derived storages, `par_iter` for [`SparseSet`] (its keys),
+//!   `Group::par_iter` / `par_iter_mut`, `Query::par_for_each`. Implies `std`.
 //! - `serde`: `Serialize` and `Deserialize` for [`Entity`], [`Entities`], [`SparseSet`] and
 //!   [`SparseMap`], validating untrusted input; see the `serialization` module. Works without
 //!   `std`.

@@ -16,8 +16,9 @@ use crate::set::{Keys, SparseSet};
 /// A storage of values keyed through a [`SparseSet`]: the value of the key at dense position `i`
 /// lives at position `i` of the storage's own arrays.
 ///
-/// Implemented by [`SparseMap`](crate::SparseMap) (`Ref` = `&V`) and by every storage that
-/// `#[derive(SparseSoa)]` generates (`Ref` = a struct of references to one element's fields).
+/// Implemented by [`SparseMap`](crate::SparseMap) (`Ref` = `&V`), by every storage that
+/// `#[derive(SparseSoa)]` generates (`Ref` = a struct of references to one element's fields)
+/// and by [`SparseSet`] without an observer, a tag (`Value` and `Ref` = `()`).
 /// The inherent methods of those types have the same names and meaning; the trait is for code
 /// that is generic over the storage.
 ///

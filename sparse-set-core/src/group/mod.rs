@@ -1,12 +1,12 @@
 //! Groups: storages kept **aligned**, so that a system over them walks plain slices side by side
 //! instead of looking keys up.
 //!
-//! A [`Group`] owns two or more **member** storages (any [`Columnar`] storage: derived storages,
-//! [`SparseMap`](crate::SparseMap)s, [`SparseSet`](crate::SparseSet) tags), all with one key
-//! type, and optionally **excluded** storages (any [`Storage`] of that key). The keys that every
-//! member holds and no excluded storage holds occupy positions `0..len` of every member, in the
-//! same order: the **aligned prefix**. Iterating the group walks that prefix in every column of
-//! every member with no lookup at all.
+//! A [`Group`] owns one or more (up to 8) **member** storages (any [`Columnar`] storage:
+//! derived storages, [`SparseMap`](crate::SparseMap)s, [`SparseSet`](crate::SparseSet) tags),
+//! all with one key type, and optionally **excluded** storages (any [`Storage`] of that key).
+//! The keys that every member holds and no excluded storage holds occupy positions `0..len` of
+//! every member, in the same order: the **aligned prefix**. Iterating the group walks that
+//! prefix in every column of every member with no lookup at all.
 //!
 //! ```
 //! use sparse_set_core::{Group, SparseMap, SparseSet};
@@ -65,7 +65,7 @@
 //! | [`MemberMut::insert`], [`MemberMut::remove`], the excluded handle's | the storage's own cost, one lookup per member and excluded storage, and at most one swap per member |
 //! | [`remove`](Group::remove) | one removal per storage of the group; a swap only in the members that hold keys past the prefix (a member of aligned keys alone fills the hole with its last row) |
 //! | [`with_excluded`](Group::with_excluded), [`new`](Group::new) | O(smallest member) lookups and swaps: aligns storages that already hold data |
-//! | sorting | O(len log len), then O(len) swaps per member |
+//! | sorting | stable: O(len log len), then O(len) swaps per member (one [`Permutation`](crate::Permutation)); unstable: O(len log len) swaps per member, in place (through a `Permutation` when the group has an observer) |
 //!
 //! Measured on the development machine (2-core AMD EPYC; BENCHMARKS.md, groups `systems_grouped`,
 //! `systems_parallel` and `systems_grouped_cycle`): the move system over a group of positions and

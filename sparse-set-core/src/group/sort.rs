@@ -3,7 +3,9 @@
 //! that panics does so before anything has moved. The unstable sorts run the in-place
 //! introsort (`permutation::sort_in_place`) whose every swap moves every member at once, so
 //! they allocate nothing (a group of bounded storages stays allocation-free) and a comparator
-//! that panics leaves the prefix aligned, in the order the swaps so far made.
+//! that panics leaves the prefix aligned, in the order the swaps so far made. A group with an
+//! [`Observer`] sorts unstably through one [`Permutation`] instead (allocated), so that its
+//! observer hears one permutation, not each swap.
 
 #[cfg(doc)]
 use crate::error::Error;
@@ -58,16 +60,18 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
 
     /// Sorts the aligned prefix (unstably) with a comparator of two keys and their views; as
     /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered, and it
-    /// sorts in place: it allocates nothing.
+    /// sorts in place: it allocates nothing. A group with an [`Observer`] sorts through one
+    /// [`Permutation`] of `len` positions instead (allocated), which it reports.
     ///
     /// If the comparison panics, the prefix stays aligned, in the order the swaps so far made.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing.
+    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
-    /// If the comparison panics.
+    /// If the comparison panics, or an observed group's permutation's memory cannot be had (with
+    /// the message of [`Error::AllocFailed`]): before anything has moved.
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};
@@ -135,14 +139,17 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
         self.apply(&permutation);
     }
 
-    /// Sorts the aligned prefix by key, ascending, in place: it allocates nothing.
+    /// Sorts the aligned prefix by key, ascending, in place: it allocates nothing. A group with
+    /// an [`Observer`] sorts through one [`Permutation`] instead, as
+    /// [`sort_unstable_by`](Self::sort_unstable_by) does.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing.
+    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
-    /// If the keys' comparison panics; the prefix stays aligned.
+    /// If the keys' comparison panics (the prefix stays aligned), or an observed group's
+    /// permutation's memory cannot be had (with the message of [`Error::AllocFailed`]).
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseSet};

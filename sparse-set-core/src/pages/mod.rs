@@ -83,9 +83,11 @@
 //! # Files
 //!
 //! This module (`mod.rs`) holds the layout, every lookup and in-place write, and the checker;
-//! `compact.rs` the compact page; `hash_lane.rs` the hash lane of the directory; `grow.rs` every
-//! path that adds a page, turns one full, or grows a lane (and the bounded sets' up-front
-//! allocation); `release.rs` what `shrink_to_fit` does to the pages.
+//! `prefix.rs` the prefix (the full pages from page 0 up as one flat array, with the versions
+//! of a versioned set beside its slots); `compact.rs` the compact page; `hash_lane.rs` the hash
+//! lane of the directory; `grow.rs` every path that adds a page, turns one full, or grows a
+//! lane (and the bounded sets' up-front allocation); `release.rs` what `shrink_to_fit` does to
+//! the pages.
 
 mod compact;
 mod grow;

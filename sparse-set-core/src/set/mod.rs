@@ -510,7 +510,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
 
     /// Whether `key` is in the set.
     ///
-    /// Computes in **O(1)** time: the sparse slot, then the dense key it points at.
+    /// Computes in **O(1)** time: the sparse slot (with an `Entity`'s generation beside it, in
+    /// the prefix), then, outside the prefix, the dense key it points at for keys other than
+    /// plain integers.
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;

@@ -1,7 +1,8 @@
 //! Reordering a set in bulk: the retain engine (`retain_with`: visit, swap forward, truncate),
 //! the in-place sort engine (`sort_unstable_with`, an introsort whose every swap the caller's
-//! columns follow), the stable sorts through one [`Permutation`], and `sort_as`. Each keeps the
-//! set's invariant: slots are re-pointed once, at the end or while unwinding.
+//! columns follow), the stable sorts (in place, ties broken by the position each key's slot
+//! still holds; through one [`Permutation`] when the set has an observer), and `sort_as`. Each
+//! keeps the set's invariant: slots are re-pointed once, at the end or while unwinding.
 
 use core::cmp::Ordering;
 

@@ -54,7 +54,8 @@ const MIN_ROOM: usize = 16;
 /// It holds the ordered operations up to a byte limit ([`new`](Self::new): 1 MiB), past which it
 /// stops recording them and reports [`Resync`]; and one dirty bit per row, which never overflows.
 /// An operation takes 12 bytes with `u32` keys and 16 with [`Entity`](crate::Entity) keys; a
-/// sort records one permutation at 6 bytes per row.
+/// sort records one permutation at 6 bytes per row (8 with `Entity` keys: two positions an
+/// operation).
 ///
 /// ```
 /// use sparse_set_core::SparseMap;
