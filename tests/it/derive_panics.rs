@@ -107,14 +107,17 @@ fn ordinary_use_neither_leaks_nor_double_drops() {
         drop(rows.insert(4, row(4)));
         rows.retain(|key, _| key % 2 == 0);
         rows.sort_by(|a, _, b, _| b.cmp(a));
+        assert_eq!(rows.keys(), &[8, 6, 4, 2, 0]);
+        assert_rows_match_keys(&rows);
         assert_eq!(rows.drain().take(2).count(), 2);
         let mut rows = storage(5, None, false);
         rows.truncate(2);
+        assert_rows_match_keys(&rows);
         let copy = rows.clone();
         assert_eq!(copy, rows);
         drop(copy.into_iter().next());
         rows.clear();
-        assert_rows_match_keys(&rows);
+        assert!(rows.is_empty());
     }
     assert_eq!(live(), before);
 }
@@ -227,6 +230,7 @@ fn panicking_comparator_moves_nothing() {
         rows.sort_by_key(|&key, _| -> u32 { panic!("key {key}") });
     }));
     assert!(result.is_err());
+    assert_eq!(rows.keys(), &[0, 1, 2, 3, 4, 5]);
     assert_rows_match_keys(&rows);
     drop(rows);
     assert_eq!(live(), before);

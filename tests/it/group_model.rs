@@ -381,8 +381,19 @@ fn run_entities(ops: &[EntityOp]) {
                 let newer_held = newest[storage]
                     .get(&entity.index())
                     .is_some_and(|&held| held > entity.generation().get());
+                // A newer generation of the slot that the storage holds right now: an insert
+                // over it must be refused, whatever the storage remembers of vacant slots.
+                let newer = |held: &Entity| {
+                    held.index() == entity.index() && held.generation() > entity.generation()
+                };
+                let newer_now = match storage {
+                    0 => bodies.keys().any(newer),
+                    1 => speeds.keys().any(newer),
+                    _ => asleep.iter().any(newer),
+                };
                 match result {
                     Ok(()) => {
+                        assert!(!newer_now, "{entity:?} accepted over a newer generation held");
                         let held = newest[storage].entry(entity.index()).or_default();
                         *held = (*held).max(entity.generation().get());
                         let (map, set) = (&mut bodies, &mut speeds);

@@ -735,7 +735,12 @@ fn compare(game: &Game, reference: &Reference) {
     for (entity, name) in reference.names.iter().filter(|e| live(&e.0)) {
         assert_eq!(game.names.get(*entity), Some(name), "name of {entity:?}");
     }
+    // Both ways: a live entity holds a row in a storage exactly when the reference has one.
     for entity in game.entities.iter() {
+        assert_eq!(positions.contains_key(entity), reference.positions.contains_key(&entity));
+        assert_eq!(velocities.contains_key(entity), reference.velocities.contains_key(&entity));
+        assert_eq!(game.names.contains_key(entity), reference.names.contains_key(&entity));
+        assert_eq!(game.motion.excluded().0.contains(entity), reference.frozen.contains(&entity));
         let aligned = reference.positions.contains_key(&entity)
             && reference.velocities.contains_key(&entity)
             && !reference.frozen.contains(&entity);

@@ -174,7 +174,7 @@ fn set_construction_reservation_and_copies_refuse_cleanly() {
                 assert_eq!(keys(set), held);
             },
         );
-        reached(&format!("SparseSet::clone, {name}"), points);
+        assert!(reached(&format!("SparseSet::clone, {name}"), points) > 0 || held.is_empty());
     }
 }
 
@@ -192,7 +192,7 @@ fn shrinking_keeps_what_it_cannot_move_and_never_fails() {
         };
         let points =
             sweep_never_fails(make, SparseSet::shrink_to_fit, keys, SparseSet::assert_invariants);
-        reached(&format!("SparseSet::shrink_to_fit, {name}"), points);
+        assert!(reached(&format!("SparseSet::shrink_to_fit, {name}"), points) > 0);
     }
 }
 
@@ -371,7 +371,7 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
             |(map, _)| pairs(map),
             check_copy,
         );
-        reached(&format!("SparseMap::try_clone, {name}"), points);
+        assert!(reached(&format!("SparseMap::try_clone, {name}"), points) > 0 || held.is_empty());
         let points = sweep_plain(
             make,
             |map| map.clone(),
@@ -380,7 +380,7 @@ fn map_growth_construction_and_copies_refuse_cleanly() {
                 map.assert_invariants();
             },
         );
-        reached(&format!("SparseMap::clone, {name}"), points);
+        assert!(reached(&format!("SparseMap::clone, {name}"), points) > 0 || held.is_empty());
     }
 }
 
@@ -542,6 +542,7 @@ fn group_snapshot(group: &Pair) -> GroupContents {
 
 #[test]
 fn group_member_inserts_refuse_cleanly_and_keep_the_group_aligned() {
+    let mut excluded_points = 0;
     for (name, held, key) in set_scenarios() {
         let make = || {
             let mut group = group_of(&held);
@@ -574,13 +575,15 @@ fn group_member_inserts_refuse_cleanly_and_keep_the_group_aligned() {
             group_snapshot,
             Pair::assert_invariants,
         );
-        reached(&format!("ExcludedMut::try_insert, {name}"), points);
+        excluded_points += reached(&format!("ExcludedMut::try_insert, {name}"), points);
         let points = sweep_plain(
             make,
             |group| group.excluded_mut::<0>().insert(key, ()),
             REFUSED,
             |group, _| group.assert_invariants(),
         );
-        reached(&format!("ExcludedMut::insert, {name}"), points);
+        excluded_points += reached(&format!("ExcludedMut::insert, {name}"), points);
     }
+    // The excluded storage's insert allocates where its set has no room yet.
+    assert!(excluded_points > 0);
 }
