@@ -3,7 +3,7 @@
 //! exception among storages is the stable sorts of maps and derived storages, which allocate a
 //! permutation; a world's `spawn_batch` also allocates buffers of its own).
 //! Past its bounds every `try_` call returns an `Error` and changes nothing, and the plain call
-//! panics with the same message.
+//! panics with that message, prefixed by the call that refused.
 //!
 //! The program
 //!
@@ -31,7 +31,7 @@ use sparse_soa_test_support::{CountingAlloc, allocations_during, failing_allocat
 static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// A particle, stored by `Entity` with a `u8` dense width: at most 255 of them, and every
-/// sparse slot one byte.
+/// sparse slot one byte for the dense position plus four for the entity's generation.
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(key = Entity, dense = u8)]
 struct Particle {
@@ -97,10 +97,24 @@ fn errors() {
     show("ParticleSoa holding 0v2: try_insert(0v1, ..)", error);
     assert_eq!(particles.get(new).map(|p| *p.life), Some(3));
 
+    // An entity the world has despawned: a world's insert checks it against its allocator.
+    #[derive(sparse_soa::World)]
+    struct Scene {
+        entities: Entities,
+        particles: ParticleSoa,
+    }
+    let mut scene = Scene { entities: Entities::new(), particles: ParticleSoa::new() };
+    let gone = scene.spawn(Particle { x: 0.0, vx: 1.0, life: 3 });
+    scene.despawn(gone);
+    let error = scene.try_insert(gone, Particle { x: 0.0, vx: 1.0, life: 3 }).unwrap_err();
+    assert_eq!(error, Error::NotAlive { index: 0, generation: 1 });
+    show("a World after despawn(0v1): try_insert(0v1, ..)", error);
+
     // Not provoked: it takes 2^32 spawns.
     show("Entities::try_spawn with 2^32 slots in use", Error::EntitiesExhausted);
 
-    // The plain call panics with the same message (the hook is silenced to print it once).
+    // The plain call panics with that message, prefixed by the call (the hook is silenced to
+    // print it once).
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
     let payload = panic::catch_unwind(move || set.insert(500)).unwrap_err();

@@ -91,7 +91,8 @@ fn main() {
 /// in the set ... Use the `compact` method periodically", and its benchmark's one loss, sparse
 /// ascending inserts, which reallocate the sparse array as the largest key grows. Here the
 /// sparse array is paged (512 slots a page, a page with up to 8 keys stored compactly), so
-/// memory follows the keys used, and an ascending insert never copies the sparse side whole.
+/// memory follows the keys used, and an ascending insert never reallocates in proportion to the
+/// largest key (the pages' arrays grow by doubling with the pages in use, as a `Vec` does).
 fn considerations() {
     const STEP: usize = 100;
     const KEYS: usize = 10_000;

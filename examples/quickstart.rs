@@ -23,6 +23,7 @@ fn derived() {
     positions.insert(42, Position { x: 1.0, y: 2.0, z: 3.0 });
     positions.insert(7, Position { x: 4.0, y: 5.0, z: 6.0 });
     println!("keys {:?}, column x {:?}", positions.keys(), positions.x());
+    assert_eq!((positions.keys(), positions.x()), (&[42, 7][..], &[1.0, 4.0][..]));
 
     for x in positions.x_mut() {
         *x += 1.0; // one contiguous column
@@ -53,6 +54,7 @@ fn core() {
     let e = entities.spawn();
     names.insert(e, "player");
     println!("spawned {e}, named {:?}", names.get(e));
+    assert_eq!(names.get(e), Some(&"player"));
     entities.despawn(e);
     names.remove(e);
     let reused = entities.spawn(); // same slot, newer generation

@@ -81,13 +81,13 @@ impl<'a> Input<'a> {
             Data::Enum(data) => {
                 return Err(syn::Error::new(
                     data.enum_token.span,
-                    "`SparseSoa` cannot be derived for enums",
+                    "`SparseSoa` cannot be derived for enums: it stores a struct's fields as columns; derive it for a struct, with the enum as one of its fields",
                 ));
             }
             Data::Union(data) => {
                 return Err(syn::Error::new(
                     data.union_token.span,
-                    "`SparseSoa` cannot be derived for unions",
+                    "`SparseSoa` cannot be derived for unions: it stores a struct's fields as columns; derive it for a struct",
                 ));
             }
         };

@@ -58,12 +58,15 @@ impl Container {
                 let span = key_span(&meta.path);
                 match key.as_str() {
                     "name" => {
-                        let name = parse_ident_value(&meta, "name", "Positions")?;
-                        set_once(&mut container.name, name, span, "name", errors);
+                        let name = parse_ident_value(&meta, "name", "Positions");
+                        if let Some(name) = recover(&meta, name, errors)? {
+                            set_once(&mut container.name, name, span, "name", errors);
+                        }
                     }
                     "key" => {
-                        let ty = parse_type_value(&meta)?;
-                        set_once(&mut container.key, ty, span, "key", errors);
+                        if let Some(ty) = recover(&meta, parse_type_value(&meta), errors)? {
+                            set_once(&mut container.key, ty, span, "key", errors);
+                        }
                     }
                     "dense" => {
                         if let Some(width) = parse_dense_value(&meta, errors)? {
@@ -71,8 +74,9 @@ impl Container {
                         }
                     }
                     "crate" => {
-                        let path = parse_path_value(&meta)?;
-                        set_once(&mut container.krate, path, span, "crate", errors);
+                        if let Some(path) = recover(&meta, parse_path_value(&meta), errors)? {
+                            set_once(&mut container.krate, path, span, "crate", errors);
+                        }
                     }
                     "serde" => {
                         if takes_no_value(&meta, "serde", errors)? {
@@ -112,8 +116,10 @@ impl Field {
                 let span = key_span(&meta.path);
                 match key.as_str() {
                     "rename" => {
-                        let name = parse_ident_value(&meta, "rename", "mass")?;
-                        set_once(&mut field.rename, name, span, "rename", errors);
+                        let name = parse_ident_value(&meta, "rename", "mass");
+                        if let Some(name) = recover(&meta, name, errors)? {
+                            set_once(&mut field.rename, name, span, "rename", errors);
+                        }
                     }
                     "track" => {
                         if takes_no_value(&meta, "track", errors)? {
@@ -169,8 +175,9 @@ impl WorldContainer {
                 let key = path_name(&meta.path);
                 let span = key_span(&meta.path);
                 if key == "crate" {
-                    let path = parse_path_value(&meta)?;
-                    set_once(&mut container.krate, path, span, "crate", errors);
+                    if let Some(path) = recover(&meta, parse_path_value(&meta), errors)? {
+                        set_once(&mut container.krate, path, span, "crate", errors);
+                    }
                 } else {
                     errors.push(unknown(&key, span, "`World` struct", WORLD_CONTAINER_KEYS));
                     skip_value(&meta)?;
@@ -193,12 +200,20 @@ impl WorldField {
                 let key = path_name(&meta.path);
                 let span = key_span(&meta.path);
                 match key.as_str() {
-                    "entities" => set_once(&mut field.entities, (), span, "entities", errors),
-                    "skip" => set_once(&mut field.skip, (), span, "skip", errors),
+                    "entities" => {
+                        if takes_no_value(&meta, "entities", errors)? {
+                            set_once(&mut field.entities, (), span, "entities", errors);
+                        }
+                    }
+                    "skip" => {
+                        if takes_no_value(&meta, "skip", errors)? {
+                            set_once(&mut field.skip, (), span, "skip", errors);
+                        }
+                    }
                     "tag" => {
-                        expect_eq(&meta, "tag = Frozen")?;
-                        let value: syn::Type = meta.value()?.parse()?;
-                        field.tags.push(Spanned { value, span });
+                        if let Some(value) = recover(&meta, parse_tag_value(&meta), errors)? {
+                            field.tags.push(Spanned { value, span });
+                        }
                     }
                     _ => {
                         errors.push(unknown(&key, span, "`World` field", WORLD_FIELD_KEYS));
@@ -368,6 +383,48 @@ fn parse_dense_value(
         errors.push(syn::Error::new_spanned(tokens, format!("{expected}, not `{shown}`")));
     }
     Ok(None)
+}
+
+/// `tag = Frozen`: the unit struct's type, written as a type (not a string).
+fn parse_tag_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
+    expect_eq(meta, "tag = Frozen")?;
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        let lit: LitStr = value.parse()?;
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("expected the unit struct's name, not a string: `tag = {}`", lit.value()),
+        ));
+    }
+    value.parse::<Type>().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            "expected the unit struct's name after `tag =`, such as `tag = Frozen`",
+        )
+    })
+}
+
+/// A key's value as parsed: on `Err` the error is reported and the rest of the value skipped,
+/// so that parsing goes on and the keys after it are checked too (every error of an attribute
+/// in one compile).
+fn recover<T>(
+    meta: &ParseNestedMeta<'_>,
+    parsed: syn::Result<T>,
+    errors: &mut Errors,
+) -> syn::Result<Option<T>> {
+    match parsed {
+        Ok(value) => Ok(Some(value)),
+        Err(error) => {
+            errors.push(error);
+            if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+                skip_value(meta)?;
+            } else {
+                // Inside the value, where the parse stopped: up to the next comma.
+                take_value(meta.input)?;
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// `crate = path` or `crate = "path"`.

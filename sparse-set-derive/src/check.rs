@@ -44,7 +44,7 @@ fn check_tag(input: &Input<'_>, errors: &mut Errors) {
         errors.push(syn::Error::new_spanned(
             input.generics,
             format!(
-                "a tag cannot have generic parameters: the storage of `{}` is a `SparseSet` of the keys that have it",
+                "a tag cannot have generic parameters: the storage of `{}` is a `SparseSet` of the keys that have it, with nothing to be generic over; remove them",
                 input.ident
             ),
         ));
@@ -122,9 +122,9 @@ fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
 }
 
 fn check_field(field: &Field<'_>, errors: &mut Errors) {
-    if mentions_self(field.ty.to_token_stream()) {
-        errors.push(syn::Error::new_spanned(
-            field.ty,
+    if let Some(span) = self_in(field.ty.to_token_stream()) {
+        errors.push(syn::Error::new(
+            span,
             "a field's type cannot mention `Self` in a `SparseSoa` struct, since the generated types reuse it; write the struct's name instead",
         ));
     }
@@ -141,11 +141,12 @@ fn check_field(field: &Field<'_>, errors: &mut Errors) {
     }
 }
 
-fn mentions_self(tokens: TokenStream) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == "Self",
-        TokenTree::Group(group) => mentions_self(group.stream()),
-        _ => false,
+/// Where `tokens` mention `Self` first, at any depth.
+fn self_in(tokens: TokenStream) -> Option<proc_macro2::Span> {
+    tokens.into_iter().find_map(|tree| match tree {
+        TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
+        TokenTree::Group(group) => self_in(group.stream()),
+        _ => None,
     })
 }
 
@@ -168,7 +169,7 @@ mod tests {
     use quote::quote;
     use syn::{DeriveInput, Type, parse_quote};
 
-    use super::{check, mentions_self, unsized_kind};
+    use super::{check, self_in, unsized_kind};
     use crate::ast::Input;
     use crate::errors::Errors;
 
@@ -187,18 +188,18 @@ mod tests {
 
     #[test]
     fn mentions_self_finds_self_at_any_depth() {
-        assert!(mentions_self(quote!(Self)));
-        assert!(mentions_self(quote!(Vec<Self>)));
-        assert!(mentions_self(quote!(Box<[Option<(u8, Self)>; 3]>)));
-        assert!(mentions_self(quote!(<Self as Trait>::Output)));
+        assert!(self_in(quote!(Self)).is_some());
+        assert!(self_in(quote!(Vec<Self>)).is_some());
+        assert!(self_in(quote!(Box<[Option<(u8, Self)>; 3]>)).is_some());
+        assert!(self_in(quote!(<Self as Trait>::Output)).is_some());
     }
 
     #[test]
     fn mentions_self_ignores_names_that_only_contain_self() {
-        assert!(!mentions_self(quote!(u32)));
-        assert!(!mentions_self(quote!(SelfRef)));
-        assert!(!mentions_self(quote!(Vec<Selfish>)));
-        assert!(!mentions_self(quote!(self_::Type)));
+        assert!(self_in(quote!(u32)).is_none());
+        assert!(self_in(quote!(SelfRef)).is_none());
+        assert!(self_in(quote!(Vec<Selfish>)).is_none());
+        assert!(self_in(quote!(self_::Type)).is_none());
     }
 
     #[test]
