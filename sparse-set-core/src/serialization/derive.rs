@@ -51,7 +51,7 @@ where
 /// which attribute is missing (instead of suggesting to derive `Serialize` on the generated
 /// type).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be saved or loaded: its struct has no `#[sparse_soa(serde)]`",
+    message = "this storage cannot be saved or loaded: its struct has no `#[sparse_soa(serde)]`",
     label = "no `#[sparse_soa(serde)]` on its struct",
     note = "add `#[sparse_soa(serde)]` beside `#[derive(SparseSoa)]`: the storage then implements `Serialize` and `Deserialize`, in the format of a `SparseMap`, validated on load"
 )]
