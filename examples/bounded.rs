@@ -40,6 +40,13 @@ struct Particle {
     life: u16,
 }
 
+/// A world of one storage, for the refusal of a despawned entity.
+#[derive(sparse_soa::World)]
+struct Scene {
+    entities: Entities,
+    particles: ParticleSoa,
+}
+
 /// The bounds of every storage below: at most 200 elements, keys (entity indices) below 256.
 const CAPACITY: usize = 200;
 const KEY_LIMIT: usize = 256;
@@ -98,11 +105,6 @@ fn errors() {
     assert_eq!(particles.get(new).map(|p| *p.life), Some(3));
 
     // An entity the world has despawned: a world's insert checks it against its allocator.
-    #[derive(sparse_soa::World)]
-    struct Scene {
-        entities: Entities,
-        particles: ParticleSoa,
-    }
     let mut scene = Scene { entities: Entities::new(), particles: ParticleSoa::new() };
     let gone = scene.spawn(Particle { x: 0.0, vx: 1.0, life: 3 });
     scene.despawn(gone);

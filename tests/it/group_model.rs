@@ -346,6 +346,12 @@ fn entity_op() -> impl Strategy<Value = EntityOp> {
     ]
 }
 
+/// Whether `held` has a newer generation of `entity`'s slot.
+fn holds_newer(held: &[&Entity], entity: Entity) -> bool {
+    held.iter()
+        .any(|held| held.index() == entity.index() && held.generation() > entity.generation())
+}
+
 fn run_entities(ops: &[EntityOp]) {
     let mut world = Physics::default();
     let mut handles: Vec<Entity> = Vec::new();
@@ -381,16 +387,11 @@ fn run_entities(ops: &[EntityOp]) {
                 let newer_held = newest[storage]
                     .get(&entity.index())
                     .is_some_and(|&held| held > entity.generation().get());
-                // A newer generation of the slot that the storage holds right now: an insert
-                // over it must be refused, whatever the storage remembers of vacant slots.
-                let newer = |held: &Entity| {
-                    held.index() == entity.index() && held.generation() > entity.generation()
-                };
-                let newer_now = match storage {
-                    0 => bodies.keys().any(newer),
-                    1 => speeds.keys().any(newer),
-                    _ => asleep.iter().any(newer),
-                };
+                // An insert over a newer generation the storage holds right now is refused,
+                // whatever the storage remembers of vacant slots.
+                let held: [Vec<&Entity>; 3] =
+                    [bodies.keys().collect(), speeds.keys().collect(), asleep.iter().collect()];
+                let newer_now = holds_newer(&held[storage], entity);
                 match result {
                     Ok(()) => {
                         assert!(!newer_now, "{entity:?} accepted over a newer generation held");

@@ -8,7 +8,9 @@ use crate::map::SparseMap;
 use crate::observe::{Observer, RowChanges, Since, Tick, Ticks, Tracks};
 use crate::storage::TrackedStorage;
 
-impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O> {
+// The bound is on each method, not on the block: asking an untracked map for changes then
+// reports `Tracks`' own message (rustc shows a block's unmet bound only as a missing method).
+impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// The map's change ticks.
     ///
     /// Computes in **O(1)** time.
@@ -22,7 +24,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// ```
     #[inline]
     #[must_use]
-    pub fn ticks(&self) -> &Ticks {
+    pub fn ticks(&self) -> &Ticks
+    where
+        O: Tracks,
+    {
         self.observer().ticks()
     }
 
@@ -40,7 +45,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// assert_ne!(map.ticks().now(), start);
     /// ```
     #[inline]
-    pub fn ticks_mut(&mut self) -> &mut Ticks {
+    pub fn ticks_mut(&mut self) -> &mut Ticks
+    where
+        O: Tracks,
+    {
         self.observer_mut().ticks_mut()
     }
 
@@ -64,7 +72,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// assert_eq!(map.changed_since(seen).count(), 3);
     /// ```
     #[must_use]
-    pub fn changed_since(&self, since: Tick) -> Since<'_, K> {
+    pub fn changed_since(&self, since: Tick) -> Since<'_, K>
+    where
+        O: Tracks,
+    {
         self.ticks().rows_changed_since(self.keys(), since)
     }
 
@@ -84,7 +95,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> SparseMap<K, V, D, O>
     /// assert_eq!(map.added_since(seen).collect::<Vec<_>>(), [2]);
     /// ```
     #[must_use]
-    pub fn added_since(&self, since: Tick) -> Since<'_, K> {
+    pub fn added_since(&self, since: Tick) -> Since<'_, K>
+    where
+        O: Tracks,
+    {
         self.ticks().rows_added_since(self.keys(), since)
     }
 }

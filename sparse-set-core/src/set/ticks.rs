@@ -7,7 +7,8 @@ use crate::key::Key;
 use crate::observe::{Observer, Since, Tick, Ticks, Tracks};
 use crate::set::SparseSet;
 
-impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Tracks> SparseSet<K, D, O> {
+// The bound is on each method, not on the block, as a map's (see `map/ticks.rs`).
+impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// The set's change ticks.
     ///
     /// Computes in **O(1)** time.
@@ -21,7 +22,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Tracks> SparseSet<K, D, O> {
     /// ```
     #[inline]
     #[must_use]
-    pub fn ticks(&self) -> &Ticks {
+    pub fn ticks(&self) -> &Ticks
+    where
+        O: Tracks,
+    {
         self.observer().ticks()
     }
 
@@ -39,7 +43,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Tracks> SparseSet<K, D, O> {
     /// assert_ne!(set.ticks().now(), start);
     /// ```
     #[inline]
-    pub fn ticks_mut(&mut self) -> &mut Ticks {
+    pub fn ticks_mut(&mut self) -> &mut Ticks
+    where
+        O: Tracks,
+    {
         self.observer_mut().ticks_mut()
     }
 
@@ -60,7 +67,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Tracks> SparseSet<K, D, O> {
     /// assert_eq!(frozen.changed_since(seen).collect::<Vec<_>>(), [3]);
     /// ```
     #[must_use]
-    pub fn changed_since(&self, since: Tick) -> Since<'_, K> {
+    pub fn changed_since(&self, since: Tick) -> Since<'_, K>
+    where
+        O: Tracks,
+    {
         self.ticks().rows_changed_since(self.as_slice(), since)
     }
 
@@ -79,7 +89,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Tracks> SparseSet<K, D, O> {
     /// assert_eq!(frozen.added_since(seen).collect::<Vec<_>>(), [2]);
     /// ```
     #[must_use]
-    pub fn added_since(&self, since: Tick) -> Since<'_, K> {
+    pub fn added_since(&self, since: Tick) -> Since<'_, K>
+    where
+        O: Tracks,
+    {
         self.ticks().rows_added_since(self.as_slice(), since)
     }
 }

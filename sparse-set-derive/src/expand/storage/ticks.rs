@@ -15,7 +15,12 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let Parts { p, k, keys, observer, .. } = &Parts::new(input);
     let o = &input.observer;
     let mut generics = input.storage_generics();
+    // The inherent methods carry the observer's bound each, not the block: asking an
+    // untracked storage for changes then reports `Tracks`' own message (rustc shows a block's
+    // unmet bound only as a missing method).
+    let inherent = generics.clone();
     let n = input.tracked_fields();
+    let bound = if n == 0 { quote!(where #o: #p::Tracks) } else { TokenStream::new() };
     // Where the ticks are, their type, and what only tracked fields add.
     let (ticks_ty, ticks, ticks_mut, extra) = if n == 0 {
         generics.make_where_clause().predicates.push(syn::parse_quote!(#o: #p::Tracks));
@@ -34,17 +39,18 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         )
     };
     let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let (inherent_generics, _, inherent_where) = inherent.split_for_impl();
     let self_ty = input.storage_ty();
     quote! {
         #[automatically_derived]
-        impl #impl_generics #self_ty #where_clause {
+        impl #inherent_generics #self_ty #inherent_where {
             /// The change ticks: the clock (`advance` it once per frame), when each row was
             /// added and last changed (with tracked fields: when each tracked field did).
             ///
             /// Computes in **O(1)** time.
             #[inline]
             #[must_use]
-            pub fn ticks(&self) -> &#ticks_ty {
+            pub fn ticks(&self) -> &#ticks_ty #bound {
                 #ticks
             }
 
@@ -52,7 +58,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             ///
             /// Computes in **O(1)** time.
             #[inline]
-            pub fn ticks_mut(&mut self) -> &mut #ticks_ty {
+            pub fn ticks_mut(&mut self) -> &mut #ticks_ty #bound {
                 #ticks_mut
             }
 
@@ -61,7 +67,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             ///
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
-            pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
+            pub fn changed_since(&self, since: #p::Tick) -> #p::Since<'_, #k> #bound {
                 self.ticks().rows_changed_since(self.#keys.as_slice(), since)
             }
 
@@ -69,7 +75,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             ///
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
-            pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> {
+            pub fn added_since(&self, since: #p::Tick) -> #p::Since<'_, #k> #bound {
                 self.ticks().rows_added_since(self.#keys.as_slice(), since)
             }
 

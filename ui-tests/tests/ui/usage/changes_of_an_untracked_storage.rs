@@ -1,5 +1,5 @@
-use sparse_soa::SparseSoa;
 use sparse_soa::observe::Ticks;
+use sparse_soa::{SparseMap, SparseSoa};
 
 #[derive(SparseSoa)]
 struct Position {
@@ -23,4 +23,7 @@ fn main() {
     let health = HealthSoa::new();
     let _ = health.points_changed_since(since);
     let _ = health.regen_changed_since(since);
+    // A map without `Ticks` as its observer.
+    let scores = SparseMap::<u32, f32>::new();
+    let _ = scores.changed_since(since);
 }
