@@ -445,6 +445,11 @@ where
 /// [`Group`] (whose components are its members' values) a type no value has, so the
 /// implementation the derive writes for the field as a whole can never be used.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a storage, so a world's rows cannot store into it",
+    label = "not a storage",
+    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage"
+)]
 pub trait FieldValue {
     /// The value type.
     type Value;
