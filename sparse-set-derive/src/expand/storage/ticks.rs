@@ -1,7 +1,8 @@
 //! Change ticks of a storage whose observer keeps them (`Ticks`, or a tuple that starts with
 //! it), or of a struct with tracked fields: `ticks`, `changed_since`, `added_since`, and for
-//! tracked fields `{field}_changed_since` and `set_if_neq`. The methods exist only for such
-//! storages, so asking an untracked storage for changes does not compile.
+//! tracked fields `{field}_changed_since` and `set_if_neq`. The methods can be called only on
+//! such storages (the observer's `Tracks` bound on each, or, for tracked fields, only their
+//! structs have them), so asking an untracked storage for changes does not compile.
 
 use proc_macro2::TokenStream;
 use quote::quote;
