@@ -29,7 +29,7 @@
 //! |---|---|---|
 //! | `insert` | O(1) amortised | allocates when the dense side grows or a key is first in its page |
 //! | `remove`, `remove_with_info` | O(1) | **swap-remove**: the last element moves into the gap |
-//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | one load for keys in the leading run of full pages (keys from 0 up; an `Entity`'s generation sits beside its slot); else the page, then the slot, then the dense key for keys other than plain integers |
+//! | `contains`, `get`, `get_mut`, `get_index_of` | O(1) | one load for keys in the leading run of full pages (keys from 0 up; an `Entity`'s generation sits beside its slot), else the page, then the slot; then the dense key for a key its slot does not name (an `Entity` outside that run, a `Key` whose `SLOT_IS_KEY` is false) |
 //! | `clear` | O(len) | resets the slots of the keys only: independent of the key space |
 //! | iteration, `keys`, `values` | O(len) | plain slices, dense order |
 //! | `retain` | O(len) | visits each element once, keeps relative order |

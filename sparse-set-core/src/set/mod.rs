@@ -511,8 +511,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// Whether `key` is in the set.
     ///
     /// Computes in **O(1)** time: the sparse slot (with an `Entity`'s generation beside it, in
-    /// the prefix), then, outside the prefix, the dense key it points at for keys other than
-    /// plain integers.
+    /// the prefix), then the dense key it points at for a key its slot does not name (an
+    /// `Entity` outside the prefix, a [`Key`] whose `SLOT_IS_KEY` is false).
     ///
     /// ```
     /// # use sparse_set_core::SparseSet;
