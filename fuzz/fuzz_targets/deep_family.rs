@@ -1,9 +1,9 @@
 //! A family of four levels (a group and three nested levels, with excluded tags at three of
 //! them), every storage changed at random through the handle of its level, rows despawned,
-//! innermost levels sorted, values written through every level's mutable view, levels taken
-//! apart and nested again: after every step the family's checker, and every level's prefix
-//! exactly the keys that qualify for it, starting the prefix around it, against `BTreeMap`
-//! models.
+//! innermost levels sorted, values written through the mutable views of levels 2 and 3,
+//! levels taken apart and nested again: after every step the family's checker, and every
+//! level's prefix exactly the keys that qualify for it, starting the prefix around it, against
+//! `BTreeMap` models.
 
 #![no_main]
 

@@ -1,5 +1,6 @@
-//! Arbitrary bytes to every deserializer of the `serde` feature, through a self-describing
-//! format (JSON) and a binary one (postcard): `Entities`, `SparseSet<u32>`, a `u8`-wide
+//! Arbitrary bytes to the storages' deserializers of the `serde` feature (groups, families and
+//! worlds are not fuzzed yet), through a self-describing format (JSON) and a binary one
+//! (postcard): `Entities`, `SparseSet<u32>`, a `u8`-wide
 //! `SparseSet<u32, u8>` (bounded or not, as the input says), `SparseMap<u32, u16>`,
 //! `SparseMap<Entity, u8>` and a derived storage keyed by `Entity`. Nothing may panic; whatever
 //! is accepted must pass the invariant checkers and serialize back to input that loads the same.
