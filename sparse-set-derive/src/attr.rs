@@ -64,7 +64,8 @@ impl Container {
                         }
                     }
                     "key" => {
-                        if let Some(ty) = recover(&meta, parse_type_value(&meta), errors)? {
+                        let ty = parse_type_value(&meta, "key", "a type", "Entity");
+                        if let Some(ty) = recover(&meta, ty, errors)? {
                             set_once(&mut container.key, ty, span, "key", errors);
                         }
                     }
@@ -211,7 +212,9 @@ impl WorldField {
                         }
                     }
                     "tag" => {
-                        if let Some(value) = recover(&meta, parse_tag_value(&meta), errors)? {
+                        let value =
+                            parse_type_value(&meta, "tag", "the unit struct's name", "Frozen");
+                        if let Some(value) = recover(&meta, value, errors)? {
                             field.tags.push(Spanned { value, span });
                         }
                     }
@@ -345,19 +348,28 @@ fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> sy
     }
 }
 
-/// `key = Type`.
-fn parse_type_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
-    expect_eq(meta, "key = Type")?;
+/// `key = Type` (`key = Entity`), `tag = Frozen`: a type written as a type, not a string;
+/// `what` names it in the messages.
+fn parse_type_value(
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    what: &str,
+    example: &str,
+) -> syn::Result<Type> {
+    expect_eq(meta, &format!("{key} = {example}"))?;
     let value = meta.value()?;
     if value.peek(LitStr) {
         let lit: LitStr = value.parse()?;
         return Err(syn::Error::new(
             lit.span(),
-            format!("expected a type, not a string: `key = {}`", lit.value()),
+            format!("expected {what}, not a string: `{key} = {}`", lit.value()),
         ));
     }
     value.parse::<Type>().map_err(|error| {
-        syn::Error::new(error.span(), "expected a type after `key =`, such as `key = Entity`")
+        syn::Error::new(
+            error.span(),
+            format!("expected {what} after `{key} =`, such as `{key} = {example}`"),
+        )
     })
 }
 
@@ -385,25 +397,6 @@ fn parse_dense_value(
     Ok(None)
 }
 
-/// `tag = Frozen`: the unit struct's type, written as a type (not a string).
-fn parse_tag_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
-    expect_eq(meta, "tag = Frozen")?;
-    let value = meta.value()?;
-    if value.peek(LitStr) {
-        let lit: LitStr = value.parse()?;
-        return Err(syn::Error::new(
-            lit.span(),
-            format!("expected the unit struct's name, not a string: `tag = {}`", lit.value()),
-        ));
-    }
-    value.parse::<Type>().map_err(|error| {
-        syn::Error::new(
-            error.span(),
-            "expected the unit struct's name after `tag =`, such as `tag = Frozen`",
-        )
-    })
-}
-
 /// A key's value as parsed: on `Err` the error is reported and the rest of the value skipped,
 /// so that parsing goes on and the keys after it are checked too (every error of an attribute
 /// in one compile).
@@ -416,12 +409,7 @@ fn recover<T>(
         Ok(value) => Ok(Some(value)),
         Err(error) => {
             errors.push(error);
-            if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-                skip_value(meta)?;
-            } else {
-                // Inside the value, where the parse stopped: up to the next comma.
-                take_value(meta.input)?;
-            }
+            skip_value(meta)?;
             Ok(None)
         }
     }
@@ -462,14 +450,17 @@ fn takes_no_value(meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) ->
     Ok(true)
 }
 
-/// Consumes an unknown key's value (`= ...` up to the next comma, or `(...)`), so that parsing
-/// goes on and later keys are checked too.
+/// Consumes the rest of a key's value (`= ...` up to the next comma, `(...)`, or, inside a value
+/// whose parse stopped, up to the next comma), so that parsing goes on and later keys are
+/// checked too.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         let value = meta.value()?;
         take_value(value)?;
     } else if meta.input.peek(syn::token::Paren) {
         let _: TokenTree = meta.input.parse()?;
+    } else {
+        take_value(meta.input)?;
     }
     Ok(())
 }

@@ -346,10 +346,20 @@ fn entity_op() -> impl Strategy<Value = EntityOp> {
     ]
 }
 
-/// Whether `held` has a newer generation of `entity`'s slot.
-fn holds_newer(held: &[&Entity], entity: Entity) -> bool {
-    held.iter()
-        .any(|held| held.index() == entity.index() && held.generation() > entity.generation())
+/// Whether the model of storage `storage` (bodies, speeds, asleep) holds a newer generation of
+/// `entity`'s slot.
+fn holds_newer(
+    (bodies, speeds, asleep): (&BTreeMap<Entity, u32>, &BTreeMap<Entity, i64>, &BTreeSet<Entity>),
+    storage: usize,
+    entity: Entity,
+) -> bool {
+    let newer =
+        |held: &Entity| held.index() == entity.index() && held.generation() > entity.generation();
+    match storage {
+        0 => bodies.keys().any(newer),
+        1 => speeds.keys().any(newer),
+        _ => asleep.iter().any(newer),
+    }
 }
 
 fn run_entities(ops: &[EntityOp]) {
@@ -389,9 +399,7 @@ fn run_entities(ops: &[EntityOp]) {
                     .is_some_and(|&held| held > entity.generation().get());
                 // An insert over a newer generation the storage holds right now is refused,
                 // whatever the storage remembers of vacant slots.
-                let held: [Vec<&Entity>; 3] =
-                    [bodies.keys().collect(), speeds.keys().collect(), asleep.iter().collect()];
-                let newer_now = holds_newer(&held[storage], entity);
+                let newer_now = holds_newer((&bodies, &speeds, &asleep), storage, entity);
                 match result {
                     Ok(()) => {
                         assert!(!newer_now, "{entity:?} accepted over a newer generation held");
