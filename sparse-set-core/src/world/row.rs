@@ -110,6 +110,12 @@ where
 /// implemented for every [`Storage`] keyed by [`Entity`] (as [`Whole`]) and for every
 /// [`Group`] (one implementation per member and per excluded storage).
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot store a `{V}` of a world's row",
+    label = "no storage for a `{V}`",
+    note = "a storage field stores its values (or, marked `tag = ..`, its tag) when it is one storage keyed by `Entity`; a group field stores the values of its members and excluded storages",
+    note = "the derive reads a group's members from the field's type as written: write the field `Group<(..), (..)>` in the world itself, not through a type alias"
+)]
 pub trait RowStorage<P, V> {
     /// Stores `value` under `entity`; the value it replaced. A group's prefix waits for
     /// [`finish`](Self::finish).
@@ -506,7 +512,7 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no storage in `{W}`",
     label = "no field of `{W}` stores a `{Self}`",
-    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>`, at any of its `Nested` levels",
+    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>` in the world itself (not through a type alias), at any of its `Nested` levels",
     note = "a world spawns rows only if it has an `Entities` field and no generic parameters"
 )]
 pub trait Component<W, I: Place>: Sized {
