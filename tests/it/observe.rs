@@ -223,11 +223,73 @@ fn a_panicking_hook_leaves_the_map_valid() {
     assert!(catch_unwind(AssertUnwindSafe(|| map.remove(7))).is_err());
     map.assert_invariants();
     assert!(!map.contains_key(7));
-    // A bulk removal stops at the panic with a consistent map.
+    // A bulk removal goes on while the panic unwinds: the map is cleared, and consistent.
     map.insert(7, 7);
     assert!(catch_unwind(AssertUnwindSafe(|| map.clear())).is_err());
     map.assert_invariants();
-    assert!(!map.contains_key(7) && map.len() < 11);
+    assert!(map.is_empty());
+}
+
+#[test]
+fn observers_after_a_panicking_one_in_a_tuple_hear_every_event() {
+    /// Panics at its `n`th event of any kind, once.
+    struct Bomb(usize);
+    impl Bomb {
+        fn tick(&mut self) {
+            self.0 = self.0.saturating_sub(1);
+            if self.0 == 1 {
+                self.0 = 0;
+                panic!("boom");
+            }
+        }
+    }
+    impl Observer<u32, u32> for Bomb {
+        fn inserted(&mut self, _: u32, _: usize, _: &u32) {
+            self.tick();
+        }
+        fn replaced(&mut self, _: u32, _: usize, _: &u32, _: &u32) {
+            self.tick();
+        }
+        fn removed(&mut self, _: u32, _: &u32, _: Removed<u32>) {
+            self.tick();
+        }
+        fn swapped(&mut self, _: usize, _: usize) {
+            self.tick();
+        }
+    }
+    // Every event of the sequence below in turn is the one that panics, until a fuse outlasts
+    // the sequence.
+    for fuse in 1.. {
+        let observers = (Bomb(fuse + 1), Journal::new(), Removals::new());
+        let mut map = SparseMap::<u32, u32, u32, _>::with_observer(observers);
+        let (mut removed, mut panics) = (Vec::new(), 0);
+        for step in 0..36_u32 {
+            let key = step * 7 % 12;
+            if step % 4 == 2 && map.contains_key(key) {
+                removed.push(key);
+            }
+            let result = catch_unwind(AssertUnwindSafe(|| match step % 4 {
+                0 | 1 => drop(map.insert(key, step)),
+                2 => drop(map.remove(key)),
+                _ => map.swap_indices(0, map.len() - 1),
+            }));
+            panics += usize::from(result.is_err());
+            map.assert_invariants();
+            // The observers after the bomb heard every change, the panicking one included.
+            let (_, journal, removals) = map.observer();
+            assert_eq!(
+                replay_keys(Vec::new(), journal).as_deref(),
+                Some(map.keys()),
+                "fuse {fuse}"
+            );
+            assert_eq!(removals.keys(), removed, "fuse {fuse}");
+        }
+        if panics == 0 {
+            assert!(fuse > 20, "the sequence has {} events", fuse - 1);
+            break;
+        }
+        assert_eq!(panics, 1, "fuse {fuse}: the bomb goes off once");
+    }
 }
 
 #[test]

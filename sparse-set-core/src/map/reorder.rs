@@ -86,7 +86,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// `compare` panics the map is unchanged.
     ///
     /// Computes in **O(len log len)** time and allocates **O(len)** memory, also for a bounded
-    /// map (the unstable sorts allocate nothing).
+    /// map (the unstable sorts of a map without an observer allocate nothing).
     ///
     /// # Panics
     ///

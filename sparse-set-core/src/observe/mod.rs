@@ -27,8 +27,23 @@
 //! An observer is a field of the storage and its methods get `&mut self` alone, so a hook cannot
 //! reach the storage it observes: the storage is mutably borrowed while the hook runs, and any
 //! attempt is a borrow error at compile time. Reactions that change other storages collect what
-//! they need (keys, say) and apply it through the world afterwards. A hook that panics leaves the
-//! storage valid, since it runs after the storage is consistent.
+//! they need (keys, say) and apply it through the world afterwards.
+//!
+//! # A hook that panics
+//!
+//! It leaves the storage valid, since it runs after the storage is consistent. Around it:
+//!
+//! - in a tuple, the observers after it still hear the event, while the panic unwinds, so a
+//!   [`Journal`] or [`Ticks`] beside a hook that panics stays in step with the storage;
+//! - a bulk removal (`truncate`, `clear`, the rows a dropped `drain` had not handed out, the
+//!   removals that end a `retain`) goes on removing the rows it was asked to while the panic
+//!   unwinds, reporting each, as a `Vec` drops the rest of its elements when one's `Drop`
+//!   panics. A hook that panics again then aborts the process, as a second panic while
+//!   unwinding does;
+//! - a group's own observer is told of its prefix after the prefix is aligned again, but the
+//!   hooks of its *members*' observers run between the members' moves: one that panics there
+//!   leaves each member valid and the group's prefix out of line (`assert_invariants` says
+//!   which key). Observe the group itself, or give its members hooks that do not panic.
 //!
 //! A hook that would read the map it observes does not compile: the map cannot move into its
 //! observed form while the hook borrows it.
@@ -176,7 +191,47 @@ impl<K, V> Observer<K, V> for () {
     const OBSERVES: bool = false;
 }
 
-/// Tuples of observers: each is called in order, the first element first.
+/// Runs `first`, then `rest`, also while unwinding if `first` panics, so that every observer
+/// of a tuple hears each event whichever of them panics. A second panic, from `rest` while
+/// unwinding, aborts the process, as a destructor that panics while unwinding does.
+#[inline]
+fn then(first: impl FnOnce(), rest: impl FnOnce()) {
+    /// Dropped while unwinding, it runs the rest.
+    struct Rest<F: FnOnce()>(Option<F>);
+
+    impl<F: FnOnce()> Drop for Rest<F> {
+        fn drop(&mut self) {
+            if let Some(rest) = self.0.take() {
+                rest();
+            }
+        }
+    }
+
+    let mut rest = Rest(Some(rest));
+    first();
+    if let Some(rest) = rest.0.take() {
+        rest();
+    }
+}
+
+/// One event to every element of a tuple of observers, in order, each after the one before it
+/// has returned or panicked (see [`then`]).
+macro_rules! tell_each {
+    ($tuple:ident . $method:ident ($($arg:expr),*); $index:tt) => {
+        $tuple.$index.$method($($arg),*)
+    };
+    ($tuple:ident . $method:ident ($($arg:expr),*); $index:tt $($rest:tt)+) => {
+        then(
+            || $tuple.$index.$method($($arg),*),
+            || tell_each!($tuple.$method($($arg),*); $($rest)+),
+        )
+    };
+}
+
+/// Tuples of observers: each is called in order, the first element first. An element whose
+/// hook panics does not keep the event from the elements after it: they hear it while the
+/// panic unwinds (a second panic then aborts), so that a [`Journal`] or [`Ticks`] beside a
+/// hook that panics stays in step with the storage.
 macro_rules! observer_tuple {
     ($($name:ident $index:tt),+) => {
         impl<K: Copy, V, $($name: Observer<K, V>),+> Observer<K, V> for ($($name,)+) {
@@ -184,37 +239,37 @@ macro_rules! observer_tuple {
 
             #[inline]
             fn attached(&mut self, keys: &[K], bound: Option<usize>) {
-                $(self.$index.attached(keys, bound);)+
+                tell_each!(self.attached(keys, bound); $($index)+);
             }
 
             #[inline]
             fn inserted(&mut self, key: K, index: usize, value: &V) {
-                $(self.$index.inserted(key, index, value);)+
+                tell_each!(self.inserted(key, index, value); $($index)+);
             }
 
             #[inline]
             fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
-                $(self.$index.replaced(key, index, old, new);)+
+                tell_each!(self.replaced(key, index, old, new); $($index)+);
             }
 
             #[inline]
             fn removed(&mut self, key: K, value: &V, removed: Removed<K>) {
-                $(self.$index.removed(key, value, removed);)+
+                tell_each!(self.removed(key, value, removed); $($index)+);
             }
 
             #[inline]
             fn written(&mut self, rows: Range<usize>) {
-                $(self.$index.written(rows.clone());)+
+                tell_each!(self.written(rows.clone()); $($index)+);
             }
 
             #[inline]
             fn swapped(&mut self, a: usize, b: usize) {
-                $(self.$index.swapped(a, b);)+
+                tell_each!(self.swapped(a, b); $($index)+);
             }
 
             #[inline]
             fn permuted(&mut self, permutation: &Permutation) {
-                $(self.$index.permuted(permutation);)+
+                tell_each!(self.permuted(permutation); $($index)+);
             }
         }
     };

@@ -456,7 +456,7 @@ impl<K, V> Observer<K, V> for Ticks {
 /// a storage's `changed_since`, `added_since` and the query filter `changed` need, so asking an
 /// untracked storage for changes does not compile.
 #[diagnostic::on_unimplemented(
-    message = "this storage keeps no change ticks: its observer `{Self}` is not `Ticks`",
+    message = "this storage keeps no change ticks: its observer `{Self}` is not `Ticks`, nor a tuple with `Ticks` first",
     label = "asks for change ticks",
     note = "give the storage the `Ticks` observer (its observer type parameter: `SparseMap<K, V, D, Ticks>`, `SparseSet<K, D, Ticks>`, `PositionSoa<Ticks>`, or `(Ticks, ..)` first in a tuple), or mark fields of a derived struct `#[sparse_soa(track)]` for ticks per field"
 )]
