@@ -96,7 +96,7 @@ pub mod __private {
         try_insert, try_reserve, try_reserve_exact, try_spawn, vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
-        FieldTicks, Observed, Observer, RowChanges, Since, Tick, Ticks, Tracks,
+        FieldTicks, Observed, Observer, RemovedValues, RowChanges, Since, Tick, Ticks, Tracks,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{

@@ -244,6 +244,31 @@ fn no_observer_costs_no_size() {
 }
 
 #[test]
+fn removed_values_keep_a_clone_of_each_row_that_left() {
+    use sparse_soa::observe::RemovedValues;
+
+    #[derive(SparseSoa, Clone, Debug, PartialEq)]
+    struct Named(String, u8);
+
+    let mut bodies = BodySoa::with_observer(RemovedValues::new());
+    bodies.extend((0..6).map(|key| (key, Body { pos: u64::from(key) * 10, mass: key })));
+    bodies.remove(4);
+    bodies.retain(|key, _| key % 2 == 0);
+    let gone: Vec<(u32, Body)> = bodies.observer_mut().drain().collect();
+    let mut keys: Vec<u32> = gone.iter().map(|&(key, _)| key).collect();
+    assert_eq!(keys.remove(0), 4, "the first removal first");
+    keys.sort_unstable();
+    assert_eq!(keys, [1, 3, 5]);
+    assert!(gone.iter().all(|&(key, body)| body == Body { pos: u64::from(key) * 10, mass: key }));
+    assert!(bodies.observer().is_empty());
+    // The values are clones, taken before the rows are dropped.
+    let mut names = NamedSoa::with_observer(RemovedValues::new());
+    names.insert(7, Named("seven".to_owned(), 7));
+    names.clear();
+    assert_eq!(names.observer().rows(), &[(7, Named("seven".to_owned(), 7))]);
+}
+
+#[test]
 fn a_panicking_hook_leaves_the_storage_valid() {
     struct Grumpy;
     impl Observer<u32, BodyRef<'_>> for Grumpy {

@@ -133,6 +133,10 @@ impl<K: Copy, V> Observer<K, V> for Removals<K> {
 /// The keys removed from a storage with a clone of their values, in the order they left, until
 /// [`clear`ed](Self::clear).
 ///
+/// On a storage derived with `#[derive(SparseSoa)]` from `Position` (whose hooks see a
+/// `PositionRef` view of each row), `RemovedValues<K, Position>` keeps a clone of each element:
+/// the derive implements it when every field is `Clone`.
+///
 /// ```
 /// use sparse_set_core::SparseMap;
 /// use sparse_set_core::observe::RemovedValues;
@@ -228,6 +232,16 @@ impl<K, V> RemovedValues<K, V> {
     }
 }
 
+impl<K, V> RemovedValues<K, V> {
+    /// Records that `key` left with `value`: how the observer impls `#[derive(SparseSoa)]`
+    /// writes (a derived storage's hook sees a view of the row, which it clones) record.
+    #[doc(hidden)]
+    #[inline]
+    pub fn record(&mut self, key: K, value: V) {
+        self.rows.push((key, value));
+    }
+}
+
 impl<K, V> Default for RemovedValues<K, V> {
     fn default() -> Self {
         Self::new()
@@ -237,6 +251,6 @@ impl<K, V> Default for RemovedValues<K, V> {
 impl<K: Copy, V: Clone> Observer<K, V> for RemovedValues<K, V> {
     #[inline]
     fn removed(&mut self, key: K, value: &V, _removed: Removed<K>) {
-        self.rows.push((key, value.clone()));
+        self.record(key, value.clone());
     }
 }

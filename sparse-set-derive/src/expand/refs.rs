@@ -107,6 +107,11 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
         with_lifetime.where_clause.as_ref(),
         &field_bounds(input, &quote!(::core::cmp::Eq)),
     );
+    let observer_where = where_with(
+        with_lifetime.where_clause.as_ref(),
+        &field_bounds(input, &quote!(::core::clone::Clone)),
+    );
+    let (p, k) = (&input.private, &input.key);
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #ref_ty #where_clause {
@@ -129,6 +134,15 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::cmp::Eq for #ref_ty #eq_full_where {}
+
+        /// A removal of a row is recorded with a clone of the element.
+        #[automatically_derived]
+        impl #impl_generics #p::Observer<#k, #ref_ty> for #p::RemovedValues<#k, #value> #observer_where {
+            #[inline]
+            fn removed(&mut self, __key: #k, __row: &#ref_ty, _: #p::Removed<#k>) {
+                self.record(__key, #ident { #(#members: ::core::clone::Clone::clone(__row.#members),)* });
+            }
+        }
 
         #[automatically_derived]
         impl #impl_generics #ref_ty #where_clause {
