@@ -133,6 +133,7 @@ mod rows;
 pub mod serialization;
 pub mod set;
 mod storage;
+mod unwind;
 mod world;
 
 pub use alive::{CheckAlive, NotAlive, check_alive};

@@ -494,6 +494,12 @@ pub(crate) fn reserve_for_batch<S: Storage + ?Sized>(
 /// assert_eq!(total(&map), 2);
 /// ```
 pub trait Columnar: Storage {
+    /// Whether a change of the rows may run code of the user's: an observer's hooks. A group
+    /// then moves a row in every member also while a member's hook panics (see "A hook that
+    /// panics" in [`observe`](crate::observe)); `false` only for a storage that reports to no
+    /// observer, whose moves cannot panic between members.
+    const OBSERVES: bool = true;
+
     /// Every column, shared, with the keys: its rows are [`Storage::Ref`] views.
     type Columns<'a>: Rows<Key = Self::Key, Row = Self::Ref<'a>>
     where
@@ -641,6 +647,8 @@ pub trait Columnar: Storage {
 
 /// A [`SparseSet`] is a tag: it has no column, so its rows are its keys alone.
 impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
+    const OBSERVES: bool = false;
+
     type Columns<'a>
         = Keys<'a, K>
     where

@@ -28,6 +28,7 @@ mod derive_panic_sweep;
 mod derive_panics;
 mod derive_ticks;
 mod derive_zig_seed;
+mod group_hooks;
 mod group_model;
 mod nested_model;
 mod observe;

@@ -232,31 +232,8 @@ fn a_panicking_hook_leaves_the_map_valid() {
 
 #[test]
 fn observers_after_a_panicking_one_in_a_tuple_hear_every_event() {
-    /// Panics at its `n`th event of any kind, once.
-    struct Bomb(usize);
-    impl Bomb {
-        fn tick(&mut self) {
-            self.0 = self.0.saturating_sub(1);
-            if self.0 == 1 {
-                self.0 = 0;
-                panic!("boom");
-            }
-        }
-    }
-    impl Observer<u32, u32> for Bomb {
-        fn inserted(&mut self, _: u32, _: usize, _: &u32) {
-            self.tick();
-        }
-        fn replaced(&mut self, _: u32, _: usize, _: &u32, _: &u32) {
-            self.tick();
-        }
-        fn removed(&mut self, _: u32, _: &u32, _: Removed<u32>) {
-            self.tick();
-        }
-        fn swapped(&mut self, _: usize, _: usize) {
-            self.tick();
-        }
-    }
+    use crate::group_hooks::Bomb;
+
     // Every event of the sequence below in turn is the one that panics, until a fuse outlasts
     // the sequence.
     for fuse in 1.. {

@@ -9,6 +9,7 @@ use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::observe::Observed;
 use crate::observe::Observer;
 use crate::storage::{Columnar, Storage};
+use crate::unwind::{carried_through, then};
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
 /// freely, keys only through the group.
@@ -140,7 +141,23 @@ where
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
         // The member refuses an older version before it changes; a newer version replacing an
         // aligned older one takes that row out of the prefix. Then `key` joins if it now
-        // qualifies. Nothing in between runs the caller's code, so nothing can unwind there.
+        // qualifies.
+        if M::OBSERVES {
+            // The member's hook runs after its insert and may panic: the prefix is repaired
+            // all the same, while unwinding.
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, put)| *put = Some(group.put_member::<I>(key, value)),
+                |(group, put)| {
+                    if put.is_none() {
+                        group.realign_member::<I>(key);
+                    }
+                    group.finish_row(key);
+                },
+            );
+            return state.1.unwrap_or(Ok(None));
+        }
         let replaced = self.group.put_member::<I>(key, value)?;
         self.group.finish_row(key);
         Ok(replaced)
@@ -162,7 +179,20 @@ where
     /// assert_eq!(group.members().0.len(), 2);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M, I> as Storage>::Value> {
-        let group = &mut *self.group;
+        if M::OBSERVES {
+            // A member's hook may panic while the row leaves the prefix or this member: the row
+            // leaves both all the same, while unwinding.
+            return carried_through(&mut *self.group, |group| Self::remove_from(group, key));
+        }
+        Self::remove_from(self.group, key)
+    }
+
+    /// [`remove`](Self::remove) on `group`.
+    #[inline]
+    fn remove_from(
+        group: &mut Group<M, X, N, O>,
+        key: M::Key,
+    ) -> Option<<NthOf<M, I> as Storage>::Value> {
         let mut position = group.members.nth().get_index_of(key)?;
         if position < group.len {
             // Aligned: at `position` in every member. Out of the prefix first (to its end, in

@@ -16,6 +16,7 @@ use crate::observe::Observed;
 use crate::observe::Observer;
 use crate::rows::Aligned;
 use crate::storage::{Columnar, Storage};
+use crate::unwind::{carried_through, then};
 
 /// Member `I` of level `D` of the family inside `N`.
 pub(crate) type MemberOf<N, K, const D: usize, const I: usize> =
@@ -180,6 +181,15 @@ where
 
     #[inline]
     fn swap_path<O: SwapRows>(&mut self, outer: &mut O, a: usize, b: usize) {
+        if O::OBSERVES {
+            // A hook of the levels around may panic: this level swaps all the same.
+            then(
+                &mut (outer, &mut self.members),
+                |(outer, _)| outer.swap_rows(a, b),
+                |(_, members)| members.swap(a, b),
+            );
+            return;
+        }
         outer.swap_rows(a, b);
         self.members.swap(a, b);
     }
@@ -679,7 +689,23 @@ where
         // The member refuses an older version before it changes. A newer version replacing an
         // aligned older one in place leaves a row whose keys differ: it leaves the nested
         // prefix. Then `key` joins if it now qualifies. Nothing in between runs the caller's
-        // code, so nothing can unwind there.
+        // code, so nothing can unwind there, unless a storage reports to an observer.
+        if M::OBSERVES || N::OBSERVES {
+            // The member's hook runs after its insert and may panic: the prefixes are
+            // repaired all the same, while unwinding.
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, put)| *put = Some(group.put_level_member::<D, I>(key, value)),
+                |(group, put)| {
+                    if put.is_none() {
+                        group.realign_level::<D, I>(key);
+                    }
+                    group.refresh_level::<D>(key);
+                },
+            );
+            return state.1.unwrap_or(Ok(None));
+        }
         let replaced = self.group.put_level_member::<D, I>(key, value)?;
         self.group.refresh_level::<D>(key);
         Ok(replaced)
@@ -702,7 +728,20 @@ where
     /// assert_eq!(family.len(), 2); // the group's prefix keeps the key
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<MemberValue<N, M::Key, D, I>> {
-        let group = &mut *self.group;
+        if M::OBSERVES || N::OBSERVES {
+            // A hook may panic while the row leaves the prefix or this member: the row leaves
+            // both all the same, while unwinding.
+            return carried_through(&mut *self.group, |group| Self::remove_from(group, key));
+        }
+        Self::remove_from(self.group, key)
+    }
+
+    /// [`remove`](Self::remove) on `group`.
+    #[inline]
+    fn remove_from(
+        group: &mut Group<M, X, N, O>,
+        key: M::Key,
+    ) -> Option<MemberValue<N, M::Key, D, I>> {
         let mut position = group.nested.level_members().nth().get_index_of(key)?;
         if position < group.nested.level_len() {
             // In the level's prefix: at `position` in every member of it and of the levels
@@ -711,7 +750,12 @@ where
             let outer = &mut Reporting(&mut group.members, &mut group.observer);
             position = group.nested.leave_level(outer, position);
         }
-        self.storage_mut().swap_remove_index(position).map(|(_, value)| value)
+        group
+            .nested
+            .level_members_mut()
+            .nth_mut()
+            .swap_remove_index(position)
+            .map(|(_, value)| value)
     }
 
     /// The mutable view of `key`'s element in this member.
@@ -899,6 +943,16 @@ where
     ) -> Result<Option<ExcludedValue<N, M::Key, D, I>>, Error> {
         // The insert runs none of the caller's code (the value it replaces is returned), so the
         // repair follows it directly: an older version it displaced may join, `key` leaves.
+        if M::OBSERVES || N::OBSERVES {
+            // A member's hook may panic in the repair's moves: they finish while unwinding.
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, put)| *put = Some(group.put_level_excluded::<D, I>(key, value)),
+                |(group, _)| group.refresh_level::<D>(key),
+            );
+            return state.1.unwrap_or(Ok(None));
+        }
         let replaced = self.group.put_level_excluded::<D, I>(key, value)?;
         self.group.refresh_level::<D>(key);
         Ok(replaced)
@@ -922,6 +976,18 @@ where
     /// assert_eq!(family.nested().len(), 2);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<ExcludedValue<N, M::Key, D, I>> {
+        if M::OBSERVES || N::OBSERVES {
+            // A member's hook may panic in the repair's moves: they finish while unwinding.
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, removed)| {
+                    *removed = group.nested.level_excluded_mut().nth_mut().remove(key);
+                },
+                |(group, _)| group.refresh_level::<D>(key),
+            );
+            return state.1;
+        }
         let removed = self.storage_mut().remove(key);
         self.group.refresh_level::<D>(key);
         removed

@@ -120,6 +120,7 @@ use crate::observe::Observer;
 use crate::removed::{Moved, Removed};
 use crate::rows::Rows;
 use crate::storage::{Columnar, Storage};
+use crate::unwind::then;
 
 pub use both::Both;
 pub use handles::{ExcludedMut, MemberMut};
@@ -510,14 +511,28 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
             let outer = &mut Reporting(&mut self.members, &mut self.observer);
             let (position, nested) = self.nested.leave_for_removal(outer, position, len);
             self.len -= 1;
-            let taken = self.members.take_aligned(position, len);
-            if O::OBSERVES {
-                // The prefix's last row filled the gap, unless the key was that row.
-                let moved = (position < self.len)
-                    .then(|| Moved { key: self.members.first_keys()[position], from: self.len });
-                self.observer.removed(key, &(), Removed { index: position, moved });
+            if M::OBSERVES && O::OBSERVES {
+                // A member's hook may panic during the take (which the other members finish
+                // while unwinding): the group's observer hears of the removal all the same.
+                let mut state = (&mut *self, None);
+                then(
+                    &mut state,
+                    |(group, taken)| *taken = Some(group.members.take_aligned(position, len)),
+                    |(group, _)| group.report_removal(key, position),
+                );
+                (state.1, nested, true)
+            } else {
+                let taken = self.members.take_aligned(position, len);
+                if O::OBSERVES {
+                    // The prefix's last row filled the gap, unless the key was that row.
+                    let moved = (position < self.len).then(|| Moved {
+                        key: self.members.first_keys()[position],
+                        from: self.len,
+                    });
+                    self.observer.removed(key, &(), Removed { index: position, moved });
+                }
+                (Some(taken), nested, true)
             }
-            (Some(taken), nested, true)
         } else {
             let held = self.members.remove(key);
             // A key that is not aligned is in no member's prefix, so the prefix keeps its
@@ -536,6 +551,14 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         let excluded = self.excluded.remove(key);
         drop((taken, nested_taken));
         excluded || nested || held
+    }
+
+    /// Tells the observer that `key` left the prefix from `position`, the prefix's last row
+    /// filling the gap unless the key was that row (as `remove` does inline).
+    fn report_removal(&mut self, key: M::Key, position: usize) {
+        let moved = (position < self.len)
+            .then(|| Moved { key: self.members.first_keys()[position], from: self.len });
+        self.observer.removed(key, &(), Removed { index: position, moved });
     }
 
     /// The mutable views of `key`'s element in every member, if `key` is aligned.

@@ -12,6 +12,7 @@ use crate::group::view::NestedMut;
 use crate::observe::Observer;
 #[cfg(doc)]
 use crate::storage::Columnar;
+use crate::unwind::then;
 
 /// The nested level of a [`Group`]: member storages `M` (a tuple of 1 to 8 [`Columnar`]
 /// storages of the group's key) and excluded storages `X`, whose keys the group keeps aligned
@@ -322,6 +323,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>> Nested<M, X> {
 /// its own). The methods are the family's plumbing: how a change of keys reaches every nested
 /// prefix. `outer` is every member of the levels around the level, from the group's inward.
 pub trait Nest<K: Copy> {
+    /// Whether a member of this level or of a level inside it reports to an observer
+    /// ([`Columnar::OBSERVES`]): then a change goes on in every storage while a hook panics.
+    #[doc(hidden)]
+    const OBSERVES: bool;
+
     /// After the outer levels' prefixes were repaired for `key`, which is in the innermost of
     /// them at `position`: `key` joins or leaves this level's prefix (and the levels inside
     /// it) as it now qualifies.
@@ -429,6 +435,8 @@ impl<M, X, N: Innermost<L>, L> Innermost<L> for Nested<M, X, N> {
 }
 
 impl<K: Copy> Nest<K> for () {
+    const OBSERVES: bool = false;
+
     #[inline]
     fn refresh<O: SwapRows>(&mut self, _: &mut O, _: K, _: usize) {}
 
@@ -493,6 +501,8 @@ where
     X: GroupExcludedMut<K>,
     N: Nest<K>,
 {
+    const OBSERVES: bool = M::OBSERVES || N::OBSERVES;
+
     #[inline]
     fn refresh<O: SwapRows>(&mut self, outer: &mut O, key: K, position: usize) {
         // In the outer prefixes, every outer member holds `key` at `position`: only the
@@ -506,12 +516,30 @@ where
                 // that a key that is not never moves a swap out of bounds.
                 let mut position = position;
                 if position >= self.len && self.members.joinable(positions, self.len) {
-                    if position != self.len {
-                        outer.swap_rows(position, self.len);
+                    if O::OBSERVES || M::OBSERVES {
+                        // The prefix grows first, and the level's members move also while a
+                        // hook of the levels around unwinds: a hook that panics leaves the
+                        // key in the prefix, every storage having moved it.
+                        let target = self.len;
+                        self.len += 1;
+                        then(
+                            &mut (&mut *outer, &mut self.members),
+                            |(outer, _)| {
+                                if position != target {
+                                    outer.swap_rows(position, target);
+                                }
+                            },
+                            |(_, members)| members.move_to(positions, target),
+                        );
+                        position = target;
+                    } else {
+                        if position != self.len {
+                            outer.swap_rows(position, self.len);
+                        }
+                        self.members.move_to(positions, self.len);
+                        position = self.len;
+                        self.len += 1;
                     }
-                    self.members.move_to(positions, self.len);
-                    position = self.len;
-                    self.len += 1;
                 }
                 if position < self.len {
                     self.inner.refresh(&mut Chain(outer, &mut self.members), key, position);
@@ -534,8 +562,18 @@ where
         let position = self.inner.leave_at(&mut Chain(&mut *outer, &mut self.members), position);
         self.len -= 1;
         if position != self.len {
-            outer.swap_rows(position, self.len);
-            self.members.swap(position, self.len);
+            if O::OBSERVES {
+                // A hook of the levels around may panic: this level swaps all the same.
+                let last = self.len;
+                then(
+                    &mut (outer, &mut self.members),
+                    |(outer, _)| outer.swap_rows(position, last),
+                    |(_, members)| members.swap(position, last),
+                );
+            } else {
+                outer.swap_rows(position, self.len);
+                self.members.swap(position, self.len);
+            }
         }
         self.len
     }
@@ -566,6 +604,18 @@ where
         );
         let len = self.len;
         self.len -= 1;
+        if M::OBSERVES && len != outer_len && position != self.len {
+            // A hook of this level's members may panic during the take (which the other
+            // members finish): the levels around move all the same.
+            let last = self.len;
+            let mut state = (outer, &mut self.members, None);
+            then(
+                &mut state,
+                |(_, members, taken)| *taken = Some(members.take_aligned(position, len)),
+                |(outer, _, _)| outer.swap_rows(position, last),
+            );
+            return (last, (state.2, inner));
+        }
         let taken = self.members.take_aligned(position, len);
         let last = self.len;
         if len == outer_len || position == last {

@@ -8,6 +8,7 @@ use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
 use crate::observe::Observer;
 use crate::removed::{Moved, Removed};
+use crate::unwind::then;
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::Key, ()>>
     Group<M, X, N, O>
@@ -40,11 +41,31 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// which grows by it; reports it to the group's observer, then lets the nested level take
     /// it in as it qualifies. Every join of the prefix is this call.
     pub(super) fn join(&mut self, key: M::Key, positions: M::Positions) {
+        if M::OBSERVES {
+            // The prefix grows first, and the join is reported and carried inward also while
+            // a member's hook that panicked during the move unwinds (the other members finish
+            // the move): the key is in the prefix, and the observer and the nested level know.
+            let target = self.len;
+            self.len += 1;
+            then(
+                self,
+                |group| group.members.move_to(positions, target),
+                |group| group.joined(key, target),
+            );
+            return;
+        }
         self.members.move_to(positions, self.len);
         self.len += 1;
-        self.observer.inserted(key, self.len - 1, &());
+        self.joined(key, self.len - 1);
+    }
+
+    /// After `key` joined the prefix at `position`: reports it, and lets the nested level take
+    /// it in as it qualifies.
+    #[inline]
+    fn joined(&mut self, key: M::Key, position: usize) {
+        self.observer.inserted(key, position, &());
         let outer = &mut Reporting(&mut self.members, &mut self.observer);
-        self.nested.refresh(outer, key, self.len - 1);
+        self.nested.refresh(outer, key, position);
     }
 
     /// Moves `key` out of the prefix if it is there: swaps it with the prefix's last key in
@@ -64,6 +85,20 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         let outer = &mut Reporting(&mut self.members, &mut self.observer);
         let position = self.nested.leave_at(outer, position);
         self.len -= 1;
+        if M::OBSERVES && O::OBSERVES {
+            // A member's hook may panic during the swap (which the other members finish while
+            // unwinding): the group's observer hears of the row leaving all the same.
+            then(
+                self,
+                |group| {
+                    if position != group.len {
+                        group.members.swap(position, group.len);
+                    }
+                },
+                |group| group.report_leave(position),
+            );
+            return self.len;
+        }
         if position != self.len {
             self.members.swap(position, self.len);
         }
@@ -74,6 +109,14 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
             self.observer.removed(keys[self.len], &(), Removed { index: position, moved });
         }
         self.len
+    }
+
+    /// Tells the observer that the row now past the prefix left it from `position` (as
+    /// `leave_at` does inline).
+    fn report_leave(&mut self, position: usize) {
+        let keys = self.members.first_keys();
+        let moved = (position != self.len).then(|| Moved { key: keys[position], from: self.len });
+        self.observer.removed(keys[self.len], &(), Removed { index: position, moved });
     }
 }
 
@@ -95,6 +138,18 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     Refresh<'_, M, X, N, O>
 {
     fn repair(&mut self) {
+        if M::OBSERVES || N::OBSERVES {
+            // A member's hook may panic in the repair's moves: each key is forgotten only once
+            // its repair returns, so that the drop that follows carries an interrupted one
+            // through (a repair is idempotent: it goes on from where the moves stopped).
+            for index in 0..self.keys.len() {
+                if let Some(key) = self.keys[index] {
+                    self.group.refresh(key);
+                    self.keys[index] = None;
+                }
+            }
+            return;
+        }
         // Taken first: if a repair panics (only a `Key` implemented wrongly makes a lookup
         // panic), the drop that follows does not start it again.
         for key in core::mem::take(&mut self.keys).into_iter().flatten() {

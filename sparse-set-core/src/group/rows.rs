@@ -52,7 +52,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// prefix and the other members hold another key there (an older version of `key`, which
     /// member `I` no longer holds), the row leaves the prefix.
     #[cold]
-    fn realign_member<const I: usize>(&mut self, key: M::Key)
+    pub(crate) fn realign_member<const I: usize>(&mut self, key: M::Key)
     where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {

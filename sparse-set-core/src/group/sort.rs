@@ -18,6 +18,7 @@ use crate::group::{
 };
 use crate::permutation::{Permutation, sort_in_place};
 use crate::query::member::past_rows;
+use crate::unwind::then;
 
 impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M, X, (), O> {
     /// Sorts the aligned prefix (stably) with a comparator of two keys and their views in every
@@ -183,6 +184,29 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     /// Applies `permutation` (of the prefix) to every member.
     fn apply(&mut self, permutation: &Permutation) {
         debug_assert_eq!(permutation.len(), self.len);
+        if M::OBSERVES {
+            // A member's hook may panic between two swaps (the other members finish that
+            // one): the prefix stays aligned, part of the way sorted, and the observer, which
+            // cannot be told which part, is told to start again from the keys.
+            let mut state = (&mut *self, false);
+            then(
+                &mut state,
+                |(group, applied)| {
+                    permutation.for_each_swap(|a, b| group.members.swap(a, b));
+                    *applied = true;
+                },
+                |(group, applied)| {
+                    if *applied {
+                        group.observer.permuted(permutation);
+                    } else {
+                        group
+                            .observer
+                            .attached(group.members.first_keys().split_at(group.len).0, None);
+                    }
+                },
+            );
+            return;
+        }
         permutation.for_each_swap(|a, b| self.members.swap(a, b));
         self.observer.permuted(permutation);
     }
@@ -289,6 +313,11 @@ where
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
             |(members, nested, observer), a, b| {
+                if M::OBSERVES || N::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
                 nested.swap_path(*members, a, b);
                 observer.swapped(a, b);
             },
@@ -363,6 +392,11 @@ where
                 keys[a] < keys[b]
             },
             |(members, nested, observer), a, b| {
+                if M::OBSERVES || N::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
                 nested.swap_path(*members, a, b);
                 observer.swapped(a, b);
             },
@@ -479,6 +513,11 @@ where
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
             |(members, nested, observer), a, b| {
+                if M::OBSERVES || M2::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
                 nested.swap_path(*members, a, b);
                 observer.swapped(a, b);
             },

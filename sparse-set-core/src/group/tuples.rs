@@ -11,6 +11,7 @@ use crate::observe::Observer;
 use crate::rows::{Aligned, Rows};
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
+use crate::unwind::then;
 
 /// The keys of one storage of a group, whatever the storage's type: what the group's plumbing
 /// (and a world's `retain`) reads of a storage it names by its position.
@@ -185,6 +186,9 @@ pub trait GroupRows {
 /// The members of a [`Group`]: a tuple of 1 to 8 [`Columnar`] storages with one key type. The
 /// methods are the group's plumbing.
 pub trait GroupMembers: GroupRows {
+    /// Whether a member reports to an observer ([`Columnar::OBSERVES`]): then a move of a row
+    /// goes on in every member while a member's hook panics.
+    const OBSERVES: bool;
     /// Moves the key at `positions` to position `target` of every member.
     fn move_to(&mut self, positions: Self::Positions, target: usize);
     /// Whether every member's keys end with `run` (as after pushing the run to each).
@@ -223,11 +227,15 @@ pub trait GroupMembers: GroupRows {
 /// the repair of a nested level moves in the levels around it.
 #[doc(hidden)]
 pub trait SwapRows {
+    /// Whether a storage among them reports to an observer ([`Columnar::OBSERVES`]).
+    const OBSERVES: bool;
     /// Swaps positions `a` and `b` of every member.
     fn swap_rows(&mut self, a: usize, b: usize);
 }
 
 impl<T: GroupMembers> SwapRows for T {
+    const OBSERVES: bool = T::OBSERVES;
+
     #[inline]
     fn swap_rows(&mut self, a: usize, b: usize) {
         self.swap(a, b);
@@ -239,8 +247,15 @@ impl<T: GroupMembers> SwapRows for T {
 pub(crate) struct Chain<'a, A, B>(pub(crate) &'a mut A, pub(crate) &'a mut B);
 
 impl<A: SwapRows, B: GroupMembers> SwapRows for Chain<'_, A, B> {
+    const OBSERVES: bool = A::OBSERVES || B::OBSERVES;
+
     #[inline]
     fn swap_rows(&mut self, a: usize, b: usize) {
+        if A::OBSERVES {
+            // A hook of the levels around may panic: this level swaps all the same.
+            then(self, |chain| chain.0.swap_rows(a, b), |chain| chain.1.swap(a, b));
+            return;
+        }
         self.0.swap_rows(a, b);
         self.1.swap(a, b);
     }
@@ -251,8 +266,15 @@ impl<A: SwapRows, B: GroupMembers> SwapRows for Chain<'_, A, B> {
 pub(crate) struct Reporting<'a, M, O>(pub(crate) &'a mut M, pub(crate) &'a mut O);
 
 impl<M: GroupMembers, O: Observer<M::Key, ()>> SwapRows for Reporting<'_, M, O> {
+    const OBSERVES: bool = M::OBSERVES || O::OBSERVES;
+
     #[inline]
     fn swap_rows(&mut self, a: usize, b: usize) {
+        if M::OBSERVES && O::OBSERVES {
+            // A member's hook may panic: the group's observer hears the swap all the same.
+            then(self, |reporting| reporting.0.swap(a, b), |reporting| reporting.1.swapped(a, b));
+            return;
+        }
         self.0.swap(a, b);
         self.1.swapped(a, b);
     }
@@ -486,21 +508,26 @@ macro_rules! group_tuple {
                 (Storage::len(&self.0) - back, $(Storage::len(&self.$i) - back,)*)
             }
 
+            const OBSERVES: bool = $first::OBSERVES $(|| $member::OBSERVES)*;
+
             #[inline]
             fn move_to(&mut self, positions: Self::Positions, target: usize) {
-                // A member whose keys all are in the prefix has the key there already.
-                if positions.0 != target {
-                    Columnar::swap_indices(&mut self.0, positions.0, target);
+                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                    // A hook may panic between two members: the others move all the same.
+                    group_tuple!(@in_turn self, |members: &mut Self| group_tuple!(@move_to members.0, positions.0, target) $(, |members: &mut Self| group_tuple!(@move_to members.$i, positions.$i, target))*);
+                    return;
                 }
-                $(
-                    if positions.$i != target {
-                        Columnar::swap_indices(&mut self.$i, positions.$i, target);
-                    }
-                )*
+                group_tuple!(@move_to self.0, positions.0, target);
+                $(group_tuple!(@move_to self.$i, positions.$i, target);)*
             }
 
             #[inline]
             fn swap(&mut self, a: usize, b: usize) {
+                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                    // A hook may panic between two members: the others swap all the same.
+                    group_tuple!(@in_turn self, |members: &mut Self| Columnar::swap_indices(&mut members.0, a, b) $(, |members: &mut Self| Columnar::swap_indices(&mut members.$i, a, b))*);
+                    return;
+                }
                 Columnar::swap_indices(&mut self.0, a, b);
                 $(Columnar::swap_indices(&mut self.$i, a, b);)*
             }
@@ -518,6 +545,18 @@ macro_rules! group_tuple {
 
             #[inline]
             fn take_aligned(&mut self, position: usize, len: usize) -> Self::Taken {
+                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                    // A hook may panic between two members, or between a member's swap and
+                    // its removal: the rest is taken all the same (and dropped while
+                    // unwinding).
+                    let mut state: (&mut Self, Self::Taken) = (self, (None, $(group_tuple!(@none $member),)*));
+                    group_tuple!(
+                        @in_turn &mut state,
+                        |state: &mut (&mut Self, Self::Taken)| group_tuple!(@take_into state, 0, position, len)
+                        $(, |state: &mut (&mut Self, Self::Taken)| group_tuple!(@take_into state, $i, position, len))*
+                    );
+                    return state.1;
+                }
                 (
                     group_tuple!(@take_aligned self.0, position, len),
                     $(group_tuple!(@take_aligned self.$i, position, len),)*
@@ -622,6 +661,37 @@ macro_rules! group_tuple {
             Columnar::swap_remove_index(&mut $member, $position)
         }
     }};
+    (@move_to $member:expr, $position:expr, $target:ident) => {
+        // A member whose keys all are in the prefix has the key there already.
+        if $position != $target {
+            Columnar::swap_indices(&mut $member, $position, $target);
+        }
+    };
+    // Each step on `$state`, in order, each after the one before it returned or panicked.
+    (@in_turn $state:expr, $step:expr) => {
+        ($step)($state)
+    };
+    (@in_turn $state:expr, $step:expr, $($rest:expr),+) => {
+        then($state, $step, |state| group_tuple!(@in_turn state, $($rest),+))
+    };
+    (@take_into $state:ident, $i:tt, $position:ident, $len:ident) => {{
+        let last = $len - 1;
+        if Storage::len(&$state.0.$i) > $len && $position != last {
+            // As `@take_aligned`, the removal also while the swap's hook unwinds.
+            then(
+                $state,
+                |state: &mut (&mut Self, Self::Taken)| {
+                    Columnar::swap_indices(&mut state.0.$i, $position, last);
+                },
+                |state: &mut (&mut Self, Self::Taken)| {
+                    state.1.$i = Columnar::swap_remove_index(&mut state.0.$i, last);
+                },
+            );
+        } else {
+            $state.1.$i = Columnar::swap_remove_index(&mut $state.0.$i, $position);
+        }
+    }};
+    (@none $member:ident) => { None };
     (@usize $member:ident) => { usize };
     (@one $member:ident) => { 1 };
 }

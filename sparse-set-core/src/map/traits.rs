@@ -195,6 +195,8 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Storage for SparseMap<K, V, D,
 }
 
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D, O> {
+    const OBSERVES: bool = O::OBSERVES;
+
     type Columns<'a>
         = Columns<'a, K, V>
     where

@@ -40,10 +40,14 @@
 //!   unwinds, reporting each, as a `Vec` drops the rest of its elements when one's `Drop`
 //!   panics. A hook that panics again then aborts the process, as a second panic while
 //!   unwinding does;
-//! - a group's own observer is told of its prefix after the prefix is aligned again, but the
-//!   hooks of its *members*' observers run between the members' moves: one that panics there
-//!   leaves each member valid and the group's prefix out of line (`assert_invariants` says
-//!   which key). Observe the group itself, or give its members hooks that do not panic.
+//! - in a group (and a family), a member's hook that panics between the members' moves does not
+//!   stop them: the other members make the move while the panic unwinds, the prefix is repaired
+//!   (a change through a handle is carried through: the key is inserted, or removed, and its
+//!   row joins or leaves every prefix it now qualifies for), and the group's own observer hears
+//!   of it. A sort of an observed group that stops part of the way leaves the prefix aligned and
+//!   tells the group's observer to start again from the keys ([`attached`](Observer::attached):
+//!   a [`Journal`] asks for a resync). A second hook that panics while the first unwinds aborts
+//!   the process, as above.
 //!
 //! A hook that would read the map it observes does not compile: the map cannot move into its
 //! observed form while the hook borrows it.
@@ -81,6 +85,7 @@ use core::ops::Range;
 
 use crate::permutation::Permutation;
 use crate::removed::Removed;
+use crate::unwind::then;
 
 pub use fields::FieldTicks;
 pub use journal::{Change, Changes, DirtyRanges, DirtyRows, Journal, Order, Patch, Resync};
@@ -191,39 +196,17 @@ impl<K, V> Observer<K, V> for () {
     const OBSERVES: bool = false;
 }
 
-/// Runs `first`, then `rest`, also while unwinding if `first` panics, so that every observer
-/// of a tuple hears each event whichever of them panics. A second panic, from `rest` while
-/// unwinding, aborts the process, as a destructor that panics while unwinding does.
-#[inline]
-fn then(first: impl FnOnce(), rest: impl FnOnce()) {
-    /// Dropped while unwinding, it runs the rest.
-    struct Rest<F: FnOnce()>(Option<F>);
-
-    impl<F: FnOnce()> Drop for Rest<F> {
-        fn drop(&mut self) {
-            if let Some(rest) = self.0.take() {
-                rest();
-            }
-        }
-    }
-
-    let mut rest = Rest(Some(rest));
-    first();
-    if let Some(rest) = rest.0.take() {
-        rest();
-    }
-}
-
 /// One event to every element of a tuple of observers, in order, each after the one before it
-/// has returned or panicked (see [`then`]).
+/// has returned or panicked (see `unwind::then`).
 macro_rules! tell_each {
     ($tuple:ident . $method:ident ($($arg:expr),*); $index:tt) => {
         $tuple.$index.$method($($arg),*)
     };
     ($tuple:ident . $method:ident ($($arg:expr),*); $index:tt $($rest:tt)+) => {
         then(
-            || $tuple.$index.$method($($arg),*),
-            || tell_each!($tuple.$method($($arg),*); $($rest)+),
+            $tuple,
+            |tuple| tuple.$index.$method($($arg),*),
+            |tuple| tell_each!(tuple.$method($($arg),*); $($rest)+),
         )
     };
 }

@@ -47,6 +47,8 @@ fn columnar(input: &Input<'_>) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::Columnar for #self_ty #where_clause {
+            const OBSERVES: ::core::primitive::bool = #hear::OBSERVES;
+
             type Columns<#lifetime> = #columns_ty where Self: #lifetime;
             type ColumnsMut<#lifetime> = #columns_mut_ty where Self: #lifetime;
 
