@@ -1,13 +1,11 @@
 //! Steps that a panic must not cut short: [`then`] runs a second step after the first, also
-//! while the first one's panic unwinds; [`carried_through`] runs a step again while its own
-//! panic unwinds. What keeps several parts in step when code of the
+//! while the first one's panic unwinds. What keeps several parts in step when code of the
 //! user's (an observer's hook) panics between them: the elements of a tuple of observers, the
 //! members of a group moving one row.
 //!
 //! # Invariant
 //!
-//! `rest` runs exactly once, after `first`, whether `first` returns or panics; a step carried
-//! through runs once if it returns, twice if it panics. A second panic,
+//! `rest` runs exactly once, after `first`, whether `first` returns or panics. A second panic,
 //! from `rest` while `first`'s unwinds, aborts the process, as a destructor that panics while
 //! unwinding does.
 
@@ -39,28 +37,6 @@ pub(crate) fn then<S: ?Sized>(
     let mut guard = guard;
     if let Some(rest) = guard.rest.take() {
         rest(guard.state);
-    }
-}
-
-/// Runs `step` on `state`, and once more while unwinding if it panics: for a step that can be
-/// run again and goes on from where it stopped (taking a key out of a group, whose moves a
-/// hook interrupted). Returns what the first run returned.
-#[inline]
-pub(crate) fn carried_through<S: ?Sized, R>(state: &mut S, step: impl Fn(&mut S) -> R) -> R {
-    let mut out = None;
-    then(
-        &mut (state, &mut out),
-        |(state, out)| **out = Some(step(state)),
-        |(state, out)| {
-            if out.is_none() {
-                drop(step(state));
-            }
-        },
-    );
-    match out {
-        Some(out) => out,
-        // `then` returns only once the first step has.
-        None => unreachable!("the first run returned"),
     }
 }
 
@@ -103,26 +79,5 @@ mod tests {
         }));
         assert!(caught.is_err());
         assert_eq!(runs.get(), 1);
-    }
-
-    #[test]
-    fn a_step_carried_through_runs_again_only_when_it_panics() {
-        let mut runs = 0;
-        assert_eq!(
-            super::carried_through(&mut runs, |runs| {
-                *runs += 1;
-                *runs
-            }),
-            1
-        );
-        assert_eq!(runs, 1);
-        let caught = catch_unwind(AssertUnwindSafe(|| {
-            super::carried_through(&mut runs, |runs| {
-                *runs += 1;
-                assert!(*runs != 2, "interrupted");
-            });
-        }));
-        assert!(caught.is_err());
-        assert_eq!(runs, 3, "run again while unwinding");
     }
 }

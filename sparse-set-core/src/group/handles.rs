@@ -9,7 +9,7 @@ use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::observe::Observed;
 use crate::observe::Observer;
 use crate::storage::{Columnar, Storage};
-use crate::unwind::{carried_through, then};
+use crate::unwind::then;
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
 /// freely, keys only through the group.
@@ -182,7 +182,17 @@ where
         if M::OBSERVES {
             // A member's hook may panic while the row leaves the prefix or this member: the row
             // leaves both all the same, while unwinding.
-            return carried_through(&mut *self.group, |group| Self::remove_from(group, key));
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, removed)| *removed = Some(Self::remove_from(group, key)),
+                |(group, removed)| {
+                    if removed.is_none() {
+                        drop(Self::remove_from(group, key));
+                    }
+                },
+            );
+            return state.1.flatten();
         }
         Self::remove_from(self.group, key)
     }

@@ -16,7 +16,7 @@ use crate::observe::Observed;
 use crate::observe::Observer;
 use crate::rows::Aligned;
 use crate::storage::{Columnar, Storage};
-use crate::unwind::{carried_through, then};
+use crate::unwind::then;
 
 /// Member `I` of level `D` of the family inside `N`.
 pub(crate) type MemberOf<N, K, const D: usize, const I: usize> =
@@ -731,7 +731,17 @@ where
         if M::OBSERVES || N::OBSERVES {
             // A hook may panic while the row leaves the prefix or this member: the row leaves
             // both all the same, while unwinding.
-            return carried_through(&mut *self.group, |group| Self::remove_from(group, key));
+            let mut state = (&mut *self.group, None);
+            then(
+                &mut state,
+                |(group, removed)| *removed = Some(Self::remove_from(group, key)),
+                |(group, removed)| {
+                    if removed.is_none() {
+                        drop(Self::remove_from(group, key));
+                    }
+                },
+            );
+            return state.1.flatten();
         }
         Self::remove_from(self.group, key)
     }
