@@ -250,6 +250,12 @@ fn removed_values_keep_a_clone_of_each_row_that_left() {
     #[derive(SparseSoa, Clone, Debug, PartialEq)]
     struct Named(String, u8);
 
+    #[derive(SparseSoa)]
+    #[sparse_soa(key = K)]
+    struct ByKey<K: sparse_soa::Key> {
+        key: K,
+    }
+
     let mut bodies = BodySoa::with_observer(RemovedValues::new());
     bodies.extend((0..6).map(|key| (key, Body { pos: u64::from(key) * 10, mass: key })));
     bodies.remove(4);
@@ -261,6 +267,11 @@ fn removed_values_keep_a_clone_of_each_row_that_left() {
     assert_eq!(keys, [1, 3, 5]);
     assert!(gone.iter().all(|&(key, body)| body == Body { pos: u64::from(key) * 10, mass: key }));
     assert!(bodies.observer().is_empty());
+    // A struct keyed by a type parameter of its own (`ByKey`) gets no such observer (the
+    // orphan rules refuse it) and still derives.
+    let mut by_key = ByKeySoa::<u64>::new();
+    by_key.insert(3, ByKey { key: 3 });
+    assert_eq!(by_key.key(), &[3]);
     // The values are clones, taken before the rows are dropped.
     let mut names = NamedSoa::with_observer(RemovedValues::new());
     names.insert(7, Named("seven".to_owned(), 7));

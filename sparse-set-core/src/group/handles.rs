@@ -142,8 +142,8 @@ where
         // The member refuses an older version before it changes; a newer version replacing an
         // aligned older one takes that row out of the prefix. Then `key` joins if it now
         // qualifies.
-        if M::OBSERVES {
-            // The member's hook runs after its insert and may panic: the prefix is repaired
+        if M::OBSERVES || N::OBSERVES {
+            // A hook runs after the member's insert (or in the repair's moves) and may panic: the prefix is repaired
             // all the same, while unwinding.
             let mut state = (&mut *self.group, None);
             then(
@@ -179,8 +179,8 @@ where
     /// assert_eq!(group.members().0.len(), 2);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<M, I> as Storage>::Value> {
-        if M::OBSERVES {
-            // A member's hook may panic while the row leaves the prefix or this member: the row
+        if M::OBSERVES || N::OBSERVES {
+            // A hook may panic while the row leaves the prefixes or this member: the row
             // leaves both all the same, while unwinding.
             let mut state = (&mut *self.group, None);
             then(

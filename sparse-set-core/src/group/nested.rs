@@ -517,29 +517,41 @@ where
                 let mut position = position;
                 if position >= self.len && self.members.joinable(positions, self.len) {
                     if O::OBSERVES || M::OBSERVES {
-                        // The prefix grows first, and the level's members move also while a
-                        // hook of the levels around unwinds: a hook that panics leaves the
-                        // key in the prefix, every storage having moved it.
+                        // The prefix grows first, and the level's members move (and the levels
+                        // inside take the key in) also while a hook of the levels around
+                        // unwinds: a hook that panics leaves the key in every prefix it
+                        // qualifies for, every storage having moved it.
                         let target = self.len;
                         self.len += 1;
                         then(
-                            &mut (&mut *outer, &mut self.members),
-                            |(outer, _)| {
-                                if position != target {
-                                    outer.swap_rows(position, target);
-                                }
+                            &mut (&mut *outer, &mut self.members, &mut self.inner),
+                            |(outer, members, _)| {
+                                then(
+                                    &mut (&mut **outer, &mut **members),
+                                    |(outer, _)| {
+                                        if position != target {
+                                            outer.swap_rows(position, target);
+                                        }
+                                    },
+                                    |(_, members)| members.move_to(positions, target),
+                                );
                             },
-                            |(_, members)| members.move_to(positions, target),
+                            |(outer, members, inner)| {
+                                inner.refresh(
+                                    &mut Chain(&mut **outer, &mut **members),
+                                    key,
+                                    target,
+                                );
+                            },
                         );
-                        position = target;
-                    } else {
-                        if position != self.len {
-                            outer.swap_rows(position, self.len);
-                        }
-                        self.members.move_to(positions, self.len);
-                        position = self.len;
-                        self.len += 1;
+                        return;
                     }
+                    if position != self.len {
+                        outer.swap_rows(position, self.len);
+                    }
+                    self.members.move_to(positions, self.len);
+                    position = self.len;
+                    self.len += 1;
                 }
                 if position < self.len {
                     self.inner.refresh(&mut Chain(outer, &mut self.members), key, position);
@@ -604,17 +616,23 @@ where
         );
         let len = self.len;
         self.len -= 1;
-        if M::OBSERVES && len != outer_len && position != self.len {
+        if M::OBSERVES && position != self.len {
             // A hook of this level's members may panic during the take (which the other
-            // members finish): the levels around move all the same.
-            let last = self.len;
+            // members finish): the levels around move all the same. When this prefix is all of
+            // the outer one, the outer removal would fill the hole by itself; a take that
+            // panicked stops that removal, so the outer members swap then too.
+            let (last, whole) = (self.len, len == outer_len);
             let mut state = (outer, &mut self.members, None);
             then(
                 &mut state,
                 |(_, members, taken)| *taken = Some(members.take_aligned(position, len)),
-                |(outer, _, _)| outer.swap_rows(position, last),
+                |(outer, _, taken)| {
+                    if !whole || taken.is_none() {
+                        outer.swap_rows(position, last);
+                    }
+                },
             );
-            return (last, (state.2, inner));
+            return (if whole { position } else { last }, (state.2, inner));
         }
         let taken = self.members.take_aligned(position, len);
         let last = self.len;

@@ -135,7 +135,8 @@ impl<K: Copy, V> Observer<K, V> for Removals<K> {
 ///
 /// On a storage derived with `#[derive(SparseSoa)]` from `Position` (whose hooks see a
 /// `PositionRef` view of each row), `RemovedValues<K, Position>` keeps a clone of each element:
-/// the derive implements it when every field is `Clone`.
+/// the derive implements it when every field is `Clone` and the key is not one of the struct's
+/// type parameters.
 ///
 /// ```
 /// use sparse_set_core::SparseMap;

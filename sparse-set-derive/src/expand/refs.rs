@@ -112,6 +112,20 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
         &field_bounds(input, &quote!(::core::clone::Clone)),
     );
     let (p, k) = (&input.private, &input.key);
+    // Not for a key that names one of the struct's type parameters: the orphan rules refuse
+    // the impl then (the parameter would come before the first local type).
+    let removed_values = (!names_type_parameter(k, input.generics)).then(|| {
+        quote! {
+            /// A removal of a row is recorded with a clone of the element.
+            #[automatically_derived]
+            impl #impl_generics #p::Observer<#k, #ref_ty> for #p::RemovedValues<#k, #value> #observer_where {
+                #[inline]
+                fn removed(&mut self, __key: #k, __row: &#ref_ty, _: #p::Removed<#k>) {
+                    self.record(__key, #ident { #(#members: ::core::clone::Clone::clone(__row.#members),)* });
+                }
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #ref_ty #where_clause {
@@ -135,14 +149,7 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::core::cmp::Eq for #ref_ty #eq_full_where {}
 
-        /// A removal of a row is recorded with a clone of the element.
-        #[automatically_derived]
-        impl #impl_generics #p::Observer<#k, #ref_ty> for #p::RemovedValues<#k, #value> #observer_where {
-            #[inline]
-            fn removed(&mut self, __key: #k, __row: &#ref_ty, _: #p::Removed<#k>) {
-                self.record(__key, #ident { #(#members: ::core::clone::Clone::clone(__row.#members),)* });
-            }
-        }
+        #removed_values
 
         #[automatically_derived]
         impl #impl_generics #ref_ty #where_clause {
@@ -227,4 +234,17 @@ fn debug(input: &Input<'_>, name: &syn::Ident) -> TokenStream {
             }
         }
     }
+}
+
+/// Whether `tokens` (a type) name one of `generics`' type parameters.
+fn names_type_parameter(tokens: &TokenStream, generics: &syn::Generics) -> bool {
+    fn walk(tokens: TokenStream, params: &[&proc_macro2::Ident]) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => params.contains(&&ident),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), params),
+            _ => false,
+        })
+    }
+    let params: Vec<_> = generics.type_params().map(|param| &param.ident).collect();
+    walk(tokens.clone(), &params)
 }
