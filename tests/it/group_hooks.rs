@@ -74,6 +74,25 @@ fn sweep<G>(
     unreachable!()
 }
 
+/// The journal of `member` (which hears every move the group made, the panicking one's too)
+/// replays into its keys from nothing, and the group's `journal` replays `mirror` into the
+/// group's `keys`, or asks for a resync, only after the steps in `resyncs`.
+fn check_journals(
+    member: &Mirrored,
+    journal: &Journal<u32>,
+    keys: &[u32],
+    mirror: &[u32],
+    resyncs: &[usize],
+    (fuse, step): (usize, usize),
+) {
+    let replayed = replay_keys(Vec::new(), member.observer());
+    assert_eq!(replayed.as_deref(), Some(member.keys()), "fuse {fuse}, step {step}: a member");
+    match replay_keys(mirror.to_vec(), journal) {
+        Some(replayed) => assert_eq!(replayed, keys, "fuse {fuse}, step {step}: the group"),
+        None => assert!(resyncs.contains(&step), "fuse {fuse}: a resync after step {step}"),
+    }
+}
+
 fn map<O: Observer<u32, u32>>(
     keys: impl IntoIterator<Item = u32>,
     observer: O,
@@ -143,17 +162,15 @@ fn a_panicking_member_hook_leaves_the_group_aligned() {
         &steps,
         |group, mirror, fuse, step| {
             group.assert_invariants();
-            // The member's journal and the group's heard every move, the panicking one's too; the
-            // group's asks for a resync after a sort that stopped part of the way.
-            let mirrored = &group.members().1;
-            let replayed = replay_keys(Vec::new(), mirrored.observer());
-            assert_eq!(replayed.as_deref(), Some(mirrored.keys()), "fuse {fuse}");
-            match replay_keys(mirror.clone(), group.observer()) {
-                Some(replayed) => {
-                    assert_eq!(replayed, group.keys(), "fuse {fuse}: the group's journal");
-                }
-                None => assert!([7, 8].contains(&step), "fuse {fuse}: a resync after step {step}"),
-            }
+            // The group's journal asks for a resync after a sort that stopped part of the way.
+            check_journals(
+                &group.members().1,
+                group.observer(),
+                group.keys(),
+                mirror,
+                &[7, 8],
+                (fuse, step),
+            );
             *mirror = group.keys().to_vec();
             group.observer_mut().clear();
         },
@@ -216,12 +233,9 @@ fn a_panicking_member_hook_leaves_a_family_aligned() {
         &steps,
         |family, mirror, fuse, step| {
             family.assert_invariants();
-            let mirrored = &family.nested().members().inner().0;
-            let replayed = replay_keys(Vec::new(), mirrored.observer());
-            assert_eq!(replayed.as_deref(), Some(mirrored.keys()), "fuse {fuse}, step {step}");
             // A family's sorts report their swaps one by one: never a resync.
-            let replayed = replay_keys(mirror.clone(), family.observer());
-            assert_eq!(replayed.as_deref(), Some(family.keys()), "fuse {fuse}, step {step}");
+            let mirrored = &family.nested().members().inner().0;
+            check_journals(mirrored, family.observer(), family.keys(), mirror, &[], (fuse, step));
             *mirror = family.keys().to_vec();
             family.observer_mut().clear();
         },
@@ -296,11 +310,14 @@ fn a_panicking_hook_of_a_nested_member_leaves_three_levels_aligned() {
         &steps,
         |family, mirror, fuse, step| {
             family.assert_invariants();
-            let mirrored = &family.members().0;
-            let replayed = replay_keys(Vec::new(), mirrored.observer());
-            assert_eq!(replayed.as_deref(), Some(mirrored.keys()), "fuse {fuse}, step {step}");
-            let replayed = replay_keys(mirror.clone(), family.observer());
-            assert_eq!(replayed.as_deref(), Some(family.keys()), "fuse {fuse}, step {step}");
+            check_journals(
+                &family.members().0,
+                family.observer(),
+                family.keys(),
+                mirror,
+                &[],
+                (fuse, step),
+            );
             *mirror = family.keys().to_vec();
             family.observer_mut().clear();
         },

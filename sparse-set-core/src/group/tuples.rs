@@ -512,7 +512,7 @@ macro_rules! group_tuple {
 
             #[inline]
             fn move_to(&mut self, positions: Self::Positions, target: usize) {
-                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                if <Self as GroupMembers>::OBSERVES {
                     // A hook may panic between two members: the others move all the same.
                     group_tuple!(@in_turn self, |members: &mut Self| group_tuple!(@move_to members.0, positions.0, target) $(, |members: &mut Self| group_tuple!(@move_to members.$i, positions.$i, target))*);
                     return;
@@ -523,7 +523,7 @@ macro_rules! group_tuple {
 
             #[inline]
             fn swap(&mut self, a: usize, b: usize) {
-                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                if <Self as GroupMembers>::OBSERVES {
                     // A hook may panic between two members: the others swap all the same.
                     group_tuple!(@in_turn self, |members: &mut Self| Columnar::swap_indices(&mut members.0, a, b) $(, |members: &mut Self| Columnar::swap_indices(&mut members.$i, a, b))*);
                     return;
@@ -545,7 +545,7 @@ macro_rules! group_tuple {
 
             #[inline]
             fn take_aligned(&mut self, position: usize, len: usize) -> Self::Taken {
-                if $first::OBSERVES $(|| $member::OBSERVES)* {
+                if <Self as GroupMembers>::OBSERVES {
                     // A hook may panic between two members, or between a member's swap and
                     // its removal: the rest is taken all the same (and dropped while
                     // unwinding).
