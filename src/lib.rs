@@ -77,6 +77,12 @@ pub use sparse_set_derive::SparseSoa;
 #[doc(inline)]
 pub use sparse_set_derive::World;
 
+/// Derives [`Bundle`](trait@Bundle) for a struct whose 1 to 8 fields are components, so that a
+/// world's `spawn`, `spawn_batch` and `insert` take it as they take the tuple of its fields:
+/// see the [derive reference](crate::derive_reference#named-rows).
+#[doc(inline)]
+pub use sparse_set_derive::Bundle;
+
 #[doc = include_str!("derive_reference.md")]
 pub mod derive_reference {}
 
@@ -89,11 +95,12 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        At, Excluded, FieldValue, Keyed, LevelExcluded, LevelMember, Member, One, RowWorld, Tag,
-        Whole, WorldStorage, check_world_alive, despawn, disjoint_positions, disjoint_rows_mut,
-        fail_bounded, fail_insert, fail_swap, get_index_below, get_index_of_or_max, insert,
-        pop_down_to, put_one, remove_at, reserve_one, retain_keys, shrink, spawn, spawn_rows_one,
-        try_insert, try_reserve, try_reserve_exact, try_spawn, vec_bytes, world_storage,
+        At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, One, RowWorld,
+        Tag, Whole, WorldStorage, check_world_alive, despawn, disjoint_positions,
+        disjoint_rows_mut, fail_bounded, fail_insert, fail_swap, get_index_below,
+        get_index_of_or_max, insert, pop_down_to, put_one, remove_at, reserve_one, retain_keys,
+        shrink, spawn, spawn_rows_one, try_insert, try_reserve, try_reserve_exact, try_spawn,
+        vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
         FieldTicks, Observed, Observer, RemovedValues, RowChanges, Since, Tick, Ticks, Tracks,

@@ -1,7 +1,8 @@
 //! The generated code compiles in hostile surroundings: no implicit prelude, user types named
 //! like the prelude's, a re-exported runtime, and the user's strictest lints; and every shape of
 //! struct works (generics, lifetimes, const generics, `where` clauses, tuple structs, raw
-//! identifiers, one field, renamed accessors). With the `serde` feature, the same holds for the
+//! identifiers, one field, renamed accessors), and a world spawns rows derived beside types that
+//! shadow the prelude's names. With the `serde` feature, the same holds for the
 //! serde impls of storages marked `#[sparse_soa(serde)]`.
 
 #![deny(warnings, missing_docs, clippy::pedantic)]
@@ -66,6 +67,69 @@ pub mod no_prelude {
         let copy = ::core::clone::Clone::clone(&positions);
         ::core::assert!(copy == positions);
         positions.len()
+    }
+
+    /// A component keyed by `Entity`, in a module without a prelude.
+    #[derive(::sparse_soa::SparseSoa)]
+    #[sparse_soa(key = ::sparse_soa::Entity)]
+    pub struct Velocity {
+        /// Horizontal.
+        pub dx: f32,
+    }
+
+    /// A row of `world_rows::Space`, derived in a module without a prelude, with fields named
+    /// like the generated code's parameters.
+    #[derive(::sparse_soa::Bundle)]
+    pub struct Row {
+        /// Stored in `velocities`.
+        pub world: Velocity,
+        /// Stored in `labels`.
+        pub entity: u32,
+    }
+}
+
+/// A world beside user types that shadow the prelude's names, spawning rows derived without a
+/// prelude. (A world cannot be derived under `#[no_implicit_prelude]`, which hides the
+/// `diagnostic` attribute namespace its generated implementations use: a limit of the
+/// compiler.)
+pub mod world_rows {
+    use crate::no_prelude::{Row, Velocity, VelocitySoa};
+
+    /// Shadows `core::option::Option`.
+    pub struct Option;
+    /// Shadows `Some`.
+    pub struct Some;
+    /// Shadows `None`.
+    pub struct None;
+    /// Shadows `Vec`.
+    pub struct Vec;
+    /// Shadows `Result`.
+    pub struct Result;
+    /// Shadows `Iterator`.
+    pub struct Iterator;
+
+    /// A world.
+    #[derive(sparse_soa::World)]
+    pub struct Space {
+        /// The allocator.
+        pub entities: sparse_soa::Entities,
+        /// Velocities.
+        pub velocities: VelocitySoa,
+        /// Labels.
+        pub labels: sparse_soa::SparseMap<sparse_soa::Entity, u32>,
+    }
+
+    /// Spawns rows of `Row`; the number of velocities stored.
+    #[must_use]
+    pub fn spawn_rows() -> usize {
+        let mut space = Space {
+            entities: sparse_soa::Entities::new(),
+            velocities: VelocitySoa::new(),
+            labels: sparse_soa::SparseMap::new(),
+        };
+        let _ = space.spawn(Row { world: Velocity { dx: 1.0 }, entity: 7 });
+        space.spawn_batch((0..3_u32).map(|i| Row { world: Velocity { dx: 0.0 }, entity: i }));
+        space.velocities.len()
     }
 }
 
@@ -157,6 +221,7 @@ struct Lonely {
 #[test]
 fn shapes() {
     assert_eq!(no_prelude::exercise(), 1);
+    assert_eq!(world_rows::spawn_rows(), 4);
 
     let mut masses = reexport::MassSoa::new();
     masses.insert(3, reexport::Mass { kg: 2.0 });

@@ -164,8 +164,8 @@ pub mod __private {
     pub use crate::par::ParRows;
     pub use crate::storage::pop_down_to;
     pub use crate::world::{
-        At, Excluded, FieldValue, Keyed, LevelExcluded, LevelMember, Member, NoValue, One, Place,
-        RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
+        At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, NoValue, One,
+        Place, RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
         reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn, world_storage,
     };
     #[cfg(feature = "rayon")]

@@ -105,13 +105,7 @@ impl<'a> Input<'a> {
         }
         let names =
             Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
-        let private = attrs.krate.as_ref().map_or_else(
-            || quote!(::sparse_soa::__private),
-            |krate| {
-                let path = &krate.value;
-                quote!(#path::__private)
-            },
-        );
+        let private = names::private_path(attrs.krate.as_ref().map(|krate| &krate.value));
         let key = attrs
             .key
             .as_ref()

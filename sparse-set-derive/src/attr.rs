@@ -15,7 +15,7 @@ use crate::errors::Errors;
 
 const CONTAINER_KEYS: &[&str] = &["name", "key", "dense", "crate", "serde"];
 const FIELD_KEYS: &[&str] = &["rename", "track"];
-const WORLD_CONTAINER_KEYS: &[&str] = &["crate"];
+const CRATE_CONTAINER_KEYS: &[&str] = &["crate"];
 const WORLD_FIELD_KEYS: &[&str] = &["entities", "skip", "tag"];
 const DENSE_WIDTHS: &[&str] = &["u8", "u16", "u32", "usize"];
 
@@ -149,9 +149,9 @@ impl Field {
     }
 }
 
-/// The struct-level attributes of `#[derive(World)]`.
+/// The struct-level attributes of `#[derive(World)]` and `#[derive(Bundle)]`.
 #[derive(Default)]
-pub(crate) struct WorldContainer {
+pub(crate) struct CrateContainer {
     /// `crate = path`: where the runtime is.
     pub(crate) krate: Option<Spanned<Path>>,
 }
@@ -168,9 +168,10 @@ pub(crate) struct WorldField {
     pub(crate) tags: Vec<Spanned<syn::Type>>,
 }
 
-impl WorldContainer {
-    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Self {
-        let mut container = WorldContainer::default();
+impl CrateContainer {
+    /// Reads `attrs` of a struct; `level` names it in errors ("`World` struct").
+    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors, level: &str) -> Self {
+        let mut container = CrateContainer::default();
         for attr in sparse_soa_attrs(attrs, errors) {
             let result = attr.parse_nested_meta(|meta| {
                 let key = path_name(&meta.path);
@@ -180,7 +181,7 @@ impl WorldContainer {
                         set_once(&mut container.krate, path, span, "crate", errors);
                     }
                 } else {
-                    errors.push(unknown(&key, span, "`World` struct", WORLD_CONTAINER_KEYS));
+                    errors.push(unknown(&key, span, level, CRATE_CONTAINER_KEYS));
                     skip_value(&meta)?;
                 }
                 Ok(())
@@ -230,6 +231,17 @@ impl WorldField {
             }
         }
         field
+    }
+}
+
+/// Reports every `#[sparse_soa(...)]` attribute among `attrs`: a field of `level` ("`Bundle`
+/// struct") takes none.
+pub(crate) fn no_field_attrs(attrs: &[Attribute], errors: &mut Errors, level: &str) {
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("sparse_soa")) {
+        errors.push(syn::Error::new_spanned(
+            attr,
+            format!("a field of a {level} takes no sparse_soa attributes"),
+        ));
     }
 }
 

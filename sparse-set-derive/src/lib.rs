@@ -1,8 +1,9 @@
-//! The `#[derive(SparseSoa)]` macro of [sparse-soa](https://docs.rs/sparse-soa): depend on
-//! `sparse-soa` and use it as `sparse_soa::SparseSoa`. The reference of what it generates is in
-//! the `sparse-soa` documentation, module `derive_reference`.
+//! The derive macros of [sparse-soa](https://docs.rs/sparse-soa): `#[derive(SparseSoa)]`,
+//! `#[derive(World)]` and `#[derive(Bundle)]`. Depend on `sparse-soa` and use them through it
+//! (`sparse_soa::SparseSoa`). The reference of what they generate is in the `sparse-soa`
+//! documentation, module `derive_reference`.
 //!
-//! The derive is a pipeline, one module per stage:
+//! `SparseSoa` is a pipeline, one module per stage:
 //!
 //! 1. `ast`: the input model, read from syn, with the attributes (`attr`) and the generated
 //!    names and type texts (`names`);
@@ -11,11 +12,14 @@
 //!
 //! Every user error found by the first two stages goes to the collector in `errors`, and they
 //! leave together, before anything is expanded. `errors` and `names` depend on no other stage.
+//! `World` (`world`) and `Bundle` (`bundle`) are the same three stages, each in one file
+//! because it is small.
 
 #![forbid(unsafe_code)]
 
 mod ast;
 mod attr;
+mod bundle;
 mod check;
 mod errors;
 mod expand;
@@ -60,6 +64,23 @@ pub fn derive_world(input: TokenStream) -> TokenStream {
     }
     match errors.finish(model) {
         Ok(model) => world::expand(&model).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Derives `Bundle` for a struct whose 1 to 8 fields are components: a `#[derive(World)]`
+/// world's `spawn`, `spawn_batch` and `insert` then take the struct as they take the tuple of
+/// its fields. See the `sparse_soa::derive_reference` documentation, section `World`.
+#[proc_macro_derive(Bundle, attributes(sparse_soa))]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let mut errors = errors::Errors::default();
+    let model = bundle::Row::from_syn(&input, &mut errors);
+    if let Ok(model) = &model {
+        bundle::check(model, &mut errors);
+    }
+    match errors.finish(model) {
+        Ok(model) => bundle::expand(&model).into(),
         Err(error) => error.to_compile_error().into(),
     }
 }

@@ -1,10 +1,19 @@
 //! Every identifier the derive generates is made here, and nowhere else; so is the text of types
 //! shown in messages and docs.
 
-use proc_macro2::Span;
-use quote::{ToTokens, format_ident};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
 use syn::ext::IdentExt;
-use syn::{GenericParam, Generics, Ident, Lifetime};
+use syn::{GenericParam, Generics, Ident, Lifetime, Path};
+
+/// The path of the runtime's `__private` module, which all generated code names things
+/// through: under `krate` (the `crate = path` attribute) if given, else `::sparse_soa`.
+pub(crate) fn private_path(krate: Option<&Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path::__private),
+        None => quote!(::sparse_soa::__private),
+    }
+}
 
 /// The storage's inherent methods, its column accessors aside. A column accessor must take none
 /// of these names, nor one of [`STORAGE_TRAIT_METHODS`]. Kept by hand; a unit test compares it

@@ -11,7 +11,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
-use crate::attr::{self, WorldContainer, WorldField};
+use crate::attr::{self, CrateContainer, WorldField};
 use crate::errors::Errors;
 use crate::names;
 
@@ -41,7 +41,7 @@ impl<'a> World<'a> {
     /// Reads the struct and its attributes; problems that do not stop the reading go to
     /// `errors`. `Err` for an enum or a union.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
-        let attrs = WorldContainer::from_attrs(&input.attrs, errors);
+        let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`World` struct");
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -96,13 +96,7 @@ impl<'a> World<'a> {
                 storages.push(Storage { member, ty: &field.ty, span: field.ty.span(), tags });
             }
         }
-        let private = attrs.krate.as_ref().map_or_else(
-            || quote!(::sparse_soa::__private),
-            |krate| {
-                let path = &krate.value;
-                quote!(#path::__private)
-            },
-        );
+        let private = names::private_path(attrs.krate.as_ref().map(|krate| &krate.value));
         Ok(World { ident: &input.ident, generics: &input.generics, entities, storages, private })
     }
 }

@@ -30,6 +30,7 @@ mod derive_ticks;
 mod derive_zig_seed;
 mod group_hooks;
 mod group_model;
+mod named_rows;
 mod nested_model;
 mod observe;
 mod observe_set;

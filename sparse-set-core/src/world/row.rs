@@ -1,7 +1,8 @@
 //! Whole rows: an entity's components stored in a world's storages in one call, as
 //! `#[derive(World)]`'s `spawn`, `spawn_batch` and `insert` do.
 //!
-//! A **row** ([`Bundle`]) is one component or a tuple of 1 to 8. A **component** is a value
+//! A **row** ([`Bundle`]) is one component, a tuple of 1 to 8, or a struct deriving `Bundle`
+//! (whose fields, 1 to 8 components, are stored as the tuple of them would be). A **component** is a value
 //! that has a storage in the world ([`Component`]): the derive implements it for the value type
 //! of every storage field (`Position` for a `PositionSoa`, `T` for a `SparseMap<Entity, T>`),
 //! and for the value type of every member and excluded storage of a group field written
@@ -512,7 +513,7 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no storage in `{W}`",
     label = "no field of `{W}` stores a `{Self}`",
-    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>` in the world itself (not through a type alias), at any of its `Nested` levels",
+    note = "a row is a component, a tuple of 1 to 8, or a struct deriving `Bundle` whose 1 to 8 fields are components (not rows); each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>` in the world itself (not through a type alias), at any of its `Nested` levels",
     note = "a world spawns rows only if it has an `Entities` field and no generic parameters"
 )]
 pub trait Component<W, I: Place>: Sized {
@@ -527,15 +528,16 @@ pub trait Component<W, I: Place>: Sized {
     fn storage(world: &mut W) -> &mut Self::Storage;
 }
 
-/// A row of world `W`: a [`Component`] or a tuple of 1 to 8 components of distinct storages.
-/// `I` says where each component goes; inference picks it.
+/// A row of world `W`: a [`Component`], a tuple of 1 to 8 components of distinct storages, or
+/// a struct that derives `Bundle` (`sparse_soa::Bundle`), whose 1 to 8 fields are such
+/// components. `I` says where each component goes; inference picks it.
 ///
 /// Spawned by `#[derive(World)]`'s `spawn`, `try_spawn` and `spawn_batch`, and added to a live
 /// entity by its `insert` and `try_insert`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a row of `{W}`",
-    label = "not a component of `{W}` or a tuple of 1 to 8 of them",
-    note = "a row is a component or a tuple of 1 to 8; each component's type is the value of one storage field of the world"
+    label = "not a component of `{W}`, a tuple of 1 to 8 of them, or a struct deriving `Bundle`",
+    note = "a row is a component, a tuple of 1 to 8, or a struct deriving `Bundle` whose 1 to 8 fields are components; each component's type is the value of one storage field of the world"
 )]
 pub trait Bundle<W, I>: Sized {
     /// What the row replaced, dropped once the row is stored.
@@ -587,6 +589,12 @@ pub trait Bundle<W, I>: Sized {
 /// One component, alone: the row's index type.
 #[doc(hidden)]
 pub struct One<I>(PhantomData<I>);
+
+/// A struct deriving `Bundle`: the row's index type, `I` that of the tuple of its fields. (A
+/// type of its own, so that a struct can be both a row of its fields and, in another world, a
+/// component.)
+#[doc(hidden)]
+pub struct Fields<I>(PhantomData<I>);
 
 /// A row of one component: what the derive's `Bundle` implementation for each component type
 /// calls. (Written per component type rather than as one blanket implementation, so that a
