@@ -14,6 +14,7 @@ use crate::names::{STORAGE_METHODS, STORAGE_TRAIT_METHODS, type_text};
 /// Checks `input` as a whole; problems go to `errors`.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
     check_has_fields(input, errors);
+    check_key(input, errors);
     check_tag(input, errors);
     check_storage_name(input, errors);
     check_accessors(input, errors);
@@ -36,6 +37,36 @@ fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
             ),
         ));
     }
+}
+
+/// Types that are no key, written as such: the signed, 128-bit and floating-point numbers,
+/// `bool`, `char` and text. The runtime's `Key` bound refuses them too, but once per method of
+/// the storage (dozens of errors for one mistake); named here, the attribute gets one.
+const NOT_KEYS: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u128", "f32", "f64", "bool", "char", "str",
+    "String",
+];
+
+/// `key = T` where `T` is one of [`NOT_KEYS`], written alone or as `core::primitive::T`
+/// (`std::`, `alloc::string::` alike).
+fn check_key(input: &Input<'_>, errors: &mut Errors) {
+    let Some(key) = &input.attrs.key else { return };
+    let ty = match &key.value {
+        Type::Reference(reference) => &*reference.elem,
+        ty => ty,
+    };
+    let Type::Path(path) = ty else { return };
+    let Some(last) = path.path.segments.last() else { return };
+    let name = last.ident.to_string();
+    if path.qself.is_some() || !last.arguments.is_none() || !NOT_KEYS.contains(&name.as_str()) {
+        return;
+    }
+    errors.push(syn::Error::new_spanned(
+        &key.value,
+        format!(
+            "`{name}` cannot key a sparse set: keys are `u8`, `u16`, `u32`, `u64`, `usize` and `Entity`; for another type (a signed integer, an id of your own), implement `Key` for a newtype that returns its slot, as the `Key` docs show"
+        ),
+    ));
 }
 
 /// A tag's storage is a type alias of `SparseSet`, which has no room for the struct's generics.
@@ -229,6 +260,21 @@ mod tests {
             struct Body<T> { position: [f32; 3], mass: T, name: String }
         };
         assert_eq!(messages(&input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_key_written_as_a_type_that_is_no_key_is_refused_once() {
+        for key in [quote!(i32), quote!(core::primitive::i64), quote!(String), quote!(&'static str)]
+        {
+            let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
+            let messages = messages(&input);
+            assert_eq!(messages.len(), 1, "{key}: {messages:#?}");
+            assert!(messages[0].contains("cannot key a sparse set"), "{key}: {messages:#?}");
+        }
+        for key in [quote!(u64), quote!(Entity), quote!(sparse_soa::Entity), quote!(MyId)] {
+            let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
+            assert_eq!(messages(&input), Vec::<String>::new(), "{key}");
+        }
     }
 
     #[test]
