@@ -4,14 +4,15 @@
 //! `spawn` in a loop. After every step both worlds hold the same entities, the same keys in
 //! every storage and the same prefixes, and every checker passes. Despawns, entities despawned
 //! from the allocator alone (their rows stay behind) and inserts into live entities make the
-//! slots a batch meets held, freed, recycled and stale.
+//! slots a batch meets held, freed, recycled and stale. One shape of row is a struct deriving
+//! `Bundle`.
 
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sparse_soa::group::Nested;
-use sparse_soa::{Entities, Entity, Group, SparseMap, SparseSoa, Storage, World};
+use sparse_soa::{Bundle, Entities, Entity, Group, SparseMap, SparseSoa, Storage, World};
 
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(key = Entity)]
@@ -51,6 +52,15 @@ struct Game {
     sparks: SparkSoa,
 }
 
+/// A row written as a struct: stored as the tuple of its fields.
+#[derive(Bundle)]
+struct Ship {
+    sprite: Sprite,
+    position: Position,
+    name: u16,
+    velocity: Velocity,
+}
+
 /// Which components a row has.
 #[derive(Arbitrary, Clone, Copy, Debug)]
 enum Shape {
@@ -59,6 +69,7 @@ enum Shape {
     Drawn,
     Named,
     Alone,
+    Ship,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -97,6 +108,12 @@ fn spawn(game: &mut Game, shape: Shape, n: u16, batched: bool, collect: bool) ->
         }
         Shape::Named => rows!(|x| (x as u16, Spark, Position { x, y: 2 })),
         Shape::Alone => rows!(|x| Velocity { dx: x }),
+        Shape::Ship => rows!(|x| Ship {
+            sprite: Sprite { id: 7 },
+            position: Position { x, y: 3 },
+            name: x as u16,
+            velocity: Velocity { dx: -x },
+        }),
     }
 }
 
