@@ -101,11 +101,9 @@ fn check_storage_name(input: &Input<'_>, errors: &mut Errors) {
 /// Column accessors must not take a storage method's name, nor each other's.
 fn check_accessors(input: &Input<'_>, errors: &mut Errors) {
     let storage = &input.names.storage;
-    // With tracked fields the storage has `set_if_neq` and one `{field}_changed_since` per
-    // tracked field too.
+    // With tracked fields the storage has one `{field}_changed_since` per tracked field too.
     let mut tracked_methods: Vec<String> = Vec::new();
     if input.tracked_fields() > 0 {
-        tracked_methods.push(String::from("set_if_neq"));
         for field in input.fields.iter().filter(|field| field.tracked.is_some()) {
             let accessor = syn::ext::IdentExt::unraw(&field.accessor);
             tracked_methods.push(format!("{accessor}_changed_since"));

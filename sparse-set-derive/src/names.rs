@@ -9,10 +9,7 @@ use syn::{GenericParam, Generics, Ident, Lifetime, Path};
 /// The path of the runtime's `__private` module, which all generated code names things
 /// through: under `krate` (the `crate = path` attribute) if given, else `::sparse_soa`.
 pub(crate) fn private_path(krate: Option<&Path>) -> TokenStream {
-    match krate {
-        Some(path) => quote!(#path::__private),
-        None => quote!(::sparse_soa::__private),
-    }
+    krate.map_or_else(|| quote!(::sparse_soa::__private), |path| quote!(#path::__private))
 }
 
 /// The storage's inherent methods, its column accessors aside. A column accessor must take none
@@ -78,6 +75,7 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "changed_since",
     "added_since",
     "get_mut_untracked",
+    "set_if_neq",
 ];
 
 /// Methods of the storage's traits that users call as methods (`storage.clone()`), which an

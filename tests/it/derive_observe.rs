@@ -330,6 +330,33 @@ fn change_ticks_and_the_query_filter_work_on_a_derived_storage() {
 }
 
 #[test]
+fn set_if_neq_writes_and_reports_only_a_row_that_changes() {
+    let mut bodies = BodySoa::with_observer((Ticks::new(), Journal::<u32>::default()));
+    bodies.extend((0..4).map(|key| (key, Body { pos: 0, mass: key })));
+    let seen = bodies.ticks_mut().advance();
+    bodies.observer_mut().1.clear();
+
+    assert!(!bodies.set_if_neq(2, Body { pos: 0, mass: 2 }), "the same row: no change");
+    assert!(!bodies.set_if_neq(7, Body { pos: 1, mass: 1 }), "absent: nothing inserted");
+    assert_eq!(bodies.changed_since(seen).count(), 0);
+    assert_eq!(bodies.observer().1.changes().unwrap().count(), 0, "nothing reported");
+    assert_eq!(bodies.len(), 4);
+
+    assert!(bodies.set_if_neq(2, Body { pos: 0, mass: 9 }), "one field differs");
+    assert_eq!(bodies.get(2).map(|body| (*body.pos, *body.mass)), Some((0, 9)));
+    assert_eq!(bodies.changed_since(seen).collect::<Vec<_>>(), [2]);
+    let changes: Vec<_> = bodies.observer().1.changes().unwrap().collect();
+    assert_eq!(changes, [Change::Write { rows: 2..3 }], "one write of the row");
+
+    // Without an observer, the write alone.
+    let mut plain = BodySoa::new();
+    plain.insert(1, Body { pos: 3, mass: 3 });
+    assert!(plain.set_if_neq(1, Body { pos: 4, mass: 3 }));
+    assert!(!plain.set_if_neq(1, Body { pos: 4, mass: 3 }));
+    assert_eq!(plain.get(1).map(|body| *body.pos), Some(4));
+}
+
+#[test]
 fn a_grouped_derived_storage_reports_the_group_swaps() {
     use sparse_soa::{Group, SparseMap};
 

@@ -1,6 +1,7 @@
 //! Change ticks of a storage whose observer keeps them (`Ticks`, or a tuple that starts with
 //! it), or of a struct with tracked fields: `ticks`, `changed_since`, `added_since`, and for
-//! tracked fields `{field}_changed_since` and `set_if_neq`. The methods can be called only on
+//! tracked fields `{field}_changed_since`; and `set_if_neq` for every storage, the write that
+//! counts only where it changes something. The methods can be called only on
 //! such storages (the observer's `Tracks` bound on each, or, for tracked fields, only their
 //! structs have them), so asking an untracked storage for changes does not compile.
 
@@ -29,7 +30,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
             quote!(#p::Ticks),
             quote!(#p::Tracks::ticks(&self.#observer)),
             quote!(#p::Tracks::ticks_mut(&mut self.#observer)),
-            TokenStream::new(),
+            set_if_neq(input),
         )
     } else {
         (
@@ -125,11 +126,24 @@ fn fields(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `set_if_neq` of a struct with tracked fields: a write field by field, where the value
-/// differs, each stamping its own field.
+/// `set_if_neq`: a write field by field, where the value differs, the observer hearing of one
+/// write of the row if any field did. With tracked fields, each field that differs stamps its
+/// own tick, and the user's observer hears the write.
 fn set_if_neq(input: &Input<'_>) -> TokenStream {
     let Parts {
-        p, k, ident, keys, value, columns, members, bindings, observer, option, bool, ..
+        p,
+        k,
+        ident,
+        keys,
+        value,
+        columns,
+        members,
+        bindings,
+        observer,
+        option,
+        bool,
+        hear,
+        ..
     } = &Parts::new(input);
     let o = &input.observer;
     let row = input.borrowing(&input.names.refs, &quote!('_));
@@ -137,12 +151,19 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
         Some(slot) => quote!(self.#observer.0.written_field(#slot, __index..__index + 1);),
         None => TokenStream::new(),
     });
+    let written = if input.tracked_fields() > 0 {
+        quote!(<#o as #p::Observer<#k, #row>>::written(&mut self.#observer.1, __index..__index + 1))
+    } else {
+        quote!(#hear::written(&mut self.#observer, __index..__index + 1))
+    };
     let compared = crate::expand::tokens::field_bounds(input, &quote!(::core::cmp::PartialEq));
     quote! {
             /// Writes `value` over the row of `key` field by field, only where it differs;
-            /// returns whether any field did. Only the fields that differ count as changed
-            /// (a write through `get_mut` counts for every tracked field); the observer hears
-            /// of one write. Does nothing when `key` is absent.
+            /// returns whether any field did. The observer hears of one write if any field
+            /// differs, and of nothing otherwise (a write that changes nothing is no change:
+            /// with `Ticks`, the row's changed tick stays). With tracked fields only the fields
+            /// that differ count as changed (a write through `get_mut` counts for every tracked
+            /// field). Does nothing when `key` is absent.
             ///
             /// Computes in **O(1)** time, plus the comparisons.
             pub fn set_if_neq(&mut self, key: #k, value: #value) -> #bool
@@ -164,10 +185,7 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
                     }
                 )*
                 if __changed {
-                    <#o as #p::Observer<#k, #row>>::written(
-                        &mut self.#observer.1,
-                        __index..__index + 1,
-                    );
+                    #written;
                 }
                 __changed
             }
