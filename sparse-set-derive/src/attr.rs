@@ -3,7 +3,10 @@
 //! `SparseSoa`: container (on the struct) `name = "..."`, `key = Type`,
 //! `dense = u8 | u16 | u32 | usize`, `crate = path`, `serde`; field `rename = "..."`, `track`.
 //!
-//! `World`: container `crate = path`; field `entities`, `skip`.
+//! `World`: container `crate = path`; field `entities`, `skip`, `tag = T`.
+//!
+//! `Bundle`: container `crate = path`; no field keys. It leaves `SparseSoa`'s keys to that
+//! derive, so that one struct can derive both.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
@@ -169,8 +172,14 @@ pub(crate) struct WorldField {
 }
 
 impl CrateContainer {
-    /// Reads `attrs` of a struct; `level` names it in errors ("`World` struct").
-    pub(crate) fn from_attrs(attrs: &[Attribute], errors: &mut Errors, level: &str) -> Self {
+    /// Reads `attrs` of a struct; `level` names it in errors ("`World` struct"). With
+    /// `beside_sparse_soa`, `SparseSoa`'s keys are left to that derive.
+    pub(crate) fn from_attrs(
+        attrs: &[Attribute],
+        errors: &mut Errors,
+        level: &str,
+        beside_sparse_soa: bool,
+    ) -> Self {
         let mut container = CrateContainer::default();
         for attr in sparse_soa_attrs(attrs, errors) {
             let result = attr.parse_nested_meta(|meta| {
@@ -180,6 +189,8 @@ impl CrateContainer {
                     if let Some(path) = recover(&meta, parse_path_value(&meta), errors)? {
                         set_once(&mut container.krate, path, span, "crate", errors);
                     }
+                } else if beside_sparse_soa && CONTAINER_KEYS.contains(&key.as_str()) {
+                    skip_value(&meta)?;
                 } else {
                     errors.push(unknown(&key, span, level, CRATE_CONTAINER_KEYS));
                     skip_value(&meta)?;
@@ -234,14 +245,25 @@ impl WorldField {
     }
 }
 
-/// Reports every `#[sparse_soa(...)]` attribute among `attrs`: a field of `level` ("`Bundle`
-/// struct") takes none.
+/// Reports every key of the `#[sparse_soa(...)]` attributes among `attrs` but `SparseSoa`'s
+/// (left to that derive): a field of `level` ("`Bundle` struct") takes none of its own.
 pub(crate) fn no_field_attrs(attrs: &[Attribute], errors: &mut Errors, level: &str) {
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("sparse_soa")) {
-        errors.push(syn::Error::new_spanned(
-            attr,
-            format!("a field of a {level} takes no sparse_soa attributes"),
-        ));
+    for attr in sparse_soa_attrs(attrs, errors) {
+        let result = attr.parse_nested_meta(|meta| {
+            let key = path_name(&meta.path);
+            if !FIELD_KEYS.contains(&key.as_str()) {
+                errors.push(syn::Error::new(
+                    key_span(&meta.path),
+                    format!(
+                        "a field of a {level} takes no sparse_soa attributes, and `{key}` is not one of `SparseSoa`'s (`rename`, `track`), which it leaves to that derive"
+                    ),
+                ));
+            }
+            skip_value(&meta)
+        });
+        if let Err(error) = result {
+            errors.push(error);
+        }
     }
 }
 

@@ -31,7 +31,7 @@ impl<'a> Row<'a> {
     /// Reads the struct and its attributes; problems that do not stop the reading go to
     /// `errors`. `Err` for an enum or a union.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
-        let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`Bundle` struct");
+        let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`Bundle` struct", true);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -96,36 +96,39 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
     let own = fields_of(&quote!(self));
     let each = fields_of(&quote!(__row));
 
+    // The world and the index, named apart from the struct's own parameters.
+    let w = names::fresh_type_param(row.generics, "__W");
+    let i = names::fresh_type_param(row.generics, "__I");
     let mut generics = row.generics.clone();
-    generics.params.push(parse_quote!(__W));
-    generics.params.push(parse_quote!(__I));
-    generics.make_where_clause().predicates.push(parse_quote!(#tuple: #p::Bundle<__W, __I>));
+    generics.params.push(parse_quote!(#w));
+    generics.params.push(parse_quote!(#i));
+    generics.make_where_clause().predicates.push(parse_quote!(#tuple: #p::Bundle<#w, #i>));
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = row.generics.split_for_impl();
-    let as_tuple = quote!(<#tuple as #p::Bundle<__W, __I>>);
+    let as_tuple = quote!(<#tuple as #p::Bundle<#w, #i>>);
     let span = ident.span();
     quote_spanned! {span=>
         #[automatically_derived]
-        impl #impl_generics #p::Bundle<__W, #p::Fields<__I>> for #ident #ty_generics #where_clause {
+        impl #impl_generics #p::Bundle<#w, #p::Fields<#i>> for #ident #ty_generics #where_clause {
             type Replaced = #as_tuple::Replaced;
 
             #[inline]
-            fn put(
+            fn put<const LIVE: ::core::primitive::bool>(
                 self,
-                world: &mut __W,
+                world: &mut #w,
                 entity: #p::Entity,
             ) -> ::core::result::Result<Self::Replaced, #p::Error> {
-                #as_tuple::put(#own, world, entity)
+                #as_tuple::put::<LIVE>(#own, world, entity)
             }
 
             #[inline]
-            fn prefetch(world: &mut __W, entity: #p::Entity) {
+            fn prefetch(world: &mut #w, entity: #p::Entity) {
                 #as_tuple::prefetch(world, entity);
             }
 
             #[inline]
             fn reserve(
-                world: &mut __W,
+                world: &mut #w,
                 additional: ::core::primitive::usize,
                 slots: ::core::ops::Range<::core::primitive::u64>,
             ) {
@@ -135,12 +138,12 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
             #[inline]
             #[track_caller]
             fn spawn_rows<__R: ::core::iter::Iterator<Item = Self>>(
-                world: &mut __W,
+                world: &mut #w,
                 rows: &mut __R,
                 spawned: ::core::option::Option<&mut #p::Vec<#p::Entity>>,
                 all: ::core::primitive::bool,
             ) where
-                __W: #p::RowWorld,
+                #w: #p::RowWorld,
             {
                 let mut rows = ::core::iter::Iterator::map(rows, |__row: Self| #each);
                 #as_tuple::spawn_rows(world, &mut rows, spawned, all);
@@ -188,14 +191,14 @@ mod tests {
     #[test]
     fn every_error_is_reported_at_once() {
         let input = parse_quote! {
-            #[sparse_soa(key = Entity, crate = sparse_soa)]
+            #[sparse_soa(kee = Entity, crate = sparse_soa)]
             struct Nine(#[sparse_soa(skip)] u8, u8, u8, u8, u8, u8, u8, u8, #[sparse_soa] u8);
         };
         let messages = derive(&input).unwrap_err();
         assert_eq!(messages.len(), 4, "{messages:?}");
-        assert!(messages[0].starts_with("unknown sparse_soa attribute `key`"));
+        assert!(messages[0].starts_with("unknown sparse_soa attribute `kee`"));
         assert!(messages[1].starts_with("a field of a `Bundle` struct takes no"));
-        assert!(messages[2].starts_with("a field of a `Bundle` struct takes no"));
+        assert!(messages[2].starts_with("expected a list of options"));
         assert!(messages[3].contains("this is field 9"));
         assert_eq!(
             derive(&parse_quote!(
@@ -218,6 +221,30 @@ mod tests {
     }
 
     #[test]
+    fn the_world_and_index_parameters_take_names_the_struct_leaves_free() {
+        let expansion = derive(&parse_quote!(
+            struct Pair<__W, __I> {
+                a: __W,
+                b: __I,
+            }
+        ))
+        .unwrap();
+        let text = expansion.replace(' ', "");
+        assert!(
+            text.contains("Bundle<__W_,::sparse_soa::__private::Fields<__I_>>forPair<__W,__I>")
+        );
+    }
+
+    #[test]
+    fn the_keys_of_sparse_soa_are_left_to_it() {
+        let input = parse_quote! {
+            #[sparse_soa(key = Entity, dense = u16, name = "Ships", serde)]
+            struct Ship { #[sparse_soa(track)] a: A, #[sparse_soa(rename = "bee")] b: B }
+        };
+        assert!(derive(&input).is_ok());
+    }
+
+    #[test]
     fn the_row_hands_its_fields_to_the_tuple_of_their_types_in_order() {
         let expansion = derive(&parse_quote! {
             #[sparse_soa(crate = my::runtime)]
@@ -227,7 +254,7 @@ mod tests {
         let text = expansion.replace(' ', "");
         assert!(text.contains("Bundle<__W,my::runtime::__private::Fields<__I>>forShip<T>"));
         assert!(text.contains("whereT:Copy,(B,T,):my::runtime::__private::Bundle<__W,__I>"));
-        assert!(text.contains("::put((self.b,self.a,),world,entity)"));
+        assert!(text.contains("::put::<LIVE>((self.b,self.a,),world,entity)"));
         assert!(text.contains("|__row:Self|(__row.b,__row.a,)"));
     }
 }

@@ -47,8 +47,9 @@ const NOT_KEYS: &[&str] = &[
     "String",
 ];
 
-/// `key = T` where `T` is one of [`NOT_KEYS`], written alone or as `core::primitive::T`
-/// (`std::`, `alloc::string::` alike).
+/// `key = T` where `T` is one of [`NOT_KEYS`], written alone or through `core`, `std` or
+/// `alloc` (`core::primitive::i32`, `std::string::String`); a path elsewhere may name a type
+/// of one's own (`ids::String`), which the runtime's bound judges.
 fn check_key(input: &Input<'_>, errors: &mut Errors) {
     let Some(key) = &input.attrs.key else { return };
     let ty = match &key.value {
@@ -56,9 +57,16 @@ fn check_key(input: &Input<'_>, errors: &mut Errors) {
         ty => ty,
     };
     let Type::Path(path) = ty else { return };
-    let Some(last) = path.path.segments.last() else { return };
+    let segments = &path.path.segments;
+    let (Some(first), Some(last)) = (segments.first(), segments.last()) else { return };
+    let from_std =
+        segments.len() == 1 || ["core", "std", "alloc"].iter().any(|krate| first.ident == krate);
     let name = last.ident.to_string();
-    if path.qself.is_some() || !last.arguments.is_none() || !NOT_KEYS.contains(&name.as_str()) {
+    if path.qself.is_some()
+        || !from_std
+        || !last.arguments.is_none()
+        || !NOT_KEYS.contains(&name.as_str())
+    {
         return;
     }
     errors.push(syn::Error::new_spanned(
@@ -262,14 +270,24 @@ mod tests {
 
     #[test]
     fn a_key_written_as_a_type_that_is_no_key_is_refused_once() {
-        for key in [quote!(i32), quote!(core::primitive::i64), quote!(String), quote!(&'static str)]
-        {
+        for key in [
+            quote!(i32),
+            quote!(core::primitive::i64),
+            quote!(::std::string::String),
+            quote!(&'static str),
+        ] {
             let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
             let messages = messages(&input);
             assert_eq!(messages.len(), 1, "{key}: {messages:#?}");
             assert!(messages[0].contains("cannot key a sparse set"), "{key}: {messages:#?}");
         }
-        for key in [quote!(u64), quote!(Entity), quote!(sparse_soa::Entity), quote!(MyId)] {
+        for key in [
+            quote!(u64),
+            quote!(Entity),
+            quote!(sparse_soa::Entity),
+            quote!(MyId),
+            quote!(ids::String),
+        ] {
             let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
             assert_eq!(messages(&input), Vec::<String>::new(), "{key}");
         }

@@ -175,6 +175,25 @@ fn fresh_lifetime(generics: &Generics) -> Lifetime {
     Lifetime::new(&format!("'{name}"), Span::call_site())
 }
 
+/// A type parameter named `base` (`__W`), or `base` with underscores appended, that none of
+/// `generics`' parameters takes: what a derive adds to the struct's own parameters.
+pub(crate) fn fresh_type_param(generics: &Generics, base: &str) -> Ident {
+    let used: Vec<String> = generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(param) => Some(param.ident.to_string()),
+            GenericParam::Const(param) => Some(param.ident.to_string()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let mut name = String::from(base);
+    while used.contains(&name) {
+        name.push('_');
+    }
+    Ident::new(&name, Span::call_site())
+}
+
 /// The name of a field's column accessors: the `rename` attribute, the field's name, or
 /// `column_{index}` for a tuple field.
 pub(crate) fn accessor(field_ident: Option<&Ident>, index: usize, rename: Option<&Ident>) -> Ident {
@@ -231,7 +250,7 @@ mod tests {
 
     use super::{
         Names, STORAGE_METHODS, STORAGE_TRAIT_METHODS, accessor, accessor_mut, fresh_lifetime,
-        type_text,
+        fresh_type_param, type_text,
     };
     use crate::ast::Input;
     use crate::errors::Errors;
@@ -391,6 +410,13 @@ mod tests {
         assert_eq!(fresh(parse_quote!(<'a, T>)), "'b");
         assert_eq!(fresh(parse_quote!(<'b, 'a, 'c>)), "'d");
         assert_eq!(fresh(parse_quote!(<'x>)), "'a");
+    }
+
+    #[test]
+    fn fresh_type_param_skips_the_structs_parameters() {
+        let fresh = |generics: Generics| fresh_type_param(&generics, "__W").to_string();
+        assert_eq!(fresh(parse_quote!(<T>)), "__W");
+        assert_eq!(fresh(parse_quote!(<'__W, __W, const __W_: usize>)), "__W__");
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl<'a> World<'a> {
     /// Reads the struct and its attributes; problems that do not stop the reading go to
     /// `errors`. `Err` for an enum or a union.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
-        let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`World` struct");
+        let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`World` struct", false);
         let fields = match &input.data {
             Data::Struct(data) => &data.fields,
             Data::Enum(data) => {
@@ -348,7 +348,7 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
                     type Replaced = ::core::option::Option<Self>;
 
                     #[inline]
-                    fn put(
+                    fn put<const LIVE: ::core::primitive::bool>(
                         self,
                         world: &mut #ident,
                         entity: #p::Entity,
@@ -417,9 +417,9 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
 
         #[automatically_derived]
         impl #ident {
-            /// Spawns an entity with the components of `row`: one component, or a tuple of 1 to
-            /// 8, each stored in the storage of its type. A row that completes a group is
-            /// written straight into its aligned prefix.
+            /// Spawns an entity with the components of `row`: one component, a tuple of 1 to 8,
+            /// or a struct deriving `Bundle`, each component stored in the storage of its type.
+            /// A row that completes a group is written straight into its aligned prefix.
             ///
             /// Computes in **O(components)** amortised time.
             ///
@@ -440,7 +440,8 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             /// # Errors
             ///
             /// The allocator's, or the first failing storage's (a bounded storage that is
-            /// full, a failed allocation); the world is unchanged then.
+            /// full, a failed allocation); nothing is stored then, and the entity is freed
+            /// again (its generation stays used, as after any despawn).
             #[inline]
             pub fn try_spawn<R: #p::Bundle<Self, I>, I>(
                 &mut self,
@@ -498,7 +499,10 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             ///
             /// [`Error::NotAlive`](#p::Error::NotAlive) if the world's allocator does not hold
             /// `entity` alive (it was despawned: a stale handle is refused by every storage),
-            /// or the first failing storage's error; the world is unchanged then.
+            /// or the first failing storage's error; the world is unchanged then, but for rows
+            /// an older generation of `entity` left in the storages the row names (despawned
+            /// from the allocator alone), which the row replaced: those are dropped, not given
+            /// to `entity`.
             #[inline]
             pub fn try_insert<R: #p::Bundle<Self, I>, I>(
                 &mut self,

@@ -356,6 +356,39 @@ fn set_if_neq_writes_and_reports_only_a_row_that_changes() {
     assert_eq!(plain.get(1).map(|body| *body.pos), Some(4));
 }
 
+/// A value whose comparison panics when it meets 255.
+#[derive(Debug)]
+struct Touchy(u8);
+
+impl PartialEq for Touchy {
+    fn eq(&self, other: &Self) -> bool {
+        assert!(other.0 != 255, "compared with 255");
+        self.0 == other.0
+    }
+}
+
+#[derive(SparseSoa)]
+struct Labelled {
+    a: u8,
+    b: Touchy,
+}
+
+#[test]
+fn set_if_neq_whose_comparison_panics_changes_nothing() {
+    let mut rows = LabelledSoa::with_observer(Journal::<u32>::default());
+    rows.insert(1, Labelled { a: 1, b: Touchy(1) });
+    rows.observer_mut().clear();
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rows.set_if_neq(1, Labelled { a: 2, b: Touchy(255) })
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(rows.a(), &[1], "the first field is compared, not written, before the panic");
+    assert_eq!(rows.observer().changes().unwrap().count(), 0);
+    assert!(rows.set_if_neq(1, Labelled { a: 2, b: Touchy(1) }));
+    assert_eq!(rows.a(), &[2]);
+    assert_eq!(rows.observer().changes().unwrap().count(), 1);
+}
+
 #[test]
 fn a_grouped_derived_storage_reports_the_group_swaps() {
     use sparse_soa::{Group, SparseMap};

@@ -169,6 +169,24 @@ fn a_failed_struct_row_changes_nothing() {
     assert!(small.names.contains_key(a));
 }
 
+#[test]
+fn a_failed_struct_row_gives_a_live_entity_no_value_of_an_older_generation() {
+    let mut small = Small {
+        entities: Entities::new(),
+        pair: Group::new((PositionSoa::new(), VelocitySoa::new())),
+        names: SparseMap::bounded(2, 64),
+    };
+    let old = small.spawn(Pair { first: Position { x: 1, y: 1 }, second: Velocity { dx: 1 } });
+    small.entities.despawn(old); // the rows stay
+    let live = small.entities.spawn();
+    small.spawn(("a".to_string(),));
+    small.spawn(("b".to_string(),));
+    let row = Pair { first: Velocity { dx: 5 }, second: "x".to_string() };
+    assert_eq!(small.try_insert(live, row).unwrap_err(), Error::Full { capacity: 2 });
+    small.pair.assert_invariants();
+    assert!(!small.pair.members().1.contains_key(live), "not the old generation's velocity");
+}
+
 /// A row struct can be a component of another world: the two are told apart by the world.
 #[derive(World)]
 struct Fleet {
@@ -185,4 +203,25 @@ fn a_row_struct_is_also_a_component_where_a_world_stores_it_whole() {
     let f = game.spawn(ship(4));
     assert_eq!(game.names.get(f).map(String::as_str), Some("s4"));
     assert_eq!(game.motion.keys(), &[f]);
+}
+
+/// One struct, two derives: a storage of whole rows (`SparseSoa`, whose keys the `Bundle`
+/// derive leaves alone) and a row of its fields.
+#[derive(SparseSoa, Bundle)]
+#[sparse_soa(key = Entity, name = "Convoys")]
+struct Convoy {
+    #[sparse_soa(rename = "lead")]
+    position: Position,
+    #[sparse_soa(track)]
+    velocity: Velocity,
+}
+
+#[test]
+fn a_struct_can_derive_sparse_soa_and_bundle() {
+    let mut game = Game::new();
+    let e = game.spawn(Convoy { position: Position { x: 1, y: 2 }, velocity: Velocity { dx: 3 } });
+    assert_eq!(game.motion.keys(), &[e]);
+    let mut convoys = Convoys::new();
+    convoys.insert(e, Convoy { position: Position { x: 1, y: 2 }, velocity: Velocity { dx: 3 } });
+    assert_eq!(convoys.lead(), &[Position { x: 1, y: 2 }]);
 }

@@ -158,6 +158,34 @@ fn a_failed_row_changes_nothing() {
     assert_eq!(small.names.get(b).map(String::as_str), Some("x"));
 }
 
+/// An entity despawned from the allocator alone leaves its rows; the slot's next entity is
+/// alive. A row into it that fails must not hand it the old rows' values.
+#[test]
+fn a_failed_insert_gives_a_live_entity_no_value_of_an_older_generation() {
+    let mut small = Small::new();
+    let old = small.spawn((Position { x: 1, y: 1 }, Velocity { dx: 1 }));
+    small.entities.despawn(old); // the rows stay
+    let live = small.entities.spawn();
+    assert_eq!(live.index(), old.index());
+    small.spawn("a".to_string());
+    small.spawn("b".to_string()); // the names are full
+    let error = small.try_insert(live, (Position { x: 5, y: 5 }, "x".to_string())).unwrap_err();
+    assert_eq!(error, Error::Full { capacity: 2 });
+    small.pair.assert_invariants();
+    let (positions, velocities) = small.pair.members();
+    assert!(!positions.contains_key(live), "the old generation's position is not the entity's");
+    assert!(!positions.contains_key(old), "replaced by the failed row, and dropped");
+    assert!(velocities.contains_key(old), "a storage the row did not name keeps its row");
+    assert!(small.pair.is_empty());
+
+    // The entity's own value is given back.
+    small.insert(live, Position { x: 7, y: 7 });
+    let error = small.try_insert(live, (Position { x: 8, y: 8 }, "y".to_string())).unwrap_err();
+    assert_eq!(error, Error::Full { capacity: 2 });
+    small.pair.assert_invariants();
+    assert_eq!(small.pair.members().0.get(live).map(|p| (*p.x, *p.y)), Some((7, 7)));
+}
+
 #[test]
 fn spawn_batch_yields_the_entities_and_spawns_the_rest_when_dropped() {
     let mut game = Game::default();

@@ -102,13 +102,22 @@ macro_rules! row_tuple {
 
             #[inline]
             #[allow(non_snake_case, reason = "the components, named as their types")]
-            fn put(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error> {
+            fn put<const LIVE: bool>(
+                self,
+                world: &mut W,
+                entity: Entity,
+            ) -> Result<Self::Replaced, Error> {
                 const {
                     assert!(
                         distinct(&[$($i::WHERE),+]),
                         "a row names one storage twice: each component of a row must go to a different storage"
                     );
                 }
+                // Into a live entity, which storages hold an older generation of its slot:
+                // what they replace is not the entity's own (a spawn asks nothing).
+                let stale = [$(
+                    LIVE && RowStorage::<$i::Part, $c>::holds_other_version($c::storage(world), entity)
+                ),+];
                 let guard = FinishAll::<W, Self, ($($i,)+)> { world, entity, row: PhantomData };
                 let ($($c,)+) = self;
                 let mut replaced: Self::Replaced = ($(row_tuple!(@none $c),)+);
@@ -122,7 +131,10 @@ macro_rules! row_tuple {
                     None
                 };
                 if let Some(error) = failed {
-                    $(row_tuple!(@undo guard replaced entity $rev);)+
+                    $(row_tuple!(@undo guard replaced stale entity $rev);)+
+                    // The groups are finished, then the older generations' values dropped.
+                    drop(guard);
+                    drop(replaced);
                     return Err(error);
                 }
                 drop(guard);
@@ -200,9 +212,16 @@ macro_rules! row_tuple {
         }
     };
     (@none $c:ident) => { None };
-    (@undo $guard:ident $replaced:ident $entity:ident ($c:ident $n:tt)) => {
+    (@undo $guard:ident $replaced:ident $stale:ident $entity:ident ($c:ident $n:tt)) => {
         if let Some(value) = $replaced.$n.take() {
-            $c::storage(&mut *$guard.world).take_back($entity, value);
+            if $stale[$n] && value.is_some() {
+                // An older generation's value: the entity's new one goes, and that one is
+                // dropped after the groups are finished, not given to the entity.
+                $c::storage(&mut *$guard.world).take_back($entity, None);
+                $replaced.$n = Some(value);
+            } else {
+                $c::storage(&mut *$guard.world).take_back($entity, value);
+            }
         }
     };
 }

@@ -130,6 +130,10 @@ pub trait RowStorage<P, V> {
     fn prefetch(&self, entity: Entity);
     /// Undoes [`put`](Self::put), given what it returned.
     fn take_back(&mut self, entity: Entity, replaced: Option<V>);
+    /// Whether the storage holds another version of `entity`'s slot (an older generation, left
+    /// by a despawn from the allocator alone), which a put under `entity` replaces: its value
+    /// is not the entity's own, so a failed row does not give it back to the entity.
+    fn holds_other_version(&self, entity: Entity) -> bool;
     /// Room for `additional` more values, most of them under new keys whose sparse slots lie in
     /// `slots`, as a hint.
     fn reserve(&mut self, additional: usize, slots: Range<u64>);
@@ -164,6 +168,11 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
             Some(value) => drop(self.try_insert(entity, value)),
             None => drop(Storage::remove(self, entity)),
         }
+    }
+
+    #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        self.as_sparse_set().other_version(entity).is_some()
     }
 
     #[inline]
@@ -203,6 +212,11 @@ impl<S: RowStorage<P, ()>, P, T> RowStorage<Tag<P>, T> for S {
     #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<T>) {
         self.take_back(entity, replaced.map(drop));
+    }
+
+    #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        RowStorage::<P, ()>::holds_other_version(self, entity)
     }
 
     #[inline]
@@ -264,6 +278,11 @@ where
     }
 
     #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        self.members().nth().as_sparse_set().other_version(entity).is_some()
+    }
+
+    #[inline]
     fn reserve(&mut self, additional: usize, slots: Range<u64>) {
         self.reserve_member::<I>(additional, slots);
     }
@@ -314,6 +333,11 @@ where
     #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<<NthOf<X, I> as Storage>::Value>) {
         self.take_back_excluded::<I>(entity, replaced);
+    }
+
+    #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        self.excluded().nth().as_sparse_set().other_version(entity).is_some()
     }
 
     #[inline]
@@ -370,6 +394,12 @@ where
     }
 
     #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        let level = self.nested_level();
+        level.level_members().nth().as_sparse_set().other_version(entity).is_some()
+    }
+
+    #[inline]
     fn reserve(&mut self, additional: usize, slots: Range<u64>) {
         self.reserve_level_member::<D, I>(additional, slots);
     }
@@ -420,6 +450,12 @@ where
     #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<ExcludedValue<N, Entity, D, I>>) {
         self.take_back_level_excluded::<D, I>(entity, replaced);
+    }
+
+    #[inline]
+    fn holds_other_version(&self, entity: Entity) -> bool {
+        let level = self.nested_level();
+        level.level_excluded().nth().as_sparse_set().other_version(entity).is_some()
     }
 
     #[inline]
@@ -492,6 +528,10 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::
 
     fn take_back(&mut self, _: Entity, _: Option<NoValue<M, X>>) {}
 
+    fn holds_other_version(&self, _: Entity) -> bool {
+        false
+    }
+
     fn reserve(&mut self, _: usize, _: Range<u64>) {}
 
     fn finish(&mut self, _: Entity) {}
@@ -545,13 +585,16 @@ pub trait Bundle<W, I>: Sized {
     type Replaced;
 
     /// Stores every component under `entity`, finishing every group it put into (also while
-    /// unwinding); on an error, undoes the puts made.
+    /// unwinding); on an error, undoes the puts made. `LIVE`: `entity` was alive before (an
+    /// insert, not a spawn), so a value a put replaced may be its own, given back on an error,
+    /// or an older generation's, which is not.
     ///
     /// # Errors
     ///
-    /// The first storage's error; nothing changed then.
+    /// The first storage's error; nothing changed then, but for rows of older generations of
+    /// `entity`'s slot a put replaced: those are gone.
     #[doc(hidden)]
-    fn put(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error>;
+    fn put<const LIVE: bool>(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error>;
 
     /// Asks the processor for `entity`'s cell of every storage the row names
     /// ([`RowStorage::prefetch`]), before [`put`](Self::put): the cells are random cache lines
@@ -686,7 +729,7 @@ pub fn try_spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Resu
         B::prefetch(world, upcoming);
     }
     let entity = world.entities().try_spawn()?;
-    match row.put(world, entity) {
+    match row.put::<false>(world, entity) {
         Ok(replaced) => {
             // A fresh entity replaces nothing, unless the allocator alone despawned an older
             // one that still has rows: those are dropped.
@@ -733,7 +776,7 @@ pub fn try_insert<W: RowWorld, B: Bundle<W, I>, I>(
         });
     }
     B::prefetch(world, entity);
-    row.put(world, entity).map(drop)
+    row.put::<true>(world, entity).map(drop)
 }
 
 /// `#[derive(World)]`'s `insert`.

@@ -126,9 +126,9 @@ fn fields(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// `set_if_neq`: a write field by field, where the value differs, the observer hearing of one
-/// write of the row if any field did. With tracked fields, each field that differs stamps its
-/// own tick, and the user's observer hears the write.
+/// `set_if_neq`: every field compared first, then, if any differs, the observer told of one
+/// write of the row and the fields that differ written. With tracked fields, each field that
+/// differs stamps its own tick, and the user's observer hears the write.
 fn set_if_neq(input: &Input<'_>) -> TokenStream {
     let Parts {
         p,
@@ -147,8 +147,12 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
     } = &Parts::new(input);
     let o = &input.observer;
     let row = input.borrowing(&input.names.refs, &quote!('_));
-    let stamps = input.fields.iter().map(|field| match field.tracked {
-        Some(slot) => quote!(self.#observer.0.written_field(#slot, __index..__index + 1);),
+    let differs: Vec<_> =
+        (0..input.fields.len()).map(|i| quote::format_ident!("__differs_{}", i)).collect();
+    let stamps = input.fields.iter().zip(&differs).map(|(field, differs)| match field.tracked {
+        Some(slot) => {
+            quote!(if #differs { self.#observer.0.written_field(#slot, __index..__index + 1); })
+        }
         None => TokenStream::new(),
     });
     let written = if input.tracked_fields() > 0 {
@@ -165,6 +169,13 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
             /// that differ count as changed (a write through `get_mut` counts for every tracked
             /// field). Does nothing when `key` is absent.
             ///
+            /// The fields are compared with `PartialEq`: a NaN field counts as changed every
+            /// time, and `-0.0` written over `0.0` as unchanged (it is not written). Every field
+            /// is compared before any is written, and the observer hears of the write before it
+            /// happens, as `get_mut` reports when it hands the row out: a comparison that
+            /// panics changes nothing, and a value's drop that panics leaves a write the
+            /// observer knows of.
+            ///
             /// Computes in **O(1)** time, plus the comparisons.
             pub fn set_if_neq(&mut self, key: #k, value: #value) -> #bool
             where
@@ -174,20 +185,22 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
                     return false;
                 };
                 let #ident { #(#members: #bindings,)* } = value;
-                let mut __changed = false;
+                // `ne` rather than `!=`: a float field is compared as the user asked, without
+                // the lint on comparing floats for equality.
                 #(
-                    // `ne` rather than `!=`: a float field is compared as the user asked,
-                    // without the lint on comparing floats for equality.
-                    if ::core::cmp::PartialEq::ne(&self.#columns[__index], &#bindings) {
+                    let #differs = ::core::cmp::PartialEq::ne(&self.#columns[__index], &#bindings);
+                )*
+                if #(!#differs)&&* {
+                    return false;
+                }
+                #(#stamps)*
+                #written;
+                #(
+                    if #differs {
                         self.#columns[__index] = #bindings;
-                        #stamps
-                        __changed = true;
                     }
                 )*
-                if __changed {
-                    #written;
-                }
-                __changed
+                true
             }
     }
 }

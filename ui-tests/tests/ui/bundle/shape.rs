@@ -27,9 +27,10 @@ struct Empty {}
 #[derive(Bundle)]
 struct Nine(u8, u16, u32, u64, i8, i16, i32, i64, f32);
 
-// The fields take no attributes; the struct takes `crate` alone.
+// The fields take no attributes of their own; the struct takes `crate` (and leaves
+// `SparseSoa`'s keys to that derive).
 #[derive(Bundle)]
-#[sparse_soa(key = Entity)]
+#[sparse_soa(kee = Entity)]
 struct Marked {
     #[sparse_soa(skip)]
     position: Position,
