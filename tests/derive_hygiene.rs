@@ -1,8 +1,8 @@
 //! The generated code compiles in hostile surroundings: no implicit prelude, user types named
 //! like the prelude's, a re-exported runtime, and the user's strictest lints; and every shape of
 //! struct works (generics, lifetimes, const generics, `where` clauses, tuple structs, raw
-//! identifiers, one field, renamed accessors), and a world spawns rows derived beside types that
-//! shadow the prelude's names. With the `serde` feature, the same holds for the
+//! identifiers, one field, renamed accessors), and a public world with a private storage type
+//! spawns rows derived beside types that shadow the prelude's names. With the `serde` feature, the same holds for the
 //! serde impls of storages marked `#[sparse_soa(serde)]`.
 
 #![deny(warnings, missing_docs, clippy::pedantic)]
@@ -108,7 +108,14 @@ pub mod world_rows {
     /// Shadows `Iterator`.
     pub struct Iterator;
 
-    /// A world.
+    /// A component of this module alone.
+    #[derive(sparse_soa::SparseSoa)]
+    #[sparse_soa(key = sparse_soa::Entity)]
+    struct Secret {
+        code: u8,
+    }
+
+    /// A public world, with a storage of a private type among its public ones.
     #[derive(sparse_soa::World)]
     pub struct Space {
         /// The allocator.
@@ -117,17 +124,25 @@ pub mod world_rows {
         pub velocities: VelocitySoa,
         /// Labels.
         pub labels: sparse_soa::SparseMap<sparse_soa::Entity, u32>,
+        secrets: SecretSoa,
     }
 
-    /// Spawns rows of `Row`; the number of velocities stored.
+    /// Spawns rows of `Row` and one with a private component; the number of velocities stored.
+    ///
+    /// # Panics
+    ///
+    /// If the private component was not stored.
     #[must_use]
     pub fn spawn_rows() -> usize {
         let mut space = Space {
             entities: sparse_soa::Entities::new(),
             velocities: VelocitySoa::new(),
             labels: sparse_soa::SparseMap::new(),
+            secrets: SecretSoa::new(),
         };
         let _ = space.spawn(Row { world: Velocity { dx: 1.0 }, entity: 7 });
+        let _ = space.spawn((Velocity { dx: 2.0 }, Secret { code: 1 }));
+        assert_eq!(space.secrets.code(), &[1]);
         space.spawn_batch((0..3_u32).map(|i| Row { world: Velocity { dx: 0.0 }, entity: i }));
         space.velocities.len()
     }
@@ -221,7 +236,7 @@ struct Lonely {
 #[test]
 fn shapes() {
     assert_eq!(no_prelude::exercise(), 1);
-    assert_eq!(world_rows::spawn_rows(), 4);
+    assert_eq!(world_rows::spawn_rows(), 5);
 
     let mut masses = reexport::MassSoa::new();
     masses.insert(3, reexport::Mass { kg: 2.0 });

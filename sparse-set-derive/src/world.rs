@@ -329,7 +329,7 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
     for (field, storage) in world.storages.iter().enumerate() {
         let (member, ty) = (&storage.member, storage.ty);
         let mut component = |span: Span, value: TokenStream, part: TokenStream| {
-            let at = quote!(#p::At<#field, #part>);
+            let at = quote!(#p::At<#field, #part, #ty>);
             components.push(quote_spanned! {span=>
                 #[automatically_derived]
                 #[diagnostic::do_not_recommend]

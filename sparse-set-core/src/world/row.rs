@@ -33,11 +33,13 @@ use crate::group::{
 use crate::observe::Observer;
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
-/// Where a component goes: field `N` of the world, part `P` of it ([`Whole`], [`Member`],
-/// [`Excluded`], [`LevelMember`] or [`LevelExcluded`]). Written by the derive, picked by
-/// inference; never by hand.
+/// Where a component goes: field `N` of the world, of type `S`, part `P` of it ([`Whole`],
+/// [`Member`], [`Excluded`], [`LevelMember`] or [`LevelExcluded`]). Written by the derive,
+/// picked by inference; never by hand. (The field's type is named so that a
+/// [`Component`] implementation is as visible as the storage it names: a private storage type
+/// keeps it private.)
 #[doc(hidden)]
-pub struct At<const N: usize, P>(PhantomData<P>);
+pub struct At<const N: usize, P, S>(PhantomData<(P, S)>);
 
 /// A storage field, whole.
 #[doc(hidden)]
@@ -74,37 +76,37 @@ pub trait Place {
     const WHERE: (usize, usize);
 }
 
-impl<const N: usize> Place for At<N, Whole> {
+impl<const N: usize, S> Place for At<N, Whole, S> {
     type Part = Whole;
     const WHERE: (usize, usize) = (N, 0);
 }
 
-impl<const N: usize, const I: usize> Place for At<N, Member<I>> {
+impl<const N: usize, const I: usize, S> Place for At<N, Member<I>, S> {
     type Part = Member<I>;
     const WHERE: (usize, usize) = (N, 1 + I);
 }
 
-impl<const N: usize, const I: usize> Place for At<N, Excluded<I>> {
+impl<const N: usize, const I: usize, S> Place for At<N, Excluded<I>, S> {
     type Part = Excluded<I>;
     const WHERE: (usize, usize) = (N, 1 + 8 + I);
 }
 
-impl<const N: usize, const D: usize, const I: usize> Place for At<N, LevelMember<D, I>> {
+impl<const N: usize, const D: usize, const I: usize, S> Place for At<N, LevelMember<D, I>, S> {
     type Part = LevelMember<D, I>;
     const WHERE: (usize, usize) = (N, 1 + 16 * D + I);
 }
 
-impl<const N: usize, const D: usize, const I: usize> Place for At<N, LevelExcluded<D, I>> {
+impl<const N: usize, const D: usize, const I: usize, S> Place for At<N, LevelExcluded<D, I>, S> {
     type Part = LevelExcluded<D, I>;
     const WHERE: (usize, usize) = (N, 1 + 16 * D + 8 + I);
 }
 
-impl<const N: usize, P> Place for At<N, Tag<P>>
+impl<const N: usize, P, S> Place for At<N, Tag<P>, S>
 where
-    At<N, P>: Place,
+    At<N, P, S>: Place,
 {
     type Part = Tag<P>;
-    const WHERE: (usize, usize) = <At<N, P> as Place>::WHERE;
+    const WHERE: (usize, usize) = <At<N, P, S> as Place>::WHERE;
 }
 
 /// What a row needs of the storage of a field, for a component of type `V` in part `P`:
