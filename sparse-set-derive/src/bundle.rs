@@ -96,9 +96,12 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
     let own = fields_of(&quote!(self));
     let each = fields_of(&quote!(__row));
 
-    // The world and the index, named apart from the struct's own parameters.
+    // The world, the index, the rows and the put's kind, named apart from the struct's own
+    // parameters (a method's parameter may not take an impl's name).
     let w = names::fresh_type_param(row.generics, "__W");
     let i = names::fresh_type_param(row.generics, "__I");
+    let r = names::fresh_type_param(row.generics, "__R");
+    let live = names::fresh_type_param(row.generics, "__LIVE");
     let mut generics = row.generics.clone();
     generics.params.push(parse_quote!(#w));
     generics.params.push(parse_quote!(#i));
@@ -113,12 +116,12 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
             type Replaced = #as_tuple::Replaced;
 
             #[inline]
-            fn put<const LIVE: ::core::primitive::bool>(
+            fn put<const #live: ::core::primitive::bool>(
                 self,
                 world: &mut #w,
                 entity: #p::Entity,
             ) -> ::core::result::Result<Self::Replaced, #p::Error> {
-                #as_tuple::put::<LIVE>(#own, world, entity)
+                #as_tuple::put::<#live>(#own, world, entity)
             }
 
             #[inline]
@@ -137,9 +140,9 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
 
             #[inline]
             #[track_caller]
-            fn spawn_rows<__R: ::core::iter::Iterator<Item = Self>>(
+            fn spawn_rows<#r: ::core::iter::Iterator<Item = Self>>(
                 world: &mut #w,
-                rows: &mut __R,
+                rows: &mut #r,
                 spawned: ::core::option::Option<&mut #p::Vec<#p::Entity>>,
                 all: ::core::primitive::bool,
             ) where
@@ -223,16 +226,19 @@ mod tests {
     #[test]
     fn the_world_and_index_parameters_take_names_the_struct_leaves_free() {
         let expansion = derive(&parse_quote!(
-            struct Pair<__W, __I> {
+            struct Pair<__W, __I, __R, const __LIVE: bool> {
                 a: __W,
                 b: __I,
+                c: __R,
             }
         ))
         .unwrap();
         let text = expansion.replace(' ', "");
-        assert!(
-            text.contains("Bundle<__W_,::sparse_soa::__private::Fields<__I_>>forPair<__W,__I>")
-        );
+        assert!(text.contains("fnput<const__LIVE_:"));
+        assert!(text.contains("fnspawn_rows<__R_:"));
+        assert!(text.contains(
+            "Bundle<__W_,::sparse_soa::__private::Fields<__I_>>forPair<__W,__I,__R,__LIVE>"
+        ));
     }
 
     #[test]
@@ -254,7 +260,7 @@ mod tests {
         let text = expansion.replace(' ', "");
         assert!(text.contains("Bundle<__W,my::runtime::__private::Fields<__I>>forShip<T>"));
         assert!(text.contains("whereT:Copy,(B,T,):my::runtime::__private::Bundle<__W,__I>"));
-        assert!(text.contains("::put::<LIVE>((self.b,self.a,),world,entity)"));
+        assert!(text.contains("::put::<__LIVE>((self.b,self.a,),world,entity)"));
         assert!(text.contains("|__row:Self|(__row.b,__row.a,)"));
     }
 }
