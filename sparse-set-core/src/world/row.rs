@@ -17,8 +17,11 @@
 //! completes the group is then written to the end of the aligned prefix without a lookup in
 //! the other members (see `Group`'s `rows.rs`). If a put fails, the puts before it are undone
 //! in reverse order (a replaced value is put back, a new one removed), so a failed row changes
-//! nothing; a spawn then also frees its entity. The groups are finished on every path, also
-//! while unwinding, and the replaced values are dropped only after that. (Rows of a tuple are
+//! nothing; a spawn then also frees its entity. The one value not put back is one an older
+//! generation of a live entity's slot left behind (despawned from the allocator alone): it was
+//! not the entity's, so the entity's new one is removed and it is dropped. The groups are
+//! finished on every path, also while unwinding, and the replaced values are dropped only
+//! after that. (Rows of a tuple are
 //! stored by `batch.rs`, which also stores a batch of rows a run at a time.)
 
 use alloc::vec::Vec;
