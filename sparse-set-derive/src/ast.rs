@@ -5,11 +5,11 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Data, DeriveInput, Fields, GenericParam, Generics, Ident, Member, Type, Visibility,
+    Attribute, DeriveInput, Fields, GenericParam, Generics, Ident, Member, Type, Visibility,
 };
 
 use crate::attr;
-use crate::errors::Errors;
+use crate::errors::{self, Errors};
 use crate::names::{self, Names};
 
 /// Named (`struct P { x: f32 }`) or tuple (`struct P(f32)`) fields.
@@ -72,24 +72,16 @@ impl<'a> Input<'a> {
     /// `Err` when the shape cannot be derived for at all (an enum, a union).
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
         let attrs = attr::Container::from_attrs(&input.attrs, errors);
-        let (style, tag, fields) = match &input.data {
-            Data::Struct(data) => match &data.fields {
-                Fields::Named(fields) => (Style::Named, false, Some(&fields.named)),
-                Fields::Unnamed(fields) => (Style::Tuple, false, Some(&fields.unnamed)),
-                Fields::Unit => (Style::Named, true, None),
-            },
-            Data::Enum(data) => {
-                return Err(syn::Error::new(
-                    data.enum_token.span,
-                    "`SparseSoa` cannot be derived for enums: it stores a struct's fields as columns; derive it for a struct, with the enum as one of its fields",
-                ));
-            }
-            Data::Union(data) => {
-                return Err(syn::Error::new(
-                    data.union_token.span,
-                    "`SparseSoa` cannot be derived for unions: it stores a struct's fields as columns; derive it for a struct",
-                ));
-            }
+        let fields = errors::struct_fields(
+            input,
+            "SparseSoa",
+            "it stores a struct's fields as columns; derive it for a struct, with the enum as one of its fields",
+            "it stores a struct's fields as columns; derive it for a struct",
+        )?;
+        let (style, tag, fields) = match fields {
+            Fields::Named(fields) => (Style::Named, false, Some(&fields.named)),
+            Fields::Unnamed(fields) => (Style::Tuple, false, Some(&fields.unnamed)),
+            Fields::Unit => (Style::Named, true, None),
         };
         let mut fields: Vec<Field<'a>> = fields
             .into_iter()

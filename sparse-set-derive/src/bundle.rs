@@ -8,10 +8,10 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Generics, Ident, Member, Type, parse_quote};
+use syn::{DeriveInput, Generics, Ident, Member, Type, parse_quote};
 
 use crate::attr::{self, CrateContainer};
-use crate::errors::Errors;
+use crate::errors::{self, Errors};
 use crate::names;
 
 /// The most components a row holds: the runtime's tuples go up to 8.
@@ -32,21 +32,12 @@ impl<'a> Row<'a> {
     /// `errors`. `Err` for an enum or a union.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
         let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`Bundle` struct", true);
-        let fields = match &input.data {
-            Data::Struct(data) => &data.fields,
-            Data::Enum(data) => {
-                return Err(syn::Error::new(
-                    data.enum_token.span,
-                    "`Bundle` cannot be derived for enums: a row is a struct whose fields are components",
-                ));
-            }
-            Data::Union(data) => {
-                return Err(syn::Error::new(
-                    data.union_token.span,
-                    "`Bundle` cannot be derived for unions: a row is a struct whose fields are components",
-                ));
-            }
-        };
+        let fields = errors::struct_fields(
+            input,
+            "Bundle",
+            "a row is a struct whose fields are components",
+            "a row is a struct whose fields are components",
+        )?;
         let fields = fields
             .iter()
             .enumerate()

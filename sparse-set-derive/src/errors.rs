@@ -1,6 +1,28 @@
 //! The error collector: every user error found while reading and checking the input, reported
 //! together so that a user sees all problems at once, each at its own span.
 
+/// The fields of `input` if it is a struct. For an enum or a union, the error that stops the
+/// reading, at its `enum` or `union` keyword: "`{derive}` cannot be derived for enums:
+/// {enums}" (unions alike).
+pub(crate) fn struct_fields<'a>(
+    input: &'a syn::DeriveInput,
+    derive: &str,
+    enums: &str,
+    unions: &str,
+) -> syn::Result<&'a syn::Fields> {
+    match &input.data {
+        syn::Data::Struct(data) => Ok(&data.fields),
+        syn::Data::Enum(data) => Err(syn::Error::new(
+            data.enum_token.span,
+            format!("`{derive}` cannot be derived for enums: {enums}"),
+        )),
+        syn::Data::Union(data) => Err(syn::Error::new(
+            data.union_token.span,
+            format!("`{derive}` cannot be derived for unions: {unions}"),
+        )),
+    }
+}
+
 /// Every error found so far; reported together, each at its own span.
 #[derive(Default)]
 pub(crate) struct Errors(Vec<syn::Error>);

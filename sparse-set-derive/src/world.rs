@@ -9,10 +9,10 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
+use syn::{DeriveInput, Fields, Generics, Ident, Member, Type};
 
 use crate::attr::{self, CrateContainer, WorldField};
-use crate::errors::Errors;
+use crate::errors::{self, Errors};
 use crate::names;
 
 /// A struct `#[derive(World)]` accepted the shape of.
@@ -42,21 +42,12 @@ impl<'a> World<'a> {
     /// `errors`. `Err` for an enum or a union.
     pub(crate) fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> syn::Result<Self> {
         let attrs = CrateContainer::from_attrs(&input.attrs, errors, "`World` struct", false);
-        let fields = match &input.data {
-            Data::Struct(data) => &data.fields,
-            Data::Enum(data) => {
-                return Err(syn::Error::new(
-                    data.enum_token.span,
-                    "`World` cannot be derived for enums: it needs a struct whose fields are storages",
-                ));
-            }
-            Data::Union(data) => {
-                return Err(syn::Error::new(
-                    data.union_token.span,
-                    "`World` cannot be derived for unions: it needs a struct whose fields are storages",
-                ));
-            }
-        };
+        let fields = errors::struct_fields(
+            input,
+            "World",
+            "it needs a struct whose fields are storages",
+            "it needs a struct whose fields are storages",
+        )?;
         let mut entities = Vec::new();
         let mut storages = Vec::new();
         let named = matches!(fields, Fields::Named(_));

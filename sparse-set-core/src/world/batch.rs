@@ -214,7 +214,7 @@ macro_rules! row_tuple {
     (@none $c:ident) => { None };
     (@undo $guard:ident $replaced:ident $stale:ident $entity:ident ($c:ident $n:tt)) => {
         if let Some(value) = $replaced.$n.take() {
-            if $stale[$n] && value.is_some() {
+            if $stale[$n] {
                 // An older generation's value: the entity's new one goes, and that one is
                 // dropped after the groups are finished, not given to the entity.
                 $c::storage(&mut *$guard.world).take_back($entity, None);

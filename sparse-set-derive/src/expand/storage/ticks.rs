@@ -147,11 +147,11 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
     } = &Parts::new(input);
     let o = &input.observer;
     let row = input.borrowing(&input.names.refs, &quote!('_));
-    let differs: Vec<_> =
-        (0..input.fields.len()).map(|i| quote::format_ident!("__differs_{}", i)).collect();
-    let stamps = input.fields.iter().zip(&differs).map(|(field, differs)| match field.tracked {
+    // Field `i` differs: `__differs[i]`.
+    let differs: Vec<_> = (0..input.fields.len()).map(syn::Index::from).collect();
+    let stamps = input.fields.iter().zip(&differs).map(|(field, i)| match field.tracked {
         Some(slot) => {
-            quote!(if #differs { self.#observer.0.written_field(#slot, __index..__index + 1); })
+            quote!(if __differs[#i] { self.#observer.0.written_field(#slot, __index..__index + 1); })
         }
         None => TokenStream::new(),
     });
@@ -187,16 +187,16 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
                 let #ident { #(#members: #bindings,)* } = value;
                 // `ne` rather than `!=`: a float field is compared as the user asked, without
                 // the lint on comparing floats for equality.
-                #(
-                    let #differs = ::core::cmp::PartialEq::ne(&self.#columns[__index], &#bindings);
-                )*
-                if #(!#differs)&&* {
+                let __differs = [
+                    #(::core::cmp::PartialEq::ne(&self.#columns[__index], &#bindings),)*
+                ];
+                if !__differs.contains(&true) {
                     return false;
                 }
                 #(#stamps)*
                 #written;
                 #(
-                    if #differs {
+                    if __differs[#differs] {
                         self.#columns[__index] = #bindings;
                     }
                 )*
