@@ -163,6 +163,7 @@ pub mod __private {
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::storage::pop_down_to;
+    pub use crate::unwind::report_drain;
     pub use crate::world::{
         At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, NoValue, One,
         Place, RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,

@@ -40,6 +40,51 @@ pub(crate) fn then<S: ?Sized>(
     }
 }
 
+/// What `drain` does first in a storage with an observer: `report(state, index)` for every row
+/// `0..len`, front to back, before the rows are handed out, so that an iterator leaked with
+/// `mem::forget` leaves the observer in step with the storage, which `drain` empties at once. If
+/// a report panics, the rows after it are reported while unwinding and `empty(state)` empties
+/// the storage then (dropping the values the drain would have handed out): every row reported
+/// once and the storage empty, as after a drain run to its end.
+#[doc(hidden)]
+#[inline]
+pub fn report_drain<S: ?Sized>(
+    state: &mut S,
+    len: usize,
+    report: impl FnMut(&mut S, usize),
+    empty: impl FnOnce(&mut S),
+) {
+    /// Reports the rows from `*next` on.
+    fn report_from<S: ?Sized>(
+        state: &mut S,
+        len: usize,
+        next: &mut usize,
+        report: &mut impl FnMut(&mut S, usize),
+    ) {
+        while *next < len {
+            let index = *next;
+            // Counted before it is reported: a report that panics is not made twice.
+            *next += 1;
+            report(state, index);
+        }
+    }
+
+    let mut all = (state, report, 0, false);
+    then(
+        &mut all,
+        |(state, report, next, done)| {
+            report_from(*state, len, next, report);
+            *done = true;
+        },
+        |(state, report, next, done)| {
+            if !*done {
+                report_from(*state, len, next, report);
+                empty(*state);
+            }
+        },
+    );
+}
+
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use std::cell::Cell;

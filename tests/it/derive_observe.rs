@@ -308,6 +308,40 @@ fn a_panicking_hook_leaves_the_storage_valid() {
     assert!(storage.is_empty());
 }
 
+/// A drain leaked with `mem::forget` leaves every observer in step (each row's removal was
+/// reported when `drain` was called), and a hook that panics while a drain reports the rows
+/// leaves the storage empty with every row reported once.
+#[test]
+fn a_leaked_or_interrupted_drain_leaves_the_observers_in_step() {
+    let mut storage =
+        BodySoa::<(Ticks, Journal<u32>, Removals<u32>)>::with_observer(Default::default());
+    storage.extend((0..5).map(|key| (key, Body { pos: key.into(), mass: key })));
+    let before = storage.keys().to_vec();
+    storage.observer_mut().1.clear();
+    std::mem::forget(storage.drain());
+    assert!(storage.is_empty());
+    storage.ticks().assert_invariants(storage.len());
+    assert_eq!(storage.observer().2.keys(), before);
+    storage.insert(9, Body { pos: 9, mass: 9 });
+    storage.ticks().assert_invariants(storage.len());
+    assert_eq!(replay_keys(before, &storage.observer().1), Some(vec![9]));
+
+    #[derive(Default)]
+    struct Grumpy(Vec<u32>);
+    impl Observer<u32, BodyRef<'_>> for Grumpy {
+        fn removed(&mut self, key: u32, _row: &BodyRef<'_>, _removed: Removed<u32>) {
+            self.0.push(key);
+            assert_ne!(key, 2, "unlucky remove");
+        }
+    }
+    let mut storage = BodySoa::with_observer(Grumpy::default());
+    storage.extend((0..5).map(|key| (key, Body { pos: key.into(), mass: key })));
+    assert!(catch_unwind(AssertUnwindSafe(|| storage.drain().count())).is_err());
+    sparse_soa::Storage::assert_invariants(&storage);
+    assert!(storage.is_empty());
+    assert_eq!(storage.observer().0, [0, 1, 2, 3, 4]);
+}
+
 #[test]
 fn change_ticks_and_the_query_filter_work_on_a_derived_storage() {
     use sparse_soa::query;

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::prelude::*;
-use sparse_soa::observe::{Change, Journal, Observer, Removals};
+use sparse_soa::observe::{Change, Journal, Observer, Removals, Ticks};
 use sparse_soa::{Entities, Entity, Permutation, Removed, SparseMap, SparseSet};
 use sparse_soa_test_support::mirror::{Recorder, patch_values, replay_keys};
 use sparse_soa_test_support::{allocations_during, model};
@@ -228,6 +228,70 @@ fn a_panicking_hook_leaves_the_map_valid() {
     assert!(catch_unwind(AssertUnwindSafe(|| map.clear())).is_err());
     map.assert_invariants();
     assert!(map.is_empty());
+}
+
+/// A drain leaked with `mem::forget` leaves every observer in step with the storage, which is
+/// empty at once: each row's removal was reported when `drain` was called, for a map and a set
+/// alike.
+#[test]
+fn a_leaked_drain_leaves_the_observers_in_step() {
+    let mut map = SparseMap::<u32, u64, u32, (Ticks, Journal<u32>, Removals<u32>)>::default();
+    map.extend((0..5).map(|key| (key, u64::from(key))));
+    let before = map.keys().to_vec();
+    map.observer_mut().1.clear();
+    std::mem::forget(map.drain());
+    assert!(map.is_empty());
+    map.ticks().assert_invariants(map.len());
+    assert_eq!(map.observer().2.keys(), before);
+    map.insert(9, 1);
+    map.ticks().assert_invariants(map.len());
+    assert_eq!(replay_keys(before, &map.observer().1), Some(vec![9]));
+
+    let mut set = SparseSet::<u32, u32, (Journal<u32>, Removals<u32>)>::default();
+    set.extend(0..5);
+    let before = set.as_slice().to_vec();
+    set.observer_mut().0.clear();
+    std::mem::forget(set.drain());
+    set.insert(9);
+    assert_eq!(set.observer().1.keys(), &before[..]);
+    assert_eq!(replay_keys(before, &set.observer().0), Some(vec![9]));
+}
+
+/// A hook that panics while `drain` reports the rows leaves the storage empty and every row
+/// reported once: the rows after the panicking one are reported while the panic unwinds.
+#[test]
+fn a_panicking_hook_in_a_drain_still_empties_the_storage() {
+    #[derive(Default)]
+    struct Grumpy(Vec<u32>);
+    impl Observer<u32, u32> for Grumpy {
+        fn removed(&mut self, key: u32, _value: &u32, _removed: Removed<u32>) {
+            self.0.push(key);
+            assert_ne!(key, 2, "unlucky remove");
+        }
+    }
+    let mut map = SparseMap::<u32, u32, u32, Grumpy>::default();
+    map.extend((0..5).map(|key| (key, key)));
+    assert!(catch_unwind(AssertUnwindSafe(|| map.drain().count())).is_err());
+    map.assert_invariants();
+    assert!(map.is_empty());
+    assert_eq!(map.observer().0, [0, 1, 2, 3, 4]);
+    map.insert(2, 2);
+    assert_eq!(map.keys(), &[2]);
+
+    #[derive(Default)]
+    struct GrumpyTag(Vec<u32>);
+    impl Observer<u32, ()> for GrumpyTag {
+        fn removed(&mut self, key: u32, (): &(), _removed: Removed<u32>) {
+            self.0.push(key);
+            assert_ne!(key, 2, "unlucky remove");
+        }
+    }
+    let mut set = SparseSet::<u32, u32, GrumpyTag>::default();
+    set.extend(0..5);
+    assert!(catch_unwind(AssertUnwindSafe(|| set.drain().count())).is_err());
+    set.assert_invariants();
+    assert!(set.is_empty() && !set.contains(2));
+    assert_eq!(set.observer().0, [0, 1, 2, 3, 4]);
 }
 
 #[test]

@@ -5,13 +5,13 @@ use alloc::vec;
 use core::convert::identity;
 use core::fmt;
 use core::iter::{FusedIterator, Zip};
+use core::marker::PhantomData;
 use core::slice;
 
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::map::SparseMap;
 use crate::observe::Observer;
-use crate::removed::Removed;
 use crate::rows::Rows;
 use crate::set;
 
@@ -120,8 +120,8 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
 /// Draining iterator over a map's keys and values in dense order: [`SparseMap::drain`].
 ///
 /// The map is already empty; values not yet yielded are dropped with the iterator. A map's
-/// [`Observer`] hears of each row as it is yielded or dropped (the map being empty then, the
-/// removal reports no move).
+/// [`Observer`] heard of every row's removal when `drain` was called, front to back, each with
+/// no move, so a leaked iterator leaves it in step with the map.
 ///
 /// ```
 /// # use sparse_set_core::SparseMap;
@@ -133,20 +133,8 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for IntoIter<K, V> {
 /// ```
 pub struct Drain<'a, K: Copy, V, O: Observer<K, V> = ()> {
     pub(super) inner: Zip<set::Drain<'a, K>, vec::Drain<'a, V>>,
-    pub(super) observer: &'a mut O,
-    /// The positions the next rows from the front and the back had in the map.
-    pub(super) front: usize,
-    pub(super) back: usize,
-}
-
-impl<K: Copy, V, O: Observer<K, V>> Drain<'_, K, V, O> {
-    /// Reports the row that was at `index`.
-    #[inline]
-    fn report(&mut self, row: Option<(K, V)>, index: usize) -> Option<(K, V)> {
-        let (key, value) = row?;
-        self.observer.removed(key, &value, Removed { index, moved: None });
-        Some((key, value))
-    }
+    /// The map's observer heard of every row when `drain` was called.
+    pub(super) observer: PhantomData<&'a mut O>,
 }
 
 impl<K: Copy, V, O: Observer<K, V>> Iterator for Drain<'_, K, V, O> {
@@ -154,10 +142,7 @@ impl<K: Copy, V, O: Observer<K, V>> Iterator for Drain<'_, K, V, O> {
 
     #[inline]
     fn next(&mut self) -> Option<(K, V)> {
-        let row = self.inner.next();
-        let index = self.front;
-        self.front += usize::from(row.is_some());
-        self.report(row, index)
+        self.inner.next()
     }
 
     #[inline]
@@ -169,34 +154,12 @@ impl<K: Copy, V, O: Observer<K, V>> Iterator for Drain<'_, K, V, O> {
 impl<K: Copy, V, O: Observer<K, V>> DoubleEndedIterator for Drain<'_, K, V, O> {
     #[inline]
     fn next_back(&mut self) -> Option<(K, V)> {
-        let row = self.inner.next_back();
-        self.back -= usize::from(row.is_some());
-        let index = self.back;
-        self.report(row, index)
+        self.inner.next_back()
     }
 }
 
 impl<K: Copy, V, O: Observer<K, V>> ExactSizeIterator for Drain<'_, K, V, O> {}
 impl<K: Copy, V, O: Observer<K, V>> FusedIterator for Drain<'_, K, V, O> {}
-
-impl<K: Copy, V, O: Observer<K, V>> Drop for Drain<'_, K, V, O> {
-    fn drop(&mut self) {
-        /// Dropped while a value's `Drop` or a hook unwinds, it goes on with the rows after, so
-        /// every row is still reported and dropped.
-        struct Rest<'d, 'a, K: Copy, V, O: Observer<K, V>>(&'d mut Drain<'a, K, V, O>);
-
-        impl<K: Copy, V, O: Observer<K, V>> Drop for Rest<'_, '_, K, V, O> {
-            fn drop(&mut self) {
-                self.0.for_each(drop);
-            }
-        }
-
-        if O::OBSERVES {
-            // The rows not yet yielded: each reported (by `next`) and dropped.
-            Rest(self).0.for_each(drop);
-        }
-    }
-}
 
 impl<K: Copy + fmt::Debug, V: fmt::Debug, O: Observer<K, V>> fmt::Debug for Drain<'_, K, V, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

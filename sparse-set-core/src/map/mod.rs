@@ -22,6 +22,7 @@ mod ticks;
 mod traits;
 
 use alloc::vec::Vec;
+use core::marker::PhantomData;
 
 use crate::dense::DenseIndex;
 use crate::disjoint;
@@ -39,6 +40,7 @@ pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
 
 use crate::observe::Observer;
+use crate::unwind::report_drain;
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
 /// dense slice.
@@ -1047,9 +1049,13 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     ///
     /// The map is empty as soon as this is called, even if the iterator is leaked (the values
     /// are then leaked too); values not yet yielded are dropped with the iterator. The map keeps
-    /// its memory.
+    /// its memory. A map with an observer reports every row's removal when `drain` is called,
+    /// front to back, each with `moved: None` (every row from its position on is gone), before
+    /// the rows are handed out; if a hook panics, the rows after it are still reported and the
+    /// map is emptied, dropping their values.
     ///
-    /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped.
+    /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and **O(len)**
+    /// with an observer).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -1058,13 +1064,22 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert!(map.is_empty());
     /// ```
     pub fn drain(&mut self) -> Drain<'_, K, V, O> {
-        let len = self.values.len();
-        Drain {
-            inner: self.set.drain().zip(self.values.drain(..)),
-            observer: &mut self.observer,
-            front: 0,
-            back: len,
+        if O::OBSERVES {
+            // Every row's removal, front to back, while the rows are still there to be seen.
+            report_drain(
+                self,
+                self.values.len(),
+                |map, index| {
+                    let (key, value) = (map.set.as_slice()[index], &map.values[index]);
+                    map.observer.removed(key, value, Removed { index, moved: None });
+                },
+                |map| {
+                    map.set.clear();
+                    map.values.clear();
+                },
+            );
         }
+        Drain { inner: self.set.drain().zip(self.values.drain(..)), observer: PhantomData }
     }
 
     /// Removes every element, dropping the values. Keeps all allocated memory.

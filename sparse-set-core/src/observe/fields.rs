@@ -85,7 +85,9 @@ impl<const N: usize> FieldTicks<N> {
         self.advance_by(1)
     }
 
-    /// Moves the clock on by `ticks` at once, and returns the tick that was current.
+    /// Moves the clock on by `ticks` at once, and returns the tick that was current. A `ticks`
+    /// of 0 moves it by 1, as [`advance`](Self::advance): the changes after the call are newer
+    /// than the tick returned.
     ///
     /// Computes in **O(1)** time, plus a sweep of the stamps, O(len × fields), each time the
     /// clock passes a multiple of 2^29.

@@ -162,7 +162,8 @@ impl Ticks {
     }
 
     /// Moves the clock on by `ticks` at once (a paused simulation catching up), and returns the
-    /// tick that was current.
+    /// tick that was current. A `ticks` of 0 moves it by 1, as [`advance`](Self::advance): the
+    /// clock always moves, so that the changes after the call are newer than the tick returned.
     ///
     /// Computes in **O(1)** time, plus a sweep of the stamps, O(len), each time the clock
     /// passes a multiple of 2^29.
@@ -183,7 +184,7 @@ impl Ticks {
     pub(super) fn advance_by_sweeping(&mut self, ticks: u32, mut sweep: impl FnMut(u32)) -> Tick {
         let before = self.now;
         self.previous = before;
-        let mut left = ticks;
+        let mut left = ticks.max(1);
         while left > 0 {
             // One sweep per multiple of `REBASE` passed, so no stamp ages past the bound.
             let to_boundary = REBASE - self.now % REBASE;

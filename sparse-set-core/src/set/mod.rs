@@ -82,6 +82,7 @@ use crate::hint;
 use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
 use crate::pages::{Pages, Prefix, Spot};
+use crate::unwind::report_drain;
 
 pub use crate::removed::{Moved, Removed};
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
@@ -1138,7 +1139,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     }
 
     /// Removes every key, yielding them in dense order. The set is empty as soon as this is
-    /// called, even if the iterator is leaked; it keeps its memory.
+    /// called, even if the iterator is leaked; it keeps its memory. A set with an observer
+    /// reports every key's removal when `drain` is called, front to back, each with
+    /// `moved: None`; if a hook panics, the keys after it are still reported and the set is
+    /// emptied.
     ///
     /// Computes in **O(len)** time.
     ///
@@ -1151,9 +1155,18 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     pub fn drain(&mut self) -> Drain<'_, K> {
         if O::OBSERVES {
             // Every key's removal, front to back, while the keys are still there to be seen.
-            for (index, &key) in self.dense.iter().enumerate() {
-                self.observer.removed(key, &(), Removed { index, moved: None });
-            }
+            report_drain(
+                self,
+                self.dense.len(),
+                |set, index| {
+                    let key = set.dense[index];
+                    set.observer.removed(key, &(), Removed { index, moved: None });
+                },
+                |set| {
+                    set.reset_slots();
+                    set.dense.clear();
+                },
+            );
         }
         self.reset_slots();
         Drain::new(self.dense.drain(..))

@@ -277,7 +277,8 @@ fn methods(input: &Input<'_>) -> TokenStream {
             ///
             /// A storage with an observer reports every row's removal when `drain` is called,
             /// front to back, each with `moved: None` (every row from its position on is
-            /// gone), before the rows are handed out.
+            /// gone), before the rows are handed out; if a hook panics, the rows after it are
+            /// still reported and the storage is emptied, dropping their values.
             ///
             /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and
             /// **O(len)** with an observer).
@@ -324,24 +325,33 @@ fn methods(input: &Input<'_>) -> TokenStream {
 }
 
 /// What `drain` does first for a storage with an observer: reports every row's removal, front
-/// to back, while the rows are still there to be seen.
+/// to back, while the rows are still there to be seen (the runtime's `report_drain`, which
+/// also empties the storage if a hook panics).
 fn report_drain(input: &Input<'_>) -> TokenStream {
     let Input { names, private: p, .. } = input;
     let (keys, observer, refs) = (&names.keys_field, &names.observer_field, &names.refs);
     let columns = input.fields.iter().map(|field| &field.column);
     let members = input.fields.iter().map(|field| &field.member);
     let hear = input.hear();
+    let emptied = input.fields.iter().map(|field| &field.column);
     quote! {
         if #hear::OBSERVES {
-            let __keys = self.#keys.as_slice();
-            for __index in 0..__keys.len() {
-                #hear::removed(
-                    &mut self.#observer,
-                    __keys[__index],
-                    &#refs { #(#members: &self.#columns[__index],)* },
-                    #p::Removed { index: __index, moved: ::core::option::Option::None },
-                );
-            }
+            #p::report_drain(
+                self,
+                self.#keys.len(),
+                |__storage, __index| {
+                    #hear::removed(
+                        &mut __storage.#observer,
+                        __storage.#keys.as_slice()[__index],
+                        &#refs { #(#members: &__storage.#columns[__index],)* },
+                        #p::Removed { index: __index, moved: ::core::option::Option::None },
+                    );
+                },
+                |__storage| {
+                    __storage.#keys.clear();
+                    #(__storage.#emptied.clear();)*
+                },
+            );
         }
     }
 }
