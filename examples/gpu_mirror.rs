@@ -73,7 +73,8 @@ fn frame(scene: &mut Scene, rng: &mut Rng, number: u32) {
         }
     }
     if number % 30 == 29 {
-        // A depth sort of the shadow casters, front to back: one permutation in the journal.
+        // A depth sort of the shadow casters, front to back: the member's journal hears the
+        // swaps that apply it (a journal on the group itself would hear one permutation).
         scene.sort_by(|_, (a, ()), _, (b, ())| a.position[2].total_cmp(&b.position[2]));
     }
 }

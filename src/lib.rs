@@ -95,8 +95,8 @@ pub mod guide {}
 pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
-        At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, One, RowWorld,
-        Tag, Whole, WorldStorage, check_world_alive, despawn, disjoint_positions,
+        At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, One, Refused,
+        RowWorld, Tag, Whole, WorldStorage, check_world_alive, despawn, disjoint_positions,
         disjoint_rows_mut, fail_bounded, fail_insert, fail_swap, get_index_below,
         get_index_of_or_max, insert, pop_down_to, put_one, remove_at, report_drain, reserve_one,
         retain_keys, shrink, spawn, spawn_rows_one, try_insert, try_reserve, try_reserve_exact,

@@ -282,7 +282,10 @@ impl Clone for Entities {
     /// If the memory cannot be had, with the message of [`Error::AllocFailed`].
     #[track_caller]
     fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|error| fail(error))
+        match self.try_clone() {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
     }
 }
 
@@ -318,7 +321,10 @@ impl Entities {
     #[must_use]
     #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::try_with_capacity(capacity).unwrap_or_else(|error| fail(error))
+        match Self::try_with_capacity(capacity) {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
     }
 
     /// The fallible twin of [`with_capacity`](Self::with_capacity).
@@ -371,9 +377,10 @@ impl Entities {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize) -> Self {
-        Self::try_bounded(capacity).unwrap_or_else(|error| {
-            panic!("cannot bound an `Entities` to {capacity} slots: {error}")
-        })
+        match Self::try_bounded(capacity) {
+            Ok(entities) => entities,
+            Err(error) => panic!("cannot bound an `Entities` to {capacity} slots: {error}"),
+        }
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).
@@ -526,18 +533,31 @@ impl Entities {
     /// ```
     #[track_caller]
     pub fn spawn(&mut self) -> Entity {
-        self.try_spawn().unwrap_or_else(|error| panic!("cannot spawn an entity: {error}"))
+        match self.try_spawn() {
+            Ok(entity) => entity,
+            Err(error) => panic!("cannot spawn an entity: {error}"),
+        }
     }
 
-    /// The freed index the next [`try_spawn`](Self::try_spawn) reuses, if there is one, under
-    /// the first generation: a key for asking storages for that index's cells ahead of the
-    /// spawn (their cells depend on the index alone), read without touching the slot itself.
-    /// Not the entity the spawn returns, whose generation is newer. (A new index comes after
-    /// the last one spawned, whose cells are in the cache already: `None`.)
+    /// The freed index a coming [`try_spawn`](Self::try_spawn) reuses, if there is one, under
+    /// the first generation: `ahead` 0 names the next spawn's, 1 the one after it. A key for
+    /// asking storages for that index's cells ahead of the spawn (their cells depend on the
+    /// index alone), read without touching the slot itself. Not the entity the spawn returns,
+    /// whose generation is newer. (A new index comes after the last one spawned, whose cells
+    /// are in the cache already: `None`.)
     #[inline]
-    pub(crate) fn upcoming_reuse(&self) -> Option<Entity> {
-        let index = *self.free.last()?;
-        Some(Entity { index, generation: NonZeroU32::MIN })
+    pub(crate) fn upcoming_reuse(&self, ahead: usize) -> Option<Entity> {
+        let at = self.free.len().checked_sub(ahead + 1)?;
+        Some(Entity { index: self.free[at], generation: NonZeroU32::MIN })
+    }
+
+    /// Asks the processor for the slot of `entity`'s index (a random cache line for a reused
+    /// index), so that a spawn or despawn soon after finds it in the cache; changes nothing.
+    #[inline]
+    pub(crate) fn prefetch_slot(&self, entity: Entity) {
+        if let Some(slot) = self.slots.get(entity.index as usize) {
+            crate::hint::prefetch(&slot.generation);
+        }
     }
 
     /// The fallible twin of [`spawn`](Self::spawn).
@@ -996,18 +1016,23 @@ mod tests {
     #[test]
     fn the_upcoming_reuse_is_the_index_the_next_spawn_reuses() {
         let mut entities = Entities::new();
-        assert_eq!(entities.upcoming_reuse(), None, "nothing freed: a new index comes next");
+        assert_eq!(entities.upcoming_reuse(0), None, "nothing freed: a new index comes next");
         let spawned: Vec<Entity> = (0..4).map(|_| entities.spawn()).collect();
-        assert_eq!(entities.upcoming_reuse(), None);
+        assert_eq!(entities.upcoming_reuse(0), None);
         assert!(entities.despawn(spawned[1]));
         assert!(entities.despawn(spawned[3]));
-        for _ in 0..2 {
-            let upcoming = entities.upcoming_reuse().expect("a freed index");
+        let after = entities.upcoming_reuse(1).expect("a second freed index");
+        for round in 0..2 {
+            let upcoming = entities.upcoming_reuse(0).expect("a freed index");
+            if round == 1 {
+                assert_eq!(upcoming.index(), after.index(), "the one after is next now");
+                assert_eq!(entities.upcoming_reuse(1), None, "one freed index left");
+            }
             let reused = entities.spawn();
             assert_eq!(upcoming.index(), reused.index());
             assert!(upcoming.generation() < reused.generation(), "only the index is named");
         }
-        assert_eq!(entities.upcoming_reuse(), None);
+        assert_eq!(entities.upcoming_reuse(0), None);
         entities.assert_invariants();
     }
 

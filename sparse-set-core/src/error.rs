@@ -77,7 +77,8 @@ impl fmt::Display for Error {
                 write!(f, "key {index} is outside the bounded key range 0..{limit}")
             }
             Error::Full { capacity } => {
-                write!(f, "storage is full: its bounded capacity is {capacity} elements")
+                let elements = if capacity == 1 { "element" } else { "elements" };
+                write!(f, "storage is full: its bounded capacity is {capacity} {elements}")
             }
             Error::DenseIndexOverflow { width, max_len } => write!(
                 f,

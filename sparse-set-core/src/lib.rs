@@ -166,8 +166,9 @@ pub mod __private {
     pub use crate::unwind::report_drain;
     pub use crate::world::{
         At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, NoValue, One,
-        Place, RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert, put_one,
-        reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn, world_storage,
+        Place, Refused, RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert,
+        put_one, reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn,
+        world_storage,
     };
     #[cfg(feature = "rayon")]
     pub use rayon;

@@ -111,7 +111,7 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
                 self,
                 world: &mut #w,
                 entity: #p::Entity,
-            ) -> ::core::result::Result<Self::Replaced, #p::Error> {
+            ) -> ::core::result::Result<Self::Replaced, #p::Refused> {
                 #as_tuple::put::<#live>(#own, world, entity)
             }
 

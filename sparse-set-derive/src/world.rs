@@ -343,7 +343,7 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
                         self,
                         world: &mut #ident,
                         entity: #p::Entity,
-                    ) -> ::core::result::Result<::core::option::Option<Self>, #p::Error> {
+                    ) -> ::core::result::Result<::core::option::Option<Self>, #p::Refused> {
                         #p::put_one::<#ident, #at, Self>(self, world, entity)
                     }
 

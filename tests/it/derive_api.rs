@@ -407,7 +407,7 @@ fn bounded_storage_refuses_past_its_limits() {
 }
 
 #[test]
-#[should_panic(expected = "storage is full: its bounded capacity is 1 elements")]
+#[should_panic(expected = "storage is full: its bounded capacity is 1 element")]
 fn bounded_insert_panics_with_the_error_message() {
     let mut storage = PositionSoa::bounded(1, 16);
     storage.insert(1, pos(1.0));
@@ -423,7 +423,7 @@ fn plain_calls_panic_naming_the_key_and_the_limit() {
             storage.insert(1, pos(1.0));
             storage.insert(2, pos(2.0));
         }),
-        "cannot insert key 2 into a `PositionSoa`: storage is full: its bounded capacity is 1 elements"
+        "cannot insert key 2 into a `PositionSoa`: storage is full: its bounded capacity is 1 element"
     );
     assert_eq!(
         message(|| drop(SmallSoa::bounded(300, 1000))),

@@ -5,6 +5,7 @@
 #![allow(clippy::cast_possible_wrap, reason = "keys and places are small")]
 
 use std::collections::BTreeSet;
+use std::panic::AssertUnwindSafe;
 
 use proptest::prelude::*;
 use sparse_soa::{Entities, Entity, Error, Group, SparseMap, SparseSet, SparseSoa, Storage, World};
@@ -159,7 +160,7 @@ fn a_full_storage_is_named_in_the_panic() {
             set.insert(2);
         }),
         "cannot insert key 2 into a `SparseSet`: storage is full: its bounded capacity is 1 \
-         elements"
+         element"
     );
     assert_eq!(
         panic_message(|| {
@@ -168,7 +169,7 @@ fn a_full_storage_is_named_in_the_panic() {
             map.entry(2).or_insert(0);
         }),
         "cannot insert key 2 into a `SparseMap<u32, u8>`: storage is full: its bounded capacity \
-         is 1 elements"
+         is 1 element"
     );
     assert_eq!(
         panic_message(|| {
@@ -176,7 +177,7 @@ fn a_full_storage_is_named_in_the_panic() {
             bodies.insert(1, body(1));
             bodies.insert(2, body(2));
         }),
-        "cannot insert key 2 into a `BodySoa`: storage is full: its bounded capacity is 1 elements"
+        "cannot insert key 2 into a `BodySoa`: storage is full: its bounded capacity is 1 element"
     );
     assert_eq!(
         panic_message(|| {
@@ -199,7 +200,7 @@ fn a_full_storage_is_named_in_the_panic() {
             group.member_mut::<0>().insert(2, 0);
         }),
         "cannot insert key 2 into a `SparseMap<u32, u16>`: storage is full: its bounded \
-         capacity is 1 elements"
+         capacity is 1 element"
     );
     // Through a world, the storage that refused is the one named.
     let mut scene = Scene {
@@ -212,4 +213,42 @@ fn a_full_storage_is_named_in_the_panic() {
     assert_eq!(scene.try_spawn((Spot { x: 2.0 }, 2_u8)), Err(Error::Full { capacity: 1 }));
     assert!(scene.entities.is_alive(first));
     assert_eq!(scene.entities.len(), 1, "the refused spawn left no entity behind");
+    // The plain calls name the world and the component whose storage refused the row.
+    let mut scene = scene;
+    assert_eq!(
+        panic_message(AssertUnwindSafe(|| {
+            scene.spawn((Spot { x: 2.0 }, 2_u8));
+        })),
+        "cannot spawn a row into `it::parity::Scene`: the storage of `u8` refused it: storage \
+         is full: its bounded capacity is 1 element"
+    );
+    let second = scene.spawn(Spot { x: 3.0 });
+    assert_eq!(
+        panic_message(AssertUnwindSafe(|| scene.insert(second, 3_u8))),
+        format!(
+            "cannot insert a row for {second} in `it::parity::Scene`: the storage of `u8` \
+             refused it: storage is full: its bounded capacity is 1 element"
+        )
+    );
+    scene.despawn(second);
+    assert_eq!(
+        panic_message(AssertUnwindSafe(|| scene.insert(second, 3_u8))),
+        format!(
+            "cannot insert a row for {second} in `it::parity::Scene`: entity {second} is not \
+             alive in this world: despawned, or spawned by another `Entities`"
+        )
+    );
+    let mut capped = Scene {
+        entities: Entities::bounded(0),
+        spots: SpotSoa::new(),
+        names: SparseMap::new(),
+        paired: Group::default(),
+    };
+    assert_eq!(
+        panic_message(AssertUnwindSafe(|| {
+            capped.spawn(Spot { x: 0.0 });
+        })),
+        "cannot spawn a row into `it::parity::Scene`: its `Entities` refused a new entity: \
+         storage is full: its bounded capacity is 0 elements"
+    );
 }

@@ -112,8 +112,10 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Option<<NthOf<M, I> as Storage>::Value> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<NthOf<M, I>, _>(key, error))
+        match self.try_insert(key, value) {
+            Ok(value) => value,
+            Err(error) => fail_insert::<NthOf<M, I>, _>(key, error),
+        }
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the member, and the group,
@@ -356,8 +358,10 @@ where
         key: M::Key,
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Option<<NthOf<X, I> as Storage>::Value> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<NthOf<X, I>, _>(key, error))
+        match self.try_insert(key, value) {
+            Ok(value) => value,
+            Err(error) => fail_insert::<NthOf<X, I>, _>(key, error),
+        }
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the group,

@@ -657,8 +657,10 @@ where
         key: M::Key,
         value: MemberValue<N, M::Key, D, I>,
     ) -> Option<MemberValue<N, M::Key, D, I>> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<MemberOf<N, M::Key, D, I>, _>(key, error))
+        match self.try_insert(key, value) {
+            Ok(value) => value,
+            Err(error) => fail_insert::<MemberOf<N, M::Key, D, I>, _>(key, error),
+        }
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the member, and the family,
@@ -922,8 +924,10 @@ where
         key: M::Key,
         value: ExcludedValue<N, M::Key, D, I>,
     ) -> Option<ExcludedValue<N, M::Key, D, I>> {
-        self.try_insert(key, value)
-            .unwrap_or_else(|error| fail_insert::<ExcludedOf<N, M::Key, D, I>, _>(key, error))
+        match self.try_insert(key, value) {
+            Ok(value) => value,
+            Err(error) => fail_insert::<ExcludedOf<N, M::Key, D, I>, _>(key, error),
+        }
     }
 
     /// The fallible twin of [`insert`](Self::insert): on an error the storage, and the family,

@@ -5,7 +5,8 @@
 //! they allocate nothing (a group of bounded storages stays allocation-free) and a comparator
 //! that panics leaves the prefix aligned, in the order the swaps so far made. A group with an
 //! [`Observer`] sorts unstably through one [`Permutation`] instead (allocated), so that its
-//! observer hears one permutation, not each swap.
+//! observer hears one permutation, not each swap. A member's own observer hears the swaps that
+//! move that member's rows.
 
 #[cfg(doc)]
 use crate::error::Error;

@@ -30,7 +30,10 @@ impl<K: Key, V: Clone, D: DenseIndex, O: Observer<K, V> + Clone> Clone for Spars
     /// [`try_clone`](SparseMap::try_clone) would return).
     #[track_caller]
     fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|error| fail(error))
+        match self.try_clone() {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
     }
 }
 

@@ -22,7 +22,9 @@
 //! - values handed out mutably (`get_mut`, `values_mut`, a query's mutable member):
 //!   [`written`](Observer::written), when the reference is handed out (a write is assumed);
 //! - rows that change places without leaving: [`swapped`](Observer::swapped), or one
-//!   [`permuted`](Observer::permuted) for a sort.
+//!   [`permuted`](Observer::permuted) for a sort of the storage itself. `sort_as` (which
+//!   allocates nothing) reports its swaps, and a group's sort reports one permutation to the
+//!   group's observer and the swaps that apply it to each member's own.
 //!
 //! An observer is a field of the storage and its methods get `&mut self` alone, so a hook cannot
 //! reach the storage it observes: the storage is mutably borrowed while the hook runs, and any
@@ -170,7 +172,8 @@ pub trait Observer<K, V> {
     }
 
     /// The rows were reordered by `permutation`: the row now at `i` was at
-    /// `permutation.order()[i]`. A sort reports one permutation, not its swaps.
+    /// `permutation.order()[i]`. A sort of the storage reports one permutation, not its swaps
+    /// (`sort_as` and a group's sort, seen by a member, report swaps).
     #[inline]
     fn permuted(&mut self, permutation: &Permutation) {
         let _ = permutation;

@@ -181,7 +181,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[must_use]
     #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::try_with_capacity(capacity).unwrap_or_else(|error| fail(error))
+        match Self::try_with_capacity(capacity) {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
     }
 
     /// The fallible twin of [`with_capacity`](Self::with_capacity).
@@ -234,8 +237,10 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     #[must_use]
     #[track_caller]
     pub fn bounded(capacity: usize, key_limit: usize) -> Self {
-        Self::try_bounded(capacity, key_limit)
-            .unwrap_or_else(|error| fail_bounded::<Self>(capacity, key_limit, error))
+        match Self::try_bounded(capacity, key_limit) {
+            Ok(value) => value,
+            Err(error) => fail_bounded::<Self>(capacity, key_limit, error),
+        }
     }
 
     /// The fallible twin of [`bounded`](Self::bounded).

@@ -27,7 +27,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()> + Clone> Clone for SparseSet<K, D
     /// [`try_clone`](SparseSet::try_clone) would return.
     #[track_caller]
     fn clone(&self) -> Self {
-        self.try_clone().unwrap_or_else(|error| fail(error))
+        match self.try_clone() {
+            Ok(value) => value,
+            Err(error) => fail(error),
+        }
     }
 }
 

@@ -18,9 +18,8 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use crate::entity::Entity;
-use crate::error::Error;
 use crate::world::row::{
-    Bundle, Component, Place, RowStorage, RowWorld, distinct, spawn, try_spawn,
+    Bundle, Component, Place, Refused, RowStorage, RowWorld, distinct, spawn, try_spawn,
 };
 
 /// [`Bundle::spawn_rows`] for rows of one component: as rows of a tuple of one, a run at a
@@ -106,7 +105,7 @@ macro_rules! row_tuple {
                 self,
                 world: &mut W,
                 entity: Entity,
-            ) -> Result<Self::Replaced, Error> {
+            ) -> Result<Self::Replaced, Refused> {
                 const {
                     assert!(
                         distinct(&[$($i::WHERE),+]),
@@ -125,7 +124,7 @@ macro_rules! row_tuple {
                     $(
                         match $c::storage(&mut *guard.world).put(entity, $c) {
                             Ok(value) => replaced.$n = Some(value),
-                            Err(error) => break 'put Some(error),
+                            Err(error) => break 'put Some(Refused::by::<$c>(error)),
                         }
                     )+
                     None

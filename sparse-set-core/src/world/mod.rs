@@ -13,8 +13,8 @@ mod row;
 pub use batch::{SpawnBatch, spawn_rows_one};
 pub use row::{
     At, Bundle, Component, Excluded, FieldValue, Fields, LevelExcluded, LevelMember, Member,
-    NoValue, One, Place, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one, reserve_one,
-    spawn, try_insert, try_spawn,
+    NoValue, One, Place, Refused, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one,
+    reserve_one, spawn, try_insert, try_spawn,
 };
 
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};

@@ -29,7 +29,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use crate::entity::{Entities, Entity};
-use crate::error::{Error, fail};
+use crate::error::Error;
 use crate::group::{
     ExcludedValue, Group, GroupExcluded, GroupMembers, Level, MemberValue, Nest, Nth,
 };
@@ -274,7 +274,13 @@ where
 
     #[inline]
     fn prefetch(&self, entity: Entity) {
-        self.members().nth().as_sparse_set().prefetch(entity);
+        let set = self.members().nth().as_sparse_set();
+        set.prefetch(entity);
+        // A row that completes the group is swapped into the aligned prefix, over the row
+        // past its end: that row's cell (another random line) is written too.
+        if let Some(&displaced) = set.keys().get(self.len()) {
+            set.prefetch(displaced);
+        }
     }
 
     #[inline]
@@ -596,10 +602,14 @@ pub trait Bundle<W, I>: Sized {
     ///
     /// # Errors
     ///
-    /// The first storage's error; nothing changed then, but for rows of older generations of
-    /// `entity`'s slot a put replaced: those are gone.
+    /// The first storage's error, with the component it refused; nothing changed then, but
+    /// for rows of older generations of `entity`'s slot a put replaced: those are gone.
     #[doc(hidden)]
-    fn put<const LIVE: bool>(self, world: &mut W, entity: Entity) -> Result<Self::Replaced, Error>;
+    fn put<const LIVE: bool>(
+        self,
+        world: &mut W,
+        entity: Entity,
+    ) -> Result<Self::Replaced, Refused>;
 
     /// Asks the processor for `entity`'s cell of every storage the row names
     /// ([`RowStorage::prefetch`]), before [`put`](Self::put): the cells are random cache lines
@@ -634,6 +644,27 @@ pub trait Bundle<W, I>: Sized {
         W: RowWorld;
 }
 
+/// Why a row was not stored: the error, and the type of the component whose storage refused
+/// it (`None`: the world's allocator refused the entity), which the panicking `spawn` and
+/// `insert` name.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Refused {
+    /// What went wrong.
+    pub error: Error,
+    /// The component's type name, or `None` for the allocator.
+    pub component: Option<&'static str>,
+}
+
+impl Refused {
+    /// `error`, from the storage of component `C`.
+    #[cold]
+    #[must_use]
+    pub fn by<C>(error: Error) -> Self {
+        Refused { error, component: Some(core::any::type_name::<C>()) }
+    }
+}
+
 /// One component, alone: the row's index type.
 #[doc(hidden)]
 pub struct One<I>(PhantomData<I>);
@@ -658,10 +689,10 @@ pub fn put_one<W, I: Place, C: Component<W, I, Storage: RowStorage<I::Part, C>>>
     component: C,
     world: &mut W,
     entity: Entity,
-) -> Result<Option<C>, Error> {
+) -> Result<Option<C>, Refused> {
     let storage = C::storage(world);
     let finish = Finish { storage: &mut *storage, entity, part: PhantomData::<(I::Part, C)> };
-    finish.storage.put(entity, component)
+    finish.storage.put(entity, component).map_err(Refused::by::<C>)
 }
 
 /// Room for `additional` more rows of one component, as a hint.
@@ -723,17 +754,37 @@ pub trait RowWorld {
 ///
 /// # Errors
 ///
-/// The allocator's ([`Error::EntitiesExhausted`], [`Error::AllocFailed`]) or the first failing
-/// storage's.
+/// The allocator's ([`Error::EntitiesExhausted`], [`Error::Full`], [`Error::AllocFailed`]) or
+/// the first failing storage's.
 #[doc(hidden)]
 #[inline]
 pub fn try_spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Result<Entity, Error> {
+    spawn_or_refuse(world, row).map_err(|refused| refused.error)
+}
+
+/// [`try_spawn`], with the component whose storage refused the row.
+#[inline]
+fn spawn_or_refuse<W: RowWorld, B: Bundle<W, I>, I>(
+    world: &mut W,
+    row: B,
+) -> Result<Entity, Refused> {
     // A reused index's cells (random lines, one per storage) asked for before the allocator
-    // reads its slot (another): the row's misses all at once.
-    if let Some(upcoming) = world.entities().upcoming_reuse() {
+    // reads its slot (another): the row's misses all at once. The index the spawn after this
+    // one reuses is asked for too, slot and cells, so that spawns in a loop find their lines
+    // on their way (asked for again next time, they are hits).
+    let entities = world.entities();
+    let (upcoming, after) = (entities.upcoming_reuse(0), entities.upcoming_reuse(1));
+    if let Some(after) = after {
+        entities.prefetch_slot(after);
+    }
+    if let Some(upcoming) = upcoming {
         B::prefetch(world, upcoming);
     }
-    let entity = world.entities().try_spawn()?;
+    if let Some(after) = after {
+        B::prefetch(world, after);
+    }
+    let entity =
+        world.entities().try_spawn().map_err(|error| Refused { error, component: None })?;
     match row.put::<false>(world, entity) {
         Ok(replaced) => {
             // A fresh entity replaces nothing, unless the allocator alone despawned an older
@@ -741,9 +792,9 @@ pub fn try_spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Resu
             drop(replaced);
             Ok(entity)
         }
-        Err(error) => {
+        Err(refused) => {
             world.despawn_entity(entity);
-            Err(error)
+            Err(refused)
         }
     }
 }
@@ -752,12 +803,16 @@ pub fn try_spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Resu
 ///
 /// # Panics
 ///
-/// Where [`try_spawn`] returns an error, with its message.
+/// Where [`try_spawn`] returns an error, with its message, naming the world and the component
+/// whose storage refused the row (or the allocator), at the caller's line.
 #[doc(hidden)]
 #[inline]
 #[track_caller]
 pub fn spawn<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, row: B) -> Entity {
-    try_spawn(world, row).unwrap_or_else(|error| fail(error))
+    match spawn_or_refuse(world, row) {
+        Ok(entity) => entity,
+        Err(refused) => fail_row::<W>("spawn a row into", None, &refused),
+    }
 }
 
 /// `#[derive(World)]`'s `try_insert`: `row` stored for the live `entity`, replacing the values
@@ -774,11 +829,20 @@ pub fn try_insert<W: RowWorld, B: Bundle<W, I>, I>(
     entity: Entity,
     row: B,
 ) -> Result<(), Error> {
+    insert_or_refuse(world, entity, row).map_err(|refused| refused.error)
+}
+
+/// [`try_insert`], with the component whose storage refused the row.
+#[inline]
+fn insert_or_refuse<W: RowWorld, B: Bundle<W, I>, I>(
+    world: &mut W,
+    entity: Entity,
+    row: B,
+) -> Result<(), Refused> {
     if !world.entities().is_alive(entity) {
-        return Err(Error::NotAlive {
-            index: entity.index(),
-            generation: entity.generation().get(),
-        });
+        let error =
+            Error::NotAlive { index: entity.index(), generation: entity.generation().get() };
+        return Err(Refused { error, component: None });
     }
     B::prefetch(world, entity);
     row.put::<true>(world, entity).map(drop)
@@ -788,10 +852,38 @@ pub fn try_insert<W: RowWorld, B: Bundle<W, I>, I>(
 ///
 /// # Panics
 ///
-/// Where [`try_insert`] returns an error, with its message.
+/// Where [`try_insert`] returns an error, with its message, naming the world and the component
+/// whose storage refused the row, at the caller's line.
 #[doc(hidden)]
 #[inline]
 #[track_caller]
 pub fn insert<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, entity: Entity, row: B) {
-    try_insert(world, entity, row).unwrap_or_else(|error| fail(error));
+    if let Err(refused) = insert_or_refuse(world, entity, row) {
+        fail_row::<W>("insert a row for", Some(entity), &refused);
+    }
+}
+
+/// Panics for a row `W` refused: "cannot {what} {entity} `W`: the storage of `C` refused it:
+/// {error}".
+///
+/// # Panics
+///
+/// Always: that is what it is for.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail_row<W>(what: &str, entity: Option<Entity>, refused: &Refused) -> ! {
+    let world = core::any::type_name::<W>();
+    let error = &refused.error;
+    let subject = match entity {
+        Some(entity) => alloc::format!("{what} {entity} in `{world}`"),
+        None => alloc::format!("{what} `{world}`"),
+    };
+    match refused.component {
+        Some(component) => {
+            panic!("cannot {subject}: the storage of `{component}` refused it: {error}")
+        }
+        None if entity.is_some() => panic!("cannot {subject}: {error}"),
+        None => panic!("cannot {subject}: its `Entities` refused a new entity: {error}"),
+    }
 }

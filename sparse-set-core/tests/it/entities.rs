@@ -41,7 +41,7 @@ fn the_plain_spawn_of_a_full_allocator_panics_naming_the_limit() {
     .unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot spawn an entity: storage is full: its bounded capacity is 1 elements"
+        "cannot spawn an entity: storage is full: its bounded capacity is 1 element"
     );
 }
 
