@@ -168,7 +168,7 @@ pub mod __private {
         At, Excluded, FieldValue, Fields, Keyed, LevelExcluded, LevelMember, Member, NoValue, One,
         Place, Refused, RowStorage, RowWorld, Tag, Whole, WorldStorage, despawn, distinct, insert,
         put_one, reserve_one, retain_keys, spawn, spawn_rows_one, try_insert, try_spawn,
-        world_storage,
+        try_spawn_batch, world_storage,
     };
     #[cfg(feature = "rayon")]
     pub use rayon;

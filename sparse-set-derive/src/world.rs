@@ -467,6 +467,35 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
                 #p::SpawnBatch::new(self, rows.into_iter())
             }
 
+            /// The fallible twin of [`spawn_batch`](Self::spawn_batch): spawns one entity per
+            /// row of `rows`, in order, as [`try_spawn`](Self::try_spawn) does (one row at a
+            /// time, with room reserved first for as many as the iterator says it has at least),
+            /// and returns the new entities. If a row is refused, the entities this call
+            /// spawned are despawned again and the error returned: the world is as before but
+            /// for the generations used up.
+            ///
+            /// Computes in **O(rows × components)** amortised time; allocates the `Vec` it
+            /// returns.
+            ///
+            /// # Errors
+            ///
+            /// The first refused row's, as [`try_spawn`](Self::try_spawn): the allocator's, or
+            /// a storage's (a bounded storage that is full, a failed allocation).
+            ///
+            /// # Panics
+            ///
+            /// If the rows' iterator panics: the rows it gave before stay spawned.
+            pub fn try_spawn_batch<R, B, I>(
+                &mut self,
+                rows: R,
+            ) -> ::core::result::Result<#p::Vec<#entity>, #error>
+            where
+                R: ::core::iter::IntoIterator<Item = B>,
+                B: #p::Bundle<Self, I>,
+            {
+                #p::try_spawn_batch(self, rows)
+            }
+
             /// Stores the components of `row` for the live `entity`, replacing the values it
             /// had in those storages (they are dropped).
             ///

@@ -262,6 +262,14 @@ fn a_leaked_drain_leaves_the_observers_in_step() {
 #[test]
 fn a_panicking_hook_in_a_drain_still_empties_the_storage() {
     #[derive(Default)]
+    struct GrumpyTag(Vec<u32>);
+    impl Observer<u32, ()> for GrumpyTag {
+        fn removed(&mut self, key: u32, (): &(), _removed: Removed<u32>) {
+            self.0.push(key);
+            assert_ne!(key, 2, "unlucky remove");
+        }
+    }
+    #[derive(Default)]
     struct Grumpy(Vec<u32>);
     impl Observer<u32, u32> for Grumpy {
         fn removed(&mut self, key: u32, _value: &u32, _removed: Removed<u32>) {
@@ -278,14 +286,6 @@ fn a_panicking_hook_in_a_drain_still_empties_the_storage() {
     map.insert(2, 2);
     assert_eq!(map.keys(), &[2]);
 
-    #[derive(Default)]
-    struct GrumpyTag(Vec<u32>);
-    impl Observer<u32, ()> for GrumpyTag {
-        fn removed(&mut self, key: u32, (): &(), _removed: Removed<u32>) {
-            self.0.push(key);
-            assert_ne!(key, 2, "unlucky remove");
-        }
-    }
     let mut set = SparseSet::<u32, u32, GrumpyTag>::default();
     set.extend(0..5);
     assert!(catch_unwind(AssertUnwindSafe(|| set.drain().count())).is_err());

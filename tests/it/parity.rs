@@ -214,7 +214,6 @@ fn a_full_storage_is_named_in_the_panic() {
     assert!(scene.entities.is_alive(first));
     assert_eq!(scene.entities.len(), 1, "the refused spawn left no entity behind");
     // The plain calls name the world and the component whose storage refused the row.
-    let mut scene = scene;
     assert_eq!(
         panic_message(AssertUnwindSafe(|| {
             scene.spawn((Spot { x: 2.0 }, 2_u8));

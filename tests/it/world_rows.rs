@@ -832,3 +832,47 @@ fn despawning_the_dead_keeps_every_row_of_the_living() {
         assert_eq!(game.motion.contains(*entity), alive, "motion of {i}");
     }
 }
+
+/// `try_spawn_batch` stores what `spawn_batch` stores when every row fits, and when a row is
+/// refused it returns the error with the world as before: the entities it spawned are
+/// despawned again (their generations used), no group or storage keeps a row of them, and the
+/// world's next spawns work as before.
+#[test]
+fn try_spawn_batch_spawns_every_row_or_none() {
+    let rows =
+        |n: i32| (0..n).map(|i| (Position { x: i, y: -i }, Velocity { dx: i }, format!("n{i}")));
+    let mut batched = Small::new();
+    let mut tried = Small::new();
+    let expected: Vec<Entity> = batched.spawn_batch(rows(2)).collect();
+    assert_eq!(tried.try_spawn_batch(rows(2)), Ok(expected.clone()));
+    assert_eq!(tried.pair.keys(), batched.pair.keys());
+    assert_eq!(tried.names.values(), batched.names.values());
+
+    // The names hold two: a third row is refused after its group members were put.
+    let mut small = Small::new();
+    let kept = small.spawn((Position { x: 9, y: 9 }, "kept".to_string()));
+    let (pair, names) = (small.pair.keys().to_vec(), small.names.keys().to_vec());
+    assert_eq!(small.try_spawn_batch(rows(5)), Err(Error::Full { capacity: 2 }));
+    small.entities.assert_invariants();
+    small.pair.assert_invariants();
+    small.names.assert_invariants();
+    assert_eq!(small.entities.len(), 1, "only the entity spawned before is alive");
+    assert!(small.entities.is_alive(kept));
+    assert_eq!((small.pair.keys(), small.names.keys()), (&pair[..], &names[..]));
+    assert_eq!(small.pair.members().0.len(), 1);
+    assert_eq!(small.pair.members().1.len(), 0);
+    // The world goes on: one more name fits.
+    let next = small.try_spawn_batch(rows(1)).expect("one row fits");
+    assert_eq!(next.len(), 1);
+    assert_eq!(small.names.len(), 2);
+
+    // A refusing allocator: nothing stays either.
+    let mut capped = Capped { entities: Entities::bounded(3), positions: PositionSoa::new() };
+    let positions = (0..4).map(|x| Position { x, y: x });
+    assert_eq!(capped.try_spawn_batch(positions), Err(Error::Full { capacity: 3 }));
+    assert!(capped.entities.is_empty() && capped.positions.is_empty());
+    assert_eq!(
+        capped.try_spawn_batch((0..3).map(|x| Position { x, y: x })).map(|e| e.len()),
+        Ok(3)
+    );
+}

@@ -18,6 +18,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use crate::entity::Entity;
+use crate::error::Error;
 use crate::world::row::{
     Bundle, Component, Place, Refused, RowStorage, RowWorld, distinct, spawn, try_spawn,
 };
@@ -379,6 +380,51 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
             break;
         }
     }
+}
+
+/// `#[derive(World)]`'s `try_spawn_batch`: a new entity per row, in order, each as
+/// [`try_spawn`] stores it; on the first refused row, the entities spawned so far are
+/// despawned again (last first) and its error returned.
+///
+/// # Errors
+///
+/// The first refused row's; the world is as before then, but for the generations used.
+#[doc(hidden)]
+pub fn try_spawn_batch<W: RowWorld, B: Bundle<W, I>, I, R: IntoIterator<Item = B>>(
+    world: &mut W,
+    rows: R,
+) -> Result<Vec<Entity>, Error> {
+    let rows = rows.into_iter();
+    let (at_least, _) = rows.size_hint();
+    let mut spawned = Vec::new();
+    if at_least > 0 {
+        let entities = world.entities();
+        let _ = entities.try_reserve(at_least);
+        let slots = entities.fresh_slots(at_least);
+        B::reserve(world, at_least, slots);
+        let _ = spawned.try_reserve(at_least);
+    }
+    for row in rows {
+        let refused = match try_spawn(world, row) {
+            Ok(entity) => match spawned.try_reserve(1) {
+                Ok(()) => {
+                    spawned.push(entity);
+                    continue;
+                }
+                // The entity is in the world: despawned with the others.
+                Err(error) => {
+                    world.despawn_entity(entity);
+                    Error::from(error)
+                }
+            },
+            Err(error) => error,
+        };
+        for entity in spawned.into_iter().rev() {
+            world.despawn_entity(entity);
+        }
+        return Err(refused);
+    }
+    Ok(spawned)
 }
 
 /// The iterator `#[derive(World)]`'s `spawn_batch` returns: it yields the entity of each row,
