@@ -539,25 +539,15 @@ impl Entities {
         }
     }
 
-    /// The freed index a coming [`try_spawn`](Self::try_spawn) reuses, if there is one, under
-    /// the first generation: `ahead` 0 names the next spawn's, 1 the one after it. A key for
-    /// asking storages for that index's cells ahead of the spawn (their cells depend on the
-    /// index alone), read without touching the slot itself. Not the entity the spawn returns,
-    /// whose generation is newer. (A new index comes after the last one spawned, whose cells
-    /// are in the cache already: `None`.)
+    /// The freed index the next [`try_spawn`](Self::try_spawn) reuses, if there is one, under
+    /// the first generation: a key for asking storages for that index's cells ahead of the
+    /// spawn (their cells depend on the index alone), read without touching the slot itself.
+    /// Not the entity the spawn returns, whose generation is newer. (A new index comes after
+    /// the last one spawned, whose cells are in the cache already: `None`.)
     #[inline]
-    pub(crate) fn upcoming_reuse(&self, ahead: usize) -> Option<Entity> {
-        let at = self.free.len().checked_sub(ahead + 1)?;
-        Some(Entity { index: self.free[at], generation: NonZeroU32::MIN })
-    }
-
-    /// Asks the processor for the slot of `entity`'s index (a random cache line for a reused
-    /// index), so that a spawn or despawn soon after finds it in the cache; changes nothing.
-    #[inline]
-    pub(crate) fn prefetch_slot(&self, entity: Entity) {
-        if let Some(slot) = self.slots.get(entity.index as usize) {
-            crate::hint::prefetch(&slot.generation);
-        }
+    pub(crate) fn upcoming_reuse(&self) -> Option<Entity> {
+        let index = *self.free.last()?;
+        Some(Entity { index, generation: NonZeroU32::MIN })
     }
 
     /// The fallible twin of [`spawn`](Self::spawn).
@@ -1016,23 +1006,18 @@ mod tests {
     #[test]
     fn the_upcoming_reuse_is_the_index_the_next_spawn_reuses() {
         let mut entities = Entities::new();
-        assert_eq!(entities.upcoming_reuse(0), None, "nothing freed: a new index comes next");
+        assert_eq!(entities.upcoming_reuse(), None, "nothing freed: a new index comes next");
         let spawned: Vec<Entity> = (0..4).map(|_| entities.spawn()).collect();
-        assert_eq!(entities.upcoming_reuse(0), None);
+        assert_eq!(entities.upcoming_reuse(), None);
         assert!(entities.despawn(spawned[1]));
         assert!(entities.despawn(spawned[3]));
-        let after = entities.upcoming_reuse(1).expect("a second freed index");
-        for round in 0..2 {
-            let upcoming = entities.upcoming_reuse(0).expect("a freed index");
-            if round == 1 {
-                assert_eq!(upcoming.index(), after.index(), "the one after is next now");
-                assert_eq!(entities.upcoming_reuse(1), None, "one freed index left");
-            }
+        for _ in 0..2 {
+            let upcoming = entities.upcoming_reuse().expect("a freed index");
             let reused = entities.spawn();
             assert_eq!(upcoming.index(), reused.index());
             assert!(upcoming.generation() < reused.generation(), "only the index is named");
         }
-        assert_eq!(entities.upcoming_reuse(0), None);
+        assert_eq!(entities.upcoming_reuse(), None);
         entities.assert_invariants();
     }
 

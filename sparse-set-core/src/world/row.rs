@@ -274,13 +274,7 @@ where
 
     #[inline]
     fn prefetch(&self, entity: Entity) {
-        let set = self.members().nth().as_sparse_set();
-        set.prefetch(entity);
-        // A row that completes the group is swapped into the aligned prefix, over the row
-        // past its end: that row's cell (another random line) is written too.
-        if let Some(&displaced) = set.keys().get(self.len()) {
-            set.prefetch(displaced);
-        }
+        self.members().nth().as_sparse_set().prefetch(entity);
     }
 
     #[inline]
@@ -769,19 +763,9 @@ fn spawn_or_refuse<W: RowWorld, B: Bundle<W, I>, I>(
     row: B,
 ) -> Result<Entity, Refused> {
     // A reused index's cells (random lines, one per storage) asked for before the allocator
-    // reads its slot (another): the row's misses all at once. The index the spawn after this
-    // one reuses is asked for too, slot and cells, so that spawns in a loop find their lines
-    // on their way (asked for again next time, they are hits).
-    let entities = world.entities();
-    let (upcoming, after) = (entities.upcoming_reuse(0), entities.upcoming_reuse(1));
-    if let Some(after) = after {
-        entities.prefetch_slot(after);
-    }
-    if let Some(upcoming) = upcoming {
+    // reads its slot (another): the row's misses all at once.
+    if let Some(upcoming) = world.entities().upcoming_reuse() {
         B::prefetch(world, upcoming);
-    }
-    if let Some(after) = after {
-        B::prefetch(world, after);
     }
     let entity =
         world.entities().try_spawn().map_err(|error| Refused { error, component: None })?;
