@@ -5,6 +5,12 @@
 //! # Invariant
 //!
 //! The events hold every row removed since the last `clear`, in the order the rows left.
+//!
+//! A row that a newer version of its key overwrites in place (an insert of a newer generation
+//! of the same entity slot, which the storage reports as
+//! [`replaced`](Observer::replaced)) is a replacement, not a removal: the older key is not
+//! listed. A world despawns an entity from every storage before its slot is reused, so this
+//! only happens to rows left behind by a despawn from the allocator alone.
 
 use alloc::vec::{self, Vec};
 
