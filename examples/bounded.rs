@@ -112,6 +112,14 @@ fn errors() {
     assert_eq!(error, Error::NotAlive { index: 0, generation: 1 });
     show("a World after despawn(0v1): try_insert(0v1, ..)", error);
 
+    // A bounded allocator with every slot alive.
+    let mut two = Entities::bounded(2);
+    two.spawn();
+    two.spawn();
+    let error = two.try_spawn().unwrap_err();
+    assert_eq!(error, Error::EntitiesFull { capacity: 2 });
+    show("Entities::bounded(2) with 2 alive: try_spawn()", error);
+
     // Not provoked: it takes 2^32 spawns.
     show("Entities::try_spawn with 2^32 slots in use", Error::EntitiesExhausted);
 

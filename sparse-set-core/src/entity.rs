@@ -353,7 +353,7 @@ impl Entities {
     /// `capacity` slots, so every entity index is below `capacity` (storages bounded with a
     /// `key_limit` of `capacity` take every entity it spawns). Despawned slots are reused as
     /// usual; past `capacity` live and retired slots, [`try_spawn`](Self::try_spawn) returns
-    /// [`Error::Full`] and [`spawn`](Self::spawn) panics, leaving the allocator unchanged.
+    /// [`Error::EntitiesFull`] and [`spawn`](Self::spawn) panics, leaving the allocator unchanged.
     /// [`try_reserve`](Self::try_reserve) does nothing.
     ///
     /// Computes in **O(1)** time (plus the allocation).
@@ -370,7 +370,7 @@ impl Entities {
     /// let mut entities = Entities::bounded(2);
     /// let a = entities.spawn();
     /// let _b = entities.spawn();
-    /// assert_eq!(entities.try_spawn(), Err(Error::Full { capacity: 2 }));
+    /// assert_eq!(entities.try_spawn(), Err(Error::EntitiesFull { capacity: 2 }));
     /// entities.despawn(a);
     /// assert_eq!(entities.spawn().index(), a.index()); // a freed slot is reused
     /// ```
@@ -557,7 +557,7 @@ impl Entities {
     /// # Errors
     ///
     /// Leaving the allocator unchanged: [`Error::EntitiesExhausted`] if all `2^32` slots are
-    /// alive or retired; [`Error::Full`] if a bounded allocator's `capacity` slots are;
+    /// alive or retired; [`Error::EntitiesFull`] if a bounded allocator's `capacity` slots are;
     /// [`Error::AllocFailed`] if a new slot is needed and its memory cannot
     /// be had.
     ///
@@ -578,7 +578,7 @@ impl Entities {
         if let Some(capacity) = self.bound
             && self.slots.len() >= capacity
         {
-            return Err(Error::Full { capacity });
+            return Err(Error::EntitiesFull { capacity });
         }
         let index = u32::try_from(self.slots.len()).map_err(|_| Error::EntitiesExhausted)?;
         // Room for the slot, and on the (empty) free list for every slot, before anything
@@ -998,7 +998,7 @@ mod tests {
         assert_eq!(at_once.free.capacity(), free_capacity);
         let expected: Vec<Entity> = (0..8).map(|_| one_by_one.spawn()).collect();
         assert_eq!(run, expected);
-        assert_eq!(one_by_one.try_spawn(), Err(Error::Full { capacity: 8 }));
+        assert_eq!(one_by_one.try_spawn(), Err(Error::EntitiesFull { capacity: 8 }));
         assert_eq!(at_once, one_by_one);
         at_once.assert_invariants();
     }

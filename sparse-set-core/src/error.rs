@@ -46,6 +46,13 @@ pub enum Error {
     /// [`Entities`](crate::Entities) has no slot left to spawn in: all `2^32` entity indices
     /// are alive or retired.
     EntitiesExhausted,
+    /// A bounded [`Entities`](crate::Entities) has no slot left to spawn in: all `capacity`
+    /// slots of its bound are alive or retired. (A full storage reports
+    /// [`Full`](Error::Full).)
+    EntitiesFull {
+        /// The bound: the most slots the allocator holds.
+        capacity: usize,
+    },
     /// A key older than the one holding its slot, or than the newest one its slot has held, was
     /// inserted: for an [`Entity`](crate::Entity), a handle kept past its despawn. Nothing
     /// changed. (A storage keeps the newest version each slot of its sparse prefix has seen,
@@ -90,6 +97,10 @@ impl fmt::Display for Error {
             }
             Error::EntitiesExhausted => f.write_str(
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
+            ),
+            Error::EntitiesFull { capacity } => write!(
+                f,
+                "the entity allocator is full: all {capacity} slots of its bound are alive or retired; despawn entities, or bound it higher"
             ),
             Error::NotAlive { index, generation } => write!(
                 f,

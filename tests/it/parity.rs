@@ -247,7 +247,8 @@ fn a_full_storage_is_named_in_the_panic() {
         panic_message(AssertUnwindSafe(|| {
             capped.spawn(Spot { x: 0.0 });
         })),
-        "cannot spawn a row into `it::parity::Scene`: its `Entities` refused a new entity: \
-         storage is full: its bounded capacity is 0 elements"
+        "cannot spawn a row into `it::parity::Scene`: its `Entities` refused a new entity: the \
+         entity allocator is full: all 0 slots of its bound are alive or retired; despawn \
+         entities, or bound it higher"
     );
 }

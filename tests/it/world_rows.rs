@@ -869,7 +869,7 @@ fn try_spawn_batch_spawns_every_row_or_none() {
     // A refusing allocator: nothing stays either.
     let mut capped = Capped { entities: Entities::bounded(3), positions: PositionSoa::new() };
     let positions = (0..4).map(|x| Position { x, y: x });
-    assert_eq!(capped.try_spawn_batch(positions), Err(Error::Full { capacity: 3 }));
+    assert_eq!(capped.try_spawn_batch(positions), Err(Error::EntitiesFull { capacity: 3 }));
     assert!(capped.entities.is_empty() && capped.positions.is_empty());
     assert_eq!(
         capped.try_spawn_batch((0..3).map(|x| Position { x, y: x })).map(|e| e.len()),

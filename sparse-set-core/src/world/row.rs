@@ -748,7 +748,7 @@ pub trait RowWorld {
 ///
 /// # Errors
 ///
-/// The allocator's ([`Error::EntitiesExhausted`], [`Error::Full`], [`Error::AllocFailed`]) or
+/// The allocator's ([`Error::EntitiesExhausted`], [`Error::EntitiesFull`], [`Error::AllocFailed`]) or
 /// the first failing storage's.
 #[doc(hidden)]
 #[inline]

@@ -13,7 +13,7 @@ fn a_bounded_allocator_refuses_past_its_capacity_and_stays_unchanged() {
     let spawned: Vec<Entity> = (0..3).map(|_| entities.spawn()).collect();
     assert_eq!(entities.remaining_capacity(), 0);
     let before = entities.clone();
-    assert_eq!(entities.try_spawn(), Err(Error::Full { capacity: 3 }));
+    assert_eq!(entities.try_spawn(), Err(Error::EntitiesFull { capacity: 3 }));
     assert_eq!(entities, before);
     entities.assert_invariants();
 
@@ -41,14 +41,18 @@ fn the_plain_spawn_of_a_full_allocator_panics_naming_the_limit() {
     .unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot spawn an entity: storage is full: its bounded capacity is 1 element"
+        "cannot spawn an entity: the entity allocator is full: all 1 slots of its bound are alive \
+         or retired; despawn entities, or bound it higher"
     );
 }
 
 #[test]
 fn try_bounded_refuses_what_an_entity_index_cannot_address() {
     assert!(Entities::try_bounded(0).is_ok());
-    assert_eq!(Entities::try_bounded(0).unwrap().try_spawn(), Err(Error::Full { capacity: 0 }));
+    assert_eq!(
+        Entities::try_bounded(0).unwrap().try_spawn(),
+        Err(Error::EntitiesFull { capacity: 0 })
+    );
     #[cfg(target_pointer_width = "64")]
     {
         assert_eq!(Entities::try_bounded((1 << 32) + 1).unwrap_err(), Error::EntitiesExhausted);
