@@ -98,10 +98,13 @@ impl fmt::Display for Error {
             Error::EntitiesExhausted => f.write_str(
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
             ),
-            Error::EntitiesFull { capacity } => write!(
-                f,
-                "the entity allocator is full: all {capacity} slots of its bound are alive or retired; despawn entities, or bound it higher"
-            ),
+            Error::EntitiesFull { capacity } => {
+                let slots = if capacity == 1 { "slot" } else { "slots" };
+                write!(
+                    f,
+                    "the entity allocator is full: it is bounded to {capacity} {slots}, every one alive or retired; despawn entities, or bound it higher"
+                )
+            }
             Error::NotAlive { index, generation } => write!(
                 f,
                 "entity {index}v{generation} is not alive in this world: despawned, or spawned by another `Entities`"

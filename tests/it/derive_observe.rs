@@ -301,7 +301,7 @@ fn a_panicking_hook_leaves_the_storage_valid() {
     assert!(catch_unwind(AssertUnwindSafe(|| storage.remove(7))).is_err());
     sparse_soa::Storage::assert_invariants(&storage);
     assert!(!storage.contains_key(7));
-    // A bulk removal stops reporting at the panic but still removes every row.
+    // A bulk removal goes on while the panic unwinds: every row is removed.
     storage.insert(7, Body { pos: 7, mass: 7 });
     assert!(catch_unwind(AssertUnwindSafe(|| storage.clear())).is_err());
     sparse_soa::Storage::assert_invariants(&storage);

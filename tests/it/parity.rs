@@ -248,7 +248,7 @@ fn a_full_storage_is_named_in_the_panic() {
             capped.spawn(Spot { x: 0.0 });
         })),
         "cannot spawn a row into `it::parity::Scene`: its `Entities` refused a new entity: the \
-         entity allocator is full: all 0 slots of its bound are alive or retired; despawn \
-         entities, or bound it higher"
+         entity allocator is full: it is bounded to 0 slots, every one alive or retired; \
+         despawn entities, or bound it higher"
     );
 }

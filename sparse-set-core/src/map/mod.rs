@@ -1056,8 +1056,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// are then leaked too); values not yet yielded are dropped with the iterator. The map keeps
     /// its memory. A map with an observer reports every row's removal when `drain` is called,
     /// front to back, each with `moved: None` (every row from its position on is gone), before
-    /// the rows are handed out; if a hook panics, the rows after it are still reported and the
-    /// map is emptied, dropping their values.
+    /// the rows are handed out; if a hook panics, the rows after it are still reported while
+    /// the panic unwinds (a second panicking hook aborts, as in every bulk removal) and the map
+    /// is emptied, dropping their values.
     ///
     /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and **O(len)**
     /// with an observer).

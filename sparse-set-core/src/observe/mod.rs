@@ -23,8 +23,9 @@
 //!   [`written`](Observer::written), when the reference is handed out (a write is assumed);
 //! - rows that change places without leaving: [`swapped`](Observer::swapped), or one
 //!   [`permuted`](Observer::permuted) for a sort of the storage itself. `sort_as` (which
-//!   allocates nothing) reports its swaps, and a group's sort reports one permutation to the
-//!   group's observer and the swaps that apply it to each member's own.
+//!   allocates nothing) reports its swaps; a group's sort of its own prefix reports one
+//!   permutation to the group's observer and the swaps that apply it to each member's own, and
+//!   a family's sort of an inner level reports swaps to both.
 //!
 //! An observer is a field of the storage and its methods get `&mut self` alone, so a hook cannot
 //! reach the storage it observes: the storage is mutably borrowed while the hook runs, and any
@@ -37,9 +38,9 @@
 //!
 //! - in a tuple, the observers after it still hear the event, while the panic unwinds, so a
 //!   [`Journal`] or [`Ticks`] beside a hook that panics stays in step with the storage;
-//! - a bulk removal (`truncate`, `clear`, the rows a dropped `drain` had not handed out, the
-//!   removals that end a `retain`) goes on removing the rows it was asked to while the panic
-//!   unwinds, reporting each, as a `Vec` drops the rest of its elements when one's `Drop`
+//! - a bulk removal (`truncate`, `clear`, `drain`, which reports every row when it is called,
+//!   the removals that end a `retain`) goes on removing the rows it was asked to while the
+//!   panic unwinds, reporting each, as a `Vec` drops the rest of its elements when one's `Drop`
 //!   panics. A hook that panics again then aborts the process, as a second panic while
 //!   unwinding does;
 //! - in a group (and a family), a member's hook that panics between the members' moves does not

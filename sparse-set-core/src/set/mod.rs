@@ -82,7 +82,7 @@ use crate::hint;
 use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
 use crate::pages::{Pages, Prefix, Spot};
-use crate::unwind::report_drain;
+use crate::unwind::{report_drain, then};
 
 pub use crate::removed::{Moved, Removed};
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
@@ -1129,10 +1129,14 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     pub fn truncate(&mut self, len: usize) {
         if O::OBSERVES {
-            // Key by key from the end, so that every removal is reported on a consistent set.
-            while self.dense.len() > len {
-                self.pop();
-            }
+            // Key by key from the end, so that every removal is reported on a consistent set;
+            // a hook that panics leaves the rest popped while unwinding, as a map's `truncate`.
+            let pop_down = |set: &mut Self| {
+                while set.dense.len() > len {
+                    set.pop();
+                }
+            };
+            then(self, pop_down, pop_down);
             return;
         }
         if let Some(removed) = self.dense.get(len..) {
@@ -1146,7 +1150,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// Removes every key, yielding them in dense order. The set is empty as soon as this is
     /// called, even if the iterator is leaked; it keeps its memory. A set with an observer
     /// reports every key's removal when `drain` is called, front to back, each with
-    /// `moved: None`; if a hook panics, the keys after it are still reported and the set is
+    /// `moved: None`; if a hook panics, the keys after it are still reported while the panic
+    /// unwinds (a second panicking hook aborts, as in every bulk removal) and the set is
     /// emptied.
     ///
     /// Computes in **O(len)** time.

@@ -41,8 +41,8 @@ fn the_plain_spawn_of_a_full_allocator_panics_naming_the_limit() {
     .unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot spawn an entity: the entity allocator is full: all 1 slots of its bound are alive \
-         or retired; despawn entities, or bound it higher"
+        "cannot spawn an entity: the entity allocator is full: it is bounded to 1 slot, every one \
+         alive or retired; despawn entities, or bound it higher"
     );
 }
 

@@ -278,7 +278,8 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// A storage with an observer reports every row's removal when `drain` is called,
             /// front to back, each with `moved: None` (every row from its position on is
             /// gone), before the rows are handed out; if a hook panics, the rows after it are
-            /// still reported and the storage is emptied, dropping their values.
+            /// still reported while the panic unwinds (a second panicking hook aborts, as in
+            /// every bulk removal) and the storage is emptied, dropping their values.
             ///
             /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and
             /// **O(len)** with an observer).
