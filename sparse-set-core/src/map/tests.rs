@@ -20,7 +20,7 @@ fn get_disjoint_mut_hands_out_each_found_position_once() {
 /// every entry.
 #[test]
 fn a_vacant_entry_outside_the_prefix_inserts_where_it_looked() {
-    let rounds = if cfg!(miri) { 600 } else { 12_000 };
+    let rounds = if cfg!(miri) { 300 } else { 12_000 };
     let mut map = SparseMap::<u32, u32>::new();
     let mut model = alloc::collections::BTreeMap::new();
     let mut state = 0x9E37_79B9_u32;
