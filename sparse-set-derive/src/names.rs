@@ -38,6 +38,7 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
     "remove",
     "remove_with_info",
     "swap_remove_index",
+    "swap_remove",
     "pop",
     "get",
     "get_mut",

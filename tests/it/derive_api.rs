@@ -118,6 +118,12 @@ fn remove_is_a_swap_remove_in_every_column() {
     assert_eq!(storage.keys(), &[4]);
     storage.assert_invariants();
 
+    // indexmap's name for the same removal.
+    let mut storage = filled(&[1, 2, 3, 4]);
+    assert_eq!(storage.swap_remove(1), Some(pos(1.0)));
+    assert_eq!(storage.keys(), &[4, 2, 3]);
+    assert_eq!(storage.swap_remove(1), None);
+
     let mut storage = filled(&[1, 2, 3]);
     assert_eq!(storage.swap_remove_index(0), Some((1, pos(1.0))));
     assert_eq!(storage.keys(), &[3, 2]);

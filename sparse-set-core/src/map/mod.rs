@@ -600,6 +600,22 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         self.remove_with_info(key).map(|(value, _)| value)
     }
 
+    /// [`remove`](Self::remove) under indexmap's name for it: removes `key` by
+    /// **swap-remove** and returns its value.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseMap;
+    /// let mut map: SparseMap<u32, char> = [(1, 'a'), (2, 'b'), (3, 'c')].into_iter().collect();
+    /// assert_eq!(map.swap_remove(1), Some('a'));
+    /// assert_eq!(map.keys(), &[3, 2]);
+    /// ```
+    #[inline]
+    pub fn swap_remove(&mut self, key: K) -> Option<V> {
+        self.remove(key)
+    }
+
     /// Removes `key` by **swap-remove**; returns its value and where it was and which element
     /// moved into its place (see [`Removed`]).
     ///

@@ -1027,6 +1027,22 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         self.remove_with_info(key).is_some()
     }
 
+    /// [`remove`](Self::remove) under indexmap's name for it: removes `key` by
+    /// **swap-remove**; returns whether it was there.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [1, 2, 3].into_iter().collect();
+    /// assert!(set.swap_remove(1));
+    /// assert_eq!(set.as_slice(), &[3, 2]);
+    /// ```
+    #[inline]
+    pub fn swap_remove(&mut self, key: K) -> bool {
+        self.remove(key)
+    }
+
     /// Removes `key` by **swap-remove** and reports which position it vacated and which key
     /// moved in (see [`Removed`]); `None` if it was absent.
     ///

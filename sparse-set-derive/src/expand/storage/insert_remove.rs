@@ -163,6 +163,15 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
             }
         }
 
+        /// `remove` under indexmap's name for it: removes `key` by **swap-remove**; returns
+        /// its value.
+        ///
+        /// Computes in **O(1)** time.
+        #[inline]
+        pub fn swap_remove(&mut self, key: #k) -> #option<#value> {
+            self.remove(key)
+        }
+
         /// Removes `key` by **swap-remove**; returns its value and how the dense positions
         /// moved (`Removed`), for arrays kept beside the storage.
         ///
