@@ -313,14 +313,8 @@ fn a_panicking_hook_leaves_the_storage_valid() {
 /// leaves the storage empty with every row reported once.
 #[test]
 fn a_leaked_or_interrupted_drain_leaves_the_observers_in_step() {
-    #[derive(Default)]
-    struct Grumpy(Vec<u32>);
-    impl Observer<u32, BodyRef<'_>> for Grumpy {
-        fn removed(&mut self, key: u32, _row: &BodyRef<'_>, _removed: Removed<u32>) {
-            self.0.push(key);
-            assert_ne!(key, 2, "unlucky remove");
-        }
-    }
+    use crate::group_hooks::RefusesTwo;
+
     let mut storage =
         BodySoa::<(Ticks, Journal<u32>, Removals<u32>)>::with_observer(Default::default());
     storage.extend((0..5).map(|key| (key, Body { pos: key.into(), mass: key })));
@@ -334,7 +328,7 @@ fn a_leaked_or_interrupted_drain_leaves_the_observers_in_step() {
     storage.ticks().assert_invariants(storage.len());
     assert_eq!(replay_keys(before, &storage.observer().1), Some(vec![9]));
 
-    let mut storage = BodySoa::with_observer(Grumpy::default());
+    let mut storage = BodySoa::with_observer(RefusesTwo::default());
     storage.extend((0..5).map(|key| (key, Body { pos: key.into(), mass: key })));
     assert!(catch_unwind(AssertUnwindSafe(|| storage.drain().count())).is_err());
     sparse_soa::Storage::assert_invariants(&storage);

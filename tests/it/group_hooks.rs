@@ -15,6 +15,18 @@ use sparse_soa::observe::{Journal, Observer};
 use sparse_soa::{Group, Removed, SparseMap, SparseSet};
 use sparse_soa_test_support::mirror::replay_keys;
 
+/// Records the keys it hears removed and panics on hearing key 2 removed (after recording
+/// it): a hook that refuses one removal, for a storage of any value type.
+#[derive(Default)]
+pub(crate) struct RefusesTwo(pub(crate) Vec<u32>);
+
+impl<V> Observer<u32, V> for RefusesTwo {
+    fn removed(&mut self, key: u32, _: &V, _: Removed<u32>) {
+        self.0.push(key);
+        assert_ne!(key, 2, "unlucky remove");
+    }
+}
+
 /// `Bomb(n + 1)` panics at its `n`th event of any kind, once (`Bomb(usize::MAX)`, never in a
 /// test). Also the bomb of `observe`'s tuple test.
 #[derive(Default)]

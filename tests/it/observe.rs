@@ -261,23 +261,9 @@ fn a_leaked_drain_leaves_the_observers_in_step() {
 /// reported once: the rows after the panicking one are reported while the panic unwinds.
 #[test]
 fn a_panicking_hook_in_a_drain_still_empties_the_storage() {
-    #[derive(Default)]
-    struct GrumpyTag(Vec<u32>);
-    impl Observer<u32, ()> for GrumpyTag {
-        fn removed(&mut self, key: u32, (): &(), _removed: Removed<u32>) {
-            self.0.push(key);
-            assert_ne!(key, 2, "unlucky remove");
-        }
-    }
-    #[derive(Default)]
-    struct Grumpy(Vec<u32>);
-    impl Observer<u32, u32> for Grumpy {
-        fn removed(&mut self, key: u32, _value: &u32, _removed: Removed<u32>) {
-            self.0.push(key);
-            assert_ne!(key, 2, "unlucky remove");
-        }
-    }
-    let mut map = SparseMap::<u32, u32, u32, Grumpy>::default();
+    use crate::group_hooks::RefusesTwo;
+
+    let mut map = SparseMap::<u32, u32, u32, RefusesTwo>::default();
     map.extend((0..5).map(|key| (key, key)));
     assert!(catch_unwind(AssertUnwindSafe(|| map.drain().count())).is_err());
     map.assert_invariants();
@@ -286,7 +272,7 @@ fn a_panicking_hook_in_a_drain_still_empties_the_storage() {
     map.insert(2, 2);
     assert_eq!(map.keys(), &[2]);
 
-    let mut set = SparseSet::<u32, u32, GrumpyTag>::default();
+    let mut set = SparseSet::<u32, u32, RefusesTwo>::default();
     set.extend(0..5);
     assert!(catch_unwind(AssertUnwindSafe(|| set.drain().count())).is_err());
     set.assert_invariants();

@@ -382,6 +382,22 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
     }
 }
 
+/// Room in the allocator and in every storage a row names for as many rows as `size_hint` says
+/// there are at least, most of them under the new entities' slots, as a hint (a failed
+/// reservation is left for the spawns to report). Returns that many.
+fn reserve_rows<W: RowWorld, B: Bundle<W, I>, I>(
+    world: &mut W,
+    (at_least, _): (usize, Option<usize>),
+) -> usize {
+    if at_least > 0 {
+        let entities = world.entities();
+        let _ = entities.try_reserve(at_least);
+        let slots = entities.fresh_slots(at_least);
+        B::reserve(world, at_least, slots);
+    }
+    at_least
+}
+
 /// `#[derive(World)]`'s `try_spawn_batch`: a new entity per row, in order, each as
 /// [`try_spawn`] stores it; on the first refused row, the entities spawned so far are
 /// despawned again (last first) and its error returned.
@@ -395,15 +411,9 @@ pub fn try_spawn_batch<W: RowWorld, B: Bundle<W, I>, I, R: IntoIterator<Item = B
     rows: R,
 ) -> Result<Vec<Entity>, Error> {
     let rows = rows.into_iter();
-    let (at_least, _) = rows.size_hint();
+    let at_least = reserve_rows::<W, B, I>(world, rows.size_hint());
     let mut spawned = Vec::new();
-    if at_least > 0 {
-        let entities = world.entities();
-        let _ = entities.try_reserve(at_least);
-        let slots = entities.fresh_slots(at_least);
-        B::reserve(world, at_least, slots);
-        let _ = spawned.try_reserve(at_least);
-    }
+    let _ = spawned.try_reserve(at_least);
     for row in rows {
         let refused = match try_spawn(world, row) {
             Ok(entity) => match spawned.try_reserve(1) {
@@ -461,13 +471,7 @@ impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, 
     /// least (a hint: a failed reservation is left for the spawns to report).
     #[doc(hidden)]
     pub fn new(world: &'w mut W, rows: R) -> Self {
-        let (at_least, _) = rows.size_hint();
-        if at_least > 0 {
-            let entities = world.entities();
-            let _ = entities.try_reserve(at_least);
-            let slots = entities.fresh_slots(at_least);
-            B::reserve(world, at_least, slots);
-        }
+        reserve_rows::<W, B, I>(world, rows.size_hint());
         SpawnBatch {
             world,
             rows,

@@ -350,7 +350,7 @@ fn report_drain(input: &Input<'_>) -> TokenStream {
                 },
                 |__storage| {
                     __storage.#keys.clear();
-                    #(__storage.#emptied.clear();)*
+                    #p::truncate_columns(0, &mut [#(&mut __storage.#emptied),*]);
                 },
             );
         }
