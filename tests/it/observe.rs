@@ -650,6 +650,38 @@ fn a_group_sort_is_one_permutation_to_its_observer() {
 }
 
 #[test]
+fn a_group_sort_tells_an_observed_member_at_most_len_minus_one_swaps() {
+    use sparse_soa::Group;
+    // 40 keys in the prefix, 10 more in the first member only: past the prefix, they stay.
+    let len = 40_u32;
+    let a: SparseMap<u32, u32, u32, Journal<u32>> =
+        (0..len + 10).map(|key| (key, key.wrapping_mul(2_654_435_761) % 1000)).collect();
+    let b: SparseMap<u32, u8> = (0..len).map(|key| (key, 0)).collect();
+    let mut group = Group::new((a, b));
+    let before = group.members().0.keys().to_vec();
+    group.member_mut::<0>().observer_mut().clear();
+    for by_key in [false, true] {
+        let start = group.members().0.keys().to_vec();
+        if by_key {
+            group.sort_keys();
+        } else {
+            group.sort_unstable_by(|_, (a, _), _, (b, _)| b.cmp(a));
+        }
+        group.assert_invariants();
+        let journal = group.members().0.observer();
+        let changes: Vec<Change<u32>> = journal.changes().unwrap().collect();
+        // The in-place sort would have told O(len log len) swaps (about 200 here).
+        assert!(changes.len() < len as usize, "{} changes: {changes:?}", changes.len());
+        assert!(changes.iter().all(|change| matches!(change, Change::Swap { .. })));
+        let replayed = replay_keys(start, journal).unwrap();
+        assert_eq!(replayed, group.members().0.keys());
+        assert_eq!(&group.members().0.keys()[len as usize..], &before[len as usize..]);
+        group.member_mut::<0>().observer_mut().clear();
+    }
+    assert!(group.keys().is_sorted(), "sort_keys ran last");
+}
+
+#[test]
 fn a_worlds_group_field_reports_its_prefix() {
     use sparse_soa::{Group, World};
 

@@ -4,9 +4,10 @@
 //! introsort (`permutation::sort_in_place`) whose every swap moves every member at once, so
 //! they allocate nothing (a group of bounded storages stays allocation-free) and a comparator
 //! that panics leaves the prefix aligned, in the order the swaps so far made. A group with an
-//! [`Observer`] sorts unstably through one [`Permutation`] instead (allocated), so that its
-//! observer hears one permutation, not each swap. A member's own observer hears the swaps that
-//! move that member's rows.
+//! [`Observer`], or a member with one, sorts unstably through one [`Permutation`] instead
+//! (allocated): the group's observer hears one permutation, not each swap, and a member's own
+//! observer the at most `len - 1` swaps that apply it to that member's rows, not the
+//! O(len log len) of the in-place sort.
 
 #[cfg(doc)]
 use crate::error::Error;
@@ -62,13 +63,15 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
 
     /// Sorts the aligned prefix (unstably) with a comparator of two keys and their views; as
     /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered, and it
-    /// sorts in place: it allocates nothing. A group with an [`Observer`] sorts through one
-    /// [`Permutation`] of `len` positions instead (allocated), which it reports.
+    /// sorts in place: it allocates nothing. A group with an [`Observer`], or a member with
+    /// one, sorts through one [`Permutation`] of `len` positions instead (allocated): the
+    /// group's observer hears the permutation, a member's the at most `len - 1` swaps that
+    /// apply it.
     ///
     /// If the comparison panics, the prefix stays aligned, in the order the swaps so far made.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
+    /// nothing (observed: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
@@ -88,8 +91,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     where
         F: FnMut(&M::Key, M::Refs<'_>, &M::Key, M::Refs<'_>) -> core::cmp::Ordering,
     {
-        if O::OBSERVES {
-            // An observer hears of one permutation, not of each swap.
+        if O::OBSERVES || M::OBSERVES {
+            // An observer hears of one permutation, not of each swap; a member's of the
+            // permutation's swaps, not of the in-place sort's O(len log len).
             let permutation = {
                 let (members, keys) = (&self.members, self.keys());
                 Permutation::sorted_unstable_by(self.len, |a, b| {
@@ -142,11 +146,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     }
 
     /// Sorts the aligned prefix by key, ascending, in place: it allocates nothing. A group with
-    /// an [`Observer`] sorts through one [`Permutation`] instead, as
+    /// an [`Observer`], or a member with one, sorts through one [`Permutation`] instead, as
     /// [`sort_unstable_by`](Self::sort_unstable_by) does.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
+    /// nothing (observed: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
@@ -166,7 +170,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     where
         M::Key: Ord,
     {
-        if O::OBSERVES {
+        if O::OBSERVES || M::OBSERVES {
             // Keys are unique: the unstable sort gives the one ascending order.
             self.sort_unstable_by(|a, _, b, _| a.cmp(b));
             return;
