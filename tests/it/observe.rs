@@ -682,6 +682,38 @@ fn a_group_sort_tells_an_observed_member_at_most_len_minus_one_swaps() {
 }
 
 #[test]
+fn a_familys_unstable_sort_tells_its_observers_at_most_n_minus_one_swaps() {
+    use sparse_soa::Group;
+    use sparse_soa::group::Nested;
+    let n = 40_u32;
+    let a: SparseMap<u32, u32> = (0..n + 10).map(|key| (key, key * 7 % 41)).collect();
+    let c: SparseMap<u32, u8, u32, Journal<u32>> = (0..n).map(|key| (key, 0)).collect();
+    let mut family = Group::new((a,)).nest(Nested::new((c,))).observed_by(Journal::new());
+    for by_key in [false, true] {
+        let (group_start, member_start) =
+            (family.keys().to_vec(), family.nested().members().inner().0.keys().to_vec());
+        family.observer_mut().clear();
+        family.nested_member_mut::<0>().observer_mut().clear();
+        if by_key {
+            family.sort_nested_keys();
+        } else {
+            family.sort_nested_unstable_by(|_, ((a,), _), _, ((b,), _)| b.cmp(a));
+        }
+        family.assert_invariants();
+        let member = family.nested().members().inner().0.observer();
+        for journal in [family.observer(), member] {
+            // The in-place sort would have told O(n log n) swaps (about 200 here).
+            assert!(journal.changes().unwrap().count() < n as usize);
+        }
+        let replayed = replay_keys(group_start, family.observer()).unwrap();
+        assert_eq!(replayed, family.keys());
+        let replayed = replay_keys(member_start, member).unwrap();
+        assert_eq!(replayed, family.nested().members().inner().0.keys());
+    }
+    assert!(family.nested().keys().is_sorted(), "sort_nested_keys ran last");
+}
+
+#[test]
 fn a_worlds_group_field_reports_its_prefix() {
     use sparse_soa::{Group, World};
 

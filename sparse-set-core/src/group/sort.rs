@@ -7,7 +7,8 @@
 //! [`Observer`], or a member with one, sorts unstably through one [`Permutation`] instead
 //! (allocated): the group's observer hears one permutation, not each swap, and a member's own
 //! observer the at most `len - 1` swaps that apply it to that member's rows, not the
-//! O(len log len) of the in-place sort.
+//! O(len log len) of the in-place sort. A family's unstable sorts of an inner level do the same
+//! when any of its observers listens (they report swaps to every observer, the group's too).
 
 #[cfg(doc)]
 use crate::error::Error;
@@ -280,14 +281,20 @@ where
     /// allocates nothing) with a comparator of two keys and their views; as
     /// [`Group::sort_unstable_by`].
     ///
+    /// A family with an [`Observer`] (the group's, or a member's of any level down to this
+    /// one) sorts through one [`Permutation`] of the level's prefix instead (allocated): its
+    /// observers hear the at most `n - 1` swaps that apply it, not the in-place sort's.
+    ///
     /// If the comparison panics, every prefix stays aligned, in the order the swaps so far
     /// made.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing
+    /// (observed: **O(n)** memory and **O(n)** swaps per member).
     ///
     /// # Panics
     ///
-    /// If the comparison panics.
+    /// If the comparison panics, or an observed family's permutation's memory cannot be had
+    /// (with the message of [`Error::AllocFailed`]): before anything has moved.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
@@ -305,11 +312,22 @@ where
         N: Level<M::Key, D, Inner = ()>,
         F: FnMut(&M::Key, LevelRefs<'_, N, M, D>, &M::Key, LevelRefs<'_, N, M, D>) -> Ordering,
     {
+        if O::OBSERVES || M::OBSERVES || N::OBSERVES {
+            // Observers hear the permutation's at most `n - 1` swaps, not the in-place sort's.
+            let (members, nested) = (&self.members, &self.nested);
+            let keys = members.first_keys();
+            let row = |i| level_row::<M, N, D>(members, nested, i);
+            let permutation = Permutation::sorted_unstable_by(nested.level_len(), |a, b| {
+                compare(&keys[a], row(a), &keys[b], row(b))
+            });
+            self.apply_level::<D>(&permutation);
+            return;
+        }
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested, &mut self.observer),
+            &mut (&mut self.members, &mut self.nested),
             len,
-            |(members, nested, _), a, b| {
+            |(members, nested), a, b| {
                 let keys = members.first_keys();
                 let (row_a, row_b) = (
                     level_row::<M, N, D>(members, nested, a),
@@ -317,15 +335,8 @@ where
                 );
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            |(members, nested, observer), a, b| {
-                if M::OBSERVES || N::OBSERVES {
-                    // A hook may panic in the swap: the observer hears of it all the same.
-                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
-                    return;
-                }
-                nested.swap_path(*members, a, b);
-                observer.swapped(a, b);
-            },
+            // Nothing observes (the observed sorts returned above): the swaps go unreported.
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
         );
     }
 
@@ -365,9 +376,11 @@ where
     }
 
     /// Sorts the prefix of level `D`, the family's innermost, by key, ascending, in place: it
-    /// allocates nothing.
+    /// allocates nothing. An observed family sorts through one [`Permutation`] instead, as
+    /// [`sort_level_unstable_by`](Self::sort_level_unstable_by) does.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing
+    /// (observed: **O(n)** memory and **O(n)** swaps per member).
     ///
     /// # Panics
     ///
@@ -388,23 +401,21 @@ where
         N: Level<M::Key, D, Inner = ()>,
         M::Key: Ord,
     {
+        if O::OBSERVES || M::OBSERVES || N::OBSERVES {
+            // Keys are unique: the unstable sort gives the one ascending order.
+            self.sort_level_unstable_by::<D, _>(|a, _, b, _| a.cmp(b));
+            return;
+        }
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested, &mut self.observer),
+            &mut (&mut self.members, &mut self.nested),
             len,
-            |(members, _, _), a, b| {
+            |(members, _), a, b| {
                 let keys = members.first_keys();
                 keys[a] < keys[b]
             },
-            |(members, nested, observer), a, b| {
-                if M::OBSERVES || N::OBSERVES {
-                    // A hook may panic in the swap: the observer hears of it all the same.
-                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
-                    return;
-                }
-                nested.swap_path(*members, a, b);
-                observer.swapped(a, b);
-            },
+            // Nothing observes (the observed sorts returned above): the swaps go unreported.
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
         );
     }
 
@@ -484,14 +495,20 @@ where
     /// Sorts the nested level's prefix (unstably, in place: it allocates nothing) with a
     /// comparator of two keys and their views; as [`Group::sort_unstable_by`].
     ///
+    /// A family with an [`Observer`] (the group's, or a member's of either level) sorts through
+    /// one [`Permutation`] of the nested prefix instead (allocated): its observers hear the at
+    /// most `n - 1` swaps that apply it, not the in-place sort's.
+    ///
     /// If the comparison panics, both prefixes stay aligned, in the order the swaps so far
     /// made.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing.
+    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing
+    /// (observed: **O(n)** memory and **O(n)** swaps per member).
     ///
     /// # Panics
     ///
-    /// If the comparison panics.
+    /// If the comparison panics, or an observed family's permutation's memory cannot be had
+    /// (with the message of [`Error::AllocFailed`]): before anything has moved.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
@@ -507,25 +524,33 @@ where
     where
         F: FnMut(&M::Key, NestedRefs<'_, M, M2>, &M::Key, NestedRefs<'_, M, M2>) -> Ordering,
     {
+        if O::OBSERVES || M::OBSERVES || M2::OBSERVES {
+            // Observers hear the permutation's at most `n - 1` swaps, not the in-place sort's.
+            let (members, nested) = (&self.members, &self.nested.members);
+            let keys = members.first_keys();
+            let permutation = Permutation::sorted_unstable_by(self.nested_len(), |a, b| {
+                compare(
+                    &keys[a],
+                    (members.view(a), nested.view(a)),
+                    &keys[b],
+                    (members.view(b), nested.view(b)),
+                )
+            });
+            self.apply_level::<1>(&permutation);
+            return;
+        }
         let len = self.nested_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested, &mut self.observer),
+            &mut (&mut self.members, &mut self.nested),
             len,
-            |(members, nested, _), a, b| {
+            |(members, nested), a, b| {
                 let (keys, level) = (members.first_keys(), &nested.members);
                 let (row_a, row_b) =
                     ((members.view(a), level.view(a)), (members.view(b), level.view(b)));
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            |(members, nested, observer), a, b| {
-                if M::OBSERVES || M2::OBSERVES {
-                    // A hook may panic in the swap: the observer hears of it all the same.
-                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
-                    return;
-                }
-                nested.swap_path(*members, a, b);
-                observer.swapped(a, b);
-            },
+            // Nothing observes (the observed sorts returned above): the swaps go unreported.
+            |(members, nested), a, b| nested.swap_path(*members, a, b),
         );
     }
 
@@ -562,9 +587,12 @@ where
         self.apply_level::<1>(&permutation);
     }
 
-    /// Sorts the nested level's prefix by key, ascending, in place: it allocates nothing.
+    /// Sorts the nested level's prefix by key, ascending, in place: it allocates nothing. An
+    /// observed family sorts through one [`Permutation`] instead, as
+    /// [`sort_nested_unstable_by`](Self::sort_nested_unstable_by) does.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing.
+    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing
+    /// (observed: **O(n)** memory and **O(n)** swaps per member).
     ///
     /// # Panics
     ///
