@@ -184,6 +184,8 @@ pub(crate) enum PartsError {
     FreeTwice { index: u32 },
     /// Rule 3: a dead slot below the last generation that is not on the free list.
     DeadNotFree { index: usize, generation: NonZeroU32 },
+    /// A bounded allocator holding more slots than its bound.
+    PastBound { count: usize, bound: usize },
     /// The memory the check or the free list needs cannot be had.
     Alloc(Error),
 }
@@ -208,6 +210,9 @@ impl fmt::Display for PartsError {
                  slot despawned at the last generation ({}) is retired",
                 u32::MAX,
             ),
+            PartsError::PastBound { count, bound } => {
+                write!(f, "{count} slots are more than the allocator's bound of {bound}")
+            }
             PartsError::Alloc(error) => fmt::Display::fmt(&error, f),
         }
     }
@@ -826,22 +831,44 @@ impl Entities {
         }
     }
 
-    /// An allocator of `slots` and `free`, if they keep the module's invariant (rules 1 to 3;
-    /// `len` is counted, and the free list given room for every slot); else what breaks it.
+    /// An allocator of `slots` and `free`, bounded to `bound` slots if it is `Some`, if they
+    /// keep the module's invariant (rules 1 to 3; `len` is counted, and the free list given
+    /// room for every slot, or a bounded allocator both lists room for `bound`); else what
+    /// breaks it.
     ///
     /// # Errors
     ///
-    /// The first rule broken, as a [`PartsError`]; [`PartsError::Alloc`] if the free list's room
-    /// (or the check's own scratch memory) cannot be had.
+    /// The first rule broken, as a [`PartsError`]; [`PartsError::PastBound`] if `bound` is
+    /// smaller than the slots (or past the 2^32 an index addresses:
+    /// [`PartsError::TooManySlots`]); [`PartsError::Alloc`] if the lists' room (or the check's
+    /// own scratch memory) cannot be had.
     #[cfg_attr(
         not(feature = "serde"),
         expect(dead_code, reason = "loading (feature `serde`) is its caller")
     )]
-    pub(crate) fn from_parts(slots: Vec<Slot>, mut free: Vec<u32>) -> Result<Self, PartsError> {
+    pub(crate) fn from_parts(
+        mut slots: Vec<Slot>,
+        mut free: Vec<u32>,
+        bound: Option<usize>,
+    ) -> Result<Self, PartsError> {
         let len = Self::check_parts(&slots, &free)?;
-        let missing = slots.len() - free.len();
+        let room = match bound {
+            Some(bound) if bound as u64 > 1 << 32 => {
+                return Err(PartsError::TooManySlots { count: bound });
+            }
+            Some(bound) if bound < slots.len() => {
+                return Err(PartsError::PastBound { count: slots.len(), bound });
+            }
+            Some(bound) => {
+                let missing = bound - slots.len();
+                try_reserve_exact(&mut slots, missing).map_err(PartsError::Alloc)?;
+                bound
+            }
+            None => slots.len(),
+        };
+        let missing = room - free.len();
         try_reserve_exact(&mut free, missing).map_err(PartsError::Alloc)?;
-        Ok(Entities { slots, free, len, bound: None })
+        Ok(Entities { slots, free, len, bound })
     }
 
     /// Checks rules 1 to 3 of the module's invariant over `slots` and `free`; returns the number

@@ -10,6 +10,7 @@ use ::serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use ::serde::{Deserialize, Serialize};
 
 use crate::entity::{Entities, Entity, Slot};
+use crate::serialization::MAX_BOUNDED_BYTES;
 use crate::serialization::format::{FieldIn, preallocated, push};
 
 /// An entity is its [`to_bits`](Entity::to_bits): one `u64`.
@@ -32,15 +33,16 @@ impl<'de> Deserialize<'de> for Entity {
     }
 }
 
-pub(super) const ENTITIES_FIELDS: &[&str] = &["slots", "free"];
+pub(super) const ENTITIES_FIELDS: &[&str] = &["slots", "free", "bound"];
 
-/// A struct `Entities` of `slots` (each `[generation, alive]`, in slot order) and `free` (the
-/// free list, in order).
+/// A struct `Entities` of `slots` (each `[generation, alive]`, in slot order), `free` (the
+/// free list, in order) and `bound` (a bounded allocator's capacity, `None` for a growable one).
 impl Serialize for Entities {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut state = serializer.serialize_struct("Entities", 2)?;
+        let mut state = serializer.serialize_struct("Entities", 3)?;
         state.serialize_field("slots", &SlotsOut(&self.slots))?;
         state.serialize_field("free", &self.free)?;
+        state.serialize_field("bound", &self.bound)?;
         state.end()
     }
 }
@@ -58,20 +60,78 @@ impl Serialize for SlotsOut<'_> {
     }
 }
 
-/// Reads and validates an allocator: see the [module docs](crate::serialization) for what it refuses.
+/// Reads and validates an allocator: see the [module docs](crate::serialization) for what it
+/// refuses. A bound may allocate up to [`MAX_BOUNDED_BYTES`] up front
+/// ([`Entities::restore`] sets another limit).
 impl<'de> Deserialize<'de> for Entities {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_struct("Entities", ENTITIES_FIELDS, EntitiesVisitor)
+        Entities::restore(deserializer, MAX_BOUNDED_BYTES)
     }
 }
 
-pub(super) struct EntitiesVisitor;
+impl Entities {
+    /// Reads an allocator from `deserializer`, as its `Deserialize` does, with another limit on
+    /// the memory a bounded allocator's `bound` may claim up front than
+    /// [`MAX_BOUNDED_BYTES`]: `max_bounded_bytes` (a bound of n slots allocates 12 n bytes).
+    ///
+    /// Computes in **O(slots)** time.
+    ///
+    /// # Errors
+    ///
+    /// The deserializer's error, naming what the [module docs](crate::serialization) list, or
+    /// the limit.
+    ///
+    /// ```
+    /// use sparse_set_core::Entities;
+    ///
+    /// let saved = serde_json::to_string(&Entities::bounded(2_000_000)).unwrap();
+    /// assert!(serde_json::from_str::<Entities>(&saved).is_err()); // 24 MB up front
+    /// let mut json = serde_json::Deserializer::from_str(&saved);
+    /// let entities = Entities::restore(&mut json, 32 << 20).unwrap();
+    /// assert_eq!(entities.key_limit(), Some(2_000_000));
+    /// ```
+    pub fn restore<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        max_bounded_bytes: usize,
+    ) -> Result<Self, D::Error> {
+        let visitor = EntitiesVisitor { max_bounded_bytes };
+        deserializer.deserialize_struct("Entities", ENTITIES_FIELDS, visitor)
+    }
+}
+
+pub(super) struct EntitiesVisitor {
+    pub(super) max_bounded_bytes: usize,
+}
+
+impl EntitiesVisitor {
+    /// The allocator of `slots` and `free`, bounded to `bound` if that claims at most the
+    /// limit.
+    fn make<E: de::Error>(
+        &self,
+        slots: Vec<Slot>,
+        free: Vec<u32>,
+        bound: Option<usize>,
+    ) -> Result<Entities, E> {
+        let per_slot = size_of::<Slot>() + size_of::<u32>();
+        if let Some(bound) = bound {
+            let bytes = bound.saturating_mul(per_slot);
+            if bytes > self.max_bounded_bytes {
+                return Err(E::custom(format_args!(
+                    "an allocator bounded to {bound} slots allocates {bytes} bytes up front, \
+                     more than the {} bytes allowed (see `Entities::restore`)",
+                    self.max_bounded_bytes
+                )));
+            }
+        }
+        Entities::from_parts(slots, free, bound).map_err(E::custom)
+    }
+}
 
 impl<'de> Visitor<'de> for EntitiesVisitor {
     type Value = Entities;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an entity allocator: a struct of `slots` and `free`")
+        f.write_str("an entity allocator: a struct of `slots`, `free` and `bound`")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entities, A::Error> {
@@ -79,28 +139,26 @@ impl<'de> Visitor<'de> for EntitiesVisitor {
             seq.next_element_seed(SlotsIn)?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let free =
             seq.next_element_seed(FreeIn)?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        Entities::from_parts(slots, free).map_err(de::Error::custom)
+        let bound = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(2, &self))?;
+        self.make(slots, free, bound)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entities, A::Error> {
-        let mut slots = None;
-        let mut free = None;
+        let (mut slots, mut free, mut bound) = (None, None, None);
         while let Some(field) = map.next_key_seed(FieldIn(ENTITIES_FIELDS))? {
-            if field == 0 {
-                if slots.is_some() {
-                    return Err(de::Error::duplicate_field("slots"));
-                }
-                slots = Some(map.next_value_seed(SlotsIn)?);
-            } else {
-                if free.is_some() {
-                    return Err(de::Error::duplicate_field("free"));
-                }
-                free = Some(map.next_value_seed(FreeIn)?);
+            match field {
+                0 if slots.is_some() => return Err(de::Error::duplicate_field("slots")),
+                0 => slots = Some(map.next_value_seed(SlotsIn)?),
+                1 if free.is_some() => return Err(de::Error::duplicate_field("free")),
+                1 => free = Some(map.next_value_seed(FreeIn)?),
+                _ if bound.is_some() => return Err(de::Error::duplicate_field("bound")),
+                _ => bound = Some(map.next_value::<Option<usize>>()?),
             }
         }
         let slots = slots.ok_or_else(|| de::Error::missing_field("slots"))?;
         let free = free.ok_or_else(|| de::Error::missing_field("free"))?;
-        Entities::from_parts(slots, free).map_err(de::Error::custom)
+        // A missing `bound` is a growable allocator, as `null` is.
+        self.make(slots, free, bound.flatten())
     }
 }
 

@@ -15,7 +15,7 @@
 //! | type | serialized as | in JSON |
 //! |---|---|---|
 //! | [`Entity`] | its [`to_bits`](Entity::to_bits): a `u64`, generation in the high half | `4294967296` (`0v1`) |
-//! | [`Entities`] | a struct `Entities`: `slots`, each slot's generation and whether it is alive, in slot order; `free`, the free list in order | `{"slots":[[2,false],[1,true]],"free":[0]}` |
+//! | [`Entities`] | a struct `Entities`: `slots`, each slot's generation and whether it is alive, in slot order; `free`, the free list in order; `bound`, a bounded allocator's capacity (`null` for a growable one) | `{"slots":[[2,false],[1,true]],"free":[0],"bound":null}` |
 //! | [`SparseSet<K, D>`] | a struct `SparseSet`: `bounds`, and `keys` in dense order | `{"bounds":null,"keys":[7,3]}` |
 //! | [`SparseMap<K, V, D>`], a derived storage | a struct `SparseMap`: `bounds`, and `rows`, each a key and its value, in dense order | `{"bounds":null,"rows":[[7,"seven"],[3,"three"]]}` |
 //! | [`Group<M, X>`] | a struct `Group`: `members`, a tuple of the members, and `excluded`, a tuple of the excluded storages (unit for none) | `{"members":[{..},{..}],"excluded":[{..}]}` |
@@ -27,9 +27,10 @@
 //! another if its keys fit.
 //!
 //! Every storage keeps its dense order, so a round trip gives the same `keys()` slice and the
-//! same values in the same positions. [`Entities`] keeps its generations and its free list, so
-//! after a round trip [`spawn`](Entities::spawn) issues exactly the handles the original would
-//! have issued, and every old handle is alive or stale exactly as before.
+//! same values in the same positions. [`Entities`] keeps its generations, its free list and its
+//! bound, so after a round trip [`spawn`](Entities::spawn) issues exactly the handles the
+//! original would have issued (a bounded one refuses where the original would), and every old
+//! handle is alive or stale exactly as before.
 //!
 //! ```
 //! use sparse_set_core::{Entities, Entity, SparseMap};
@@ -65,7 +66,9 @@
 //!   its whole key range when it is made; [`Load::max_bounded_bytes`] raises the limit);
 //! - in an [`Entities`]: generation 0, a free list entry past the slots, naming a live slot, or
 //!   named twice, a dead slot missing from the free list (only a slot despawned at the last
-//!   generation, `u32::MAX`, is retired and left off it), more slots than an index addresses;
+//!   generation, `u32::MAX`, is retired and left off it), more slots than an index addresses
+//!   or than its `bound`, a bound that would allocate more than [`MAX_BOUNDED_BYTES`] up front
+//!   (12 bytes a slot; [`Entities::restore`] sets another limit);
 //! - an [`Entity`] whose generation half is zero;
 //! - in a [`Group`]: storages that are not aligned as a group leaves them (members holding
 //!   different keys at a position of the prefix, a key of the prefix held by an excluded
@@ -73,7 +76,8 @@
 //!   "not a group: key 7 is held by every member and no excluded storage, but is not aligned
 //!   (position 3 of member 1)". A group is never realigned on load: its order is kept as saved;
 //! - malformed input: a row that is not a key and a value, a missing, duplicate or unknown
-//!   field, a value of the wrong type.
+//!   field, a value of the wrong type. (A missing `bounds`, or an allocator's missing `bound`,
+//!   is not refused: it reads as `null`, a growable storage or allocator.)
 //!
 //! Lengths announced by the input only ever reserve a little memory (at most 1 MiB, as serde's
 //! own collections do); everything else grows as elements actually arrive, fallibly: a failed

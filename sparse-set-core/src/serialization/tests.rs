@@ -104,11 +104,36 @@ fn entities_keep_a_retired_slot_and_one_to_issue_at_the_last_generation() {
     let text = serde_json::to_string(&entities).unwrap();
     assert_eq!(
         text,
-        format!(r#"{{"slots":[[{max},false],[{max},false],[1,true]],"free":[1]}}"#, max = u32::MAX)
+        format!(
+            r#"{{"slots":[[{max},false],[{max},false],[1,true]],"free":[1],"bound":null}}"#,
+            max = u32::MAX
+        )
     );
     let handles = [a, b, c, entity(0, u32::MAX), entity(1, u32::MAX)];
     assert_same_allocator(entities.clone(), through_json(&entities), &handles);
     assert_same_allocator(entities.clone(), through_postcard(&entities), &handles);
+}
+
+#[test]
+fn a_bounded_allocator_keeps_its_bound() {
+    let mut original = Entities::bounded(4);
+    let handles = [original.spawn(), original.spawn(), original.spawn()];
+    original.despawn(handles[1]);
+    let text = serde_json::to_string(&original).unwrap();
+    assert_eq!(text, r#"{"slots":[[1,true],[2,false],[1,true]],"free":[1],"bound":4}"#);
+    for mut copy in [through_json(&original), through_postcard(&original)] {
+        copy.assert_invariants(); // a bounded allocator's room for every slot included
+        assert_eq!((copy.key_limit(), copy.capacity()), (Some(4), 4));
+        let mut original = original.clone();
+        for _ in 0..2 {
+            assert_eq!(copy.try_spawn(), original.try_spawn());
+        }
+        let full = Err(crate::Error::EntitiesFull { capacity: 4 });
+        assert_eq!((copy.try_spawn(), original.try_spawn()), (full, full));
+    }
+    // Saved before allocators kept their bound: growable, as `null` is.
+    let old: Entities = serde_json::from_str(r#"{"slots":[[1,true]],"free":[]}"#).unwrap();
+    assert_eq!(old.key_limit(), None);
 }
 
 #[test]
@@ -128,17 +153,36 @@ fn entities_refuse_states_the_api_cannot_make() {
         (r#"{"slots":[[1,true]]}"#, "missing field `free`"),
         (r#"{"free":[]}"#, "missing field `slots`"),
         (r#"{"slots":[],"free":[],"slots":[]}"#, "duplicate field `slots`"),
-        (r#"{"slots":[],"free":[],"len":0}"#, "unknown field `len`, expected `slots` or `free`"),
+        (
+            r#"{"slots":[],"free":[],"len":0}"#,
+            "unknown field `len`, expected one of `slots`, `free`, `bound`",
+        ),
         (r#"{"slots":[[1]],"free":[]}"#, "invalid length 1"),
         (r#"{"slots":[[1,"yes"]],"free":[]}"#, "invalid type: string \"yes\", expected a boolean"),
         (r#"{"slots":[[1,true]],"free":[-1]}"#, "invalid value"),
         (r"[]", "invalid length 0"),
+        (r#"{"slots":[],"free":[],"bound":null,"bound":null}"#, "duplicate field `bound`"),
+        (
+            r#"{"slots":[[1,true],[1,true]],"free":[],"bound":1}"#,
+            "2 slots are more than the allocator's bound of 1",
+        ),
+        (r#"{"slots":[],"free":[],"bound":-1}"#, "invalid value"),
+        (
+            r#"{"slots":[],"free":[],"bound":4294967296}"#,
+            "an allocator bounded to 4294967296 slots allocates 51539607552 bytes up front, more than the 16777216 bytes allowed",
+        ),
     ];
     for (text, expected) in cases {
         assert_refused::<Entities>(text, expected);
     }
-    // The same allocator in the order postcard reads: slots, then free list.
-    let bytes = postcard::to_allocvec(&(vec![(1_u32, true), (3, false)], Vec::<u32>::new()));
+    // A bound past what an index addresses, with a limit that would grant it.
+    let mut json =
+        serde_json::Deserializer::from_str(r#"{"slots":[],"free":[],"bound":4294967297}"#);
+    let error = Entities::restore(&mut json, usize::MAX).unwrap_err().to_string();
+    assert!(error.starts_with("4294967297 slots are more than the 2^32"), "{error}");
+    // The same allocator in the order postcard reads: slots, free list, bound.
+    let slots = vec![(1_u32, true), (3, false)];
+    let bytes = postcard::to_allocvec(&(slots, Vec::<u32>::new(), None::<usize>));
     assert!(postcard::from_bytes::<Entities>(&bytes.unwrap()).is_err());
     // A free list given before the slots is fine.
     let entities: Entities =
