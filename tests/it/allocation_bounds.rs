@@ -282,6 +282,85 @@ fn bounded_storages_never_allocate_across_a_million_mixed_operations() {
     assert!(hits > 0);
 }
 
+/// Removal events on a bounded storage reserve its capacity when attached: filling it and
+/// emptying it, with the events cleared once a round, allocates nothing.
+#[test]
+fn bounded_storages_keep_removal_events_without_allocating() {
+    use sparse_soa::observe::{Removals, RemovedValues, Ticks};
+
+    let mut map = SparseMap::<u32, i32, u16>::bounded(CAPACITY, KEY_LIMIT)
+        .observed_by((Ticks::new(), Removals::new()));
+    let mut values =
+        SparseMap::<u32, i32, u16>::bounded(CAPACITY, KEY_LIMIT).observed_by(RemovedValues::new());
+    let mut particles = ParticleSoa::bounded(CAPACITY, KEY_LIMIT)
+        .observed_by((Removals::new(), RemovedValues::<u32, Particle>::new()));
+    let rounds = if cfg!(miri) { 2 } else { 20 };
+    let ((), calls) = allocations_during(|| {
+        for _ in 0..rounds {
+            for key in 0..CAPACITY as u32 {
+                map.insert(key, 1);
+                values.insert(key, 1);
+                particles.insert(key, particle(key));
+            }
+            for key in (0..CAPACITY as u32).step_by(2) {
+                map.remove(key);
+                values.remove(key);
+                particles.remove(key);
+            }
+            map.clear();
+            values.retain(|_, _| false);
+            particles.truncate(0);
+            assert_eq!(map.observer().1.len(), CAPACITY);
+            assert_eq!(values.observer().len(), CAPACITY);
+            assert_eq!(particles.observer().1.rows().len(), CAPACITY);
+            map.observer_mut().1.clear();
+            values.observer_mut().clear();
+            particles.observer_mut().0.clear();
+            particles.observer_mut().1.clear();
+        }
+    });
+    println!("bounded storages with removal events: {calls} allocations");
+    assert_eq!(calls, 0);
+}
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(dense = u16)]
+struct Unit {
+    #[sparse_soa(track)]
+    hp: u32,
+    level: u8,
+}
+
+/// Tracked fields are not an observer to the unstable sorts: their stamps follow the swaps in
+/// place, and a bounded storage's unstable sorts stay allocation-free.
+#[test]
+fn a_bounded_storage_with_tracked_fields_sorts_unstably_without_allocating() {
+    let mut units = UnitSoa::bounded(CAPACITY, KEY_LIMIT);
+    let mut stream = Stream(0xBEEF);
+    while units.len() < CAPACITY {
+        let key = stream.index(KEY_LIMIT) as u32;
+        units.insert(key, Unit { hp: key % 97, level: 0 });
+    }
+    let before = units.ticks().now();
+    units.ticks_mut().advance();
+    let written: Vec<u32> = units.keys().iter().copied().step_by(3).collect();
+    for &key in &written {
+        *units.get_mut(key).unwrap().hp += 1;
+    }
+    let ((), calls) = allocations_during(|| {
+        units.sort_unstable_by(|_, a, _, b| a.hp.cmp(b.hp));
+        units.sort_keys();
+    });
+    println!("bounded tracked storage, two unstable sorts: {calls} allocations");
+    assert_eq!(calls, 0);
+    assert!(units.keys().is_sorted());
+    let mut changed: Vec<u32> = units.hp_changed_since(before).collect();
+    changed.sort_unstable();
+    let mut expected = written;
+    expected.sort_unstable();
+    assert_eq!(changed, expected, "the stamps moved with their rows");
+}
+
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(key = Entity)]
 struct Spot {

@@ -1,6 +1,9 @@
 //! Removal events a system reads after the fact: [`Removals`] keeps the keys that left a
 //! storage, [`RemovedValues`] the keys and a clone of their values. Both grow until cleared
-//! explicitly; a storage that does not ask for them pays nothing.
+//! explicitly; a storage that does not ask for them pays nothing. Attached to a bounded
+//! storage, each reserves room for the storage's capacity of removals: a frame loop that
+//! clears them at least once every `capacity` removals allocates nothing (`with_capacity`
+//! reserves room up front for any storage).
 //!
 //! # Invariant
 //!
@@ -51,6 +54,23 @@ impl<K> Removals<K> {
     #[must_use]
     pub const fn new() -> Self {
         Self { keys: Vec::new() }
+    }
+
+    /// No removals yet, with room for `capacity` of them before it allocates.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had (as `Vec::with_capacity`).
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::Removals;
+    /// assert!(Removals::<u32>::with_capacity(64).is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { keys: Vec::with_capacity(capacity) }
     }
 
     /// The removed keys, oldest first.
@@ -129,7 +149,14 @@ impl<K> Default for Removals<K> {
     }
 }
 
+/// Attached to a bounded storage, reserves room for its capacity of removals.
 impl<K: Copy, V> Observer<K, V> for Removals<K> {
+    fn attached(&mut self, _keys: &[K], bound: Option<usize>) {
+        if let Some(capacity) = bound {
+            self.keys.reserve_exact(capacity);
+        }
+    }
+
     #[inline]
     fn removed(&mut self, key: K, _value: &V, _removed: Removed<K>) {
         self.keys.push(key);
@@ -171,6 +198,23 @@ impl<K, V> RemovedValues<K, V> {
     #[must_use]
     pub const fn new() -> Self {
         Self { rows: Vec::new() }
+    }
+
+    /// No removals yet, with room for `capacity` of them before it allocates.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had (as `Vec::with_capacity`).
+    ///
+    /// ```
+    /// # use sparse_set_core::observe::RemovedValues;
+    /// assert!(RemovedValues::<u32, f32>::with_capacity(64).is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { rows: Vec::with_capacity(capacity) }
     }
 
     /// The removed keys and values, oldest first.
@@ -247,6 +291,14 @@ impl<K, V> RemovedValues<K, V> {
     pub fn record(&mut self, key: K, value: V) {
         self.rows.push((key, value));
     }
+
+    /// What `attached` does: reserves room for a bounded storage's capacity of removals.
+    #[doc(hidden)]
+    pub fn reserve_for(&mut self, bound: Option<usize>) {
+        if let Some(capacity) = bound {
+            self.rows.reserve_exact(capacity);
+        }
+    }
 }
 
 impl<K, V> Default for RemovedValues<K, V> {
@@ -255,7 +307,12 @@ impl<K, V> Default for RemovedValues<K, V> {
     }
 }
 
+/// Attached to a bounded storage, reserves room for its capacity of removals.
 impl<K: Copy, V: Clone> Observer<K, V> for RemovedValues<K, V> {
+    fn attached(&mut self, _keys: &[K], bound: Option<usize>) {
+        self.reserve_for(bound);
+    }
+
     #[inline]
     fn removed(&mut self, key: K, value: &V, _removed: Removed<K>) {
         self.record(key, value.clone());

@@ -119,6 +119,10 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
             /// A removal of a row is recorded with a clone of the element.
             #[automatically_derived]
             impl #impl_generics #p::Observer<#k, #ref_ty> for #p::RemovedValues<#k, #value> #observer_where {
+                fn attached(&mut self, _: &[#k], __bound: ::core::option::Option<::core::primitive::usize>) {
+                    self.reserve_for(__bound);
+                }
+
                 #[inline]
                 fn removed(&mut self, __key: #k, __row: &#ref_ty, _: #p::Removed<#k>) {
                     self.record(__key, #ident { #(#members: ::core::clone::Clone::clone(__row.#members),)* });

@@ -9,9 +9,8 @@ use crate::expand::storage::parts::Parts;
 
 /// `swap_indices`, `sort_by`, `sort_by_key`, `sort_unstable_by`, `sort_as`, `sort_keys`.
 pub(super) fn methods(input: &Input<'_>) -> TokenStream {
-    let Parts {
-        p, k, keys, refs, ref_ty, columns, members, observer, hear, observes, usize, ..
-    } = &Parts::new(input);
+    let Parts { p, k, keys, refs, ref_ty, columns, members, observer, hear, usize, .. } =
+        &Parts::new(input);
     let (at_a, at_b, at_i) = (view(input, "__a"), view(input, "__b"), view(input, "__i"));
     let compare = quote!(|__a, __b| compare(&__keys[__a], #at_a, &__keys[__b], #at_b));
     let sort_by = permute(input, &quote!(#p::Permutation::sorted_by(__keys.len(), #compare)));
@@ -29,6 +28,13 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         quote!(#refs { #(#members: &__columns.#positions[#index],)* })
     };
     let (in_place_a, in_place_b) = (in_place("__a"), in_place("__b"));
+    // The observer rides along as the tuple's last element: tracked fields' stamps follow
+    // each swap in place; the user's observer, when it listens, takes the permutation path.
+    let at_observer = syn::Index::from(columns.len());
+    let user_observes = {
+        let (o, row) = (&input.observer, input.borrowing(&input.names.refs, &quote!('_)));
+        quote!(<#o as #p::Observer<#k, #row>>::OBSERVES)
+    };
     quote! {
         /// Swaps the elements at dense positions `a` and `b`, in the keys and every column.
         ///
@@ -97,24 +103,25 @@ pub(super) fn methods(input: &Input<'_>) -> TokenStream {
         ///
         /// A storage with an observer sorts through one permutation of `len` positions
         /// instead (allocated), which it reports: an observer hears of one permutation, not
-        /// of each swap.
+        /// of each swap. (Tracked fields alone do not count: their stamps follow the swaps.)
         ///
         /// Computes in **O(len log len)** time.
         pub fn sort_unstable_by<__F>(&mut self, mut compare: __F)
         where
             __F: ::core::ops::FnMut(&#k, #ref_ty, &#k, #ref_ty) -> ::core::cmp::Ordering,
         {
-            if #observes {
+            if #user_observes {
                 #sort_unstable
                 return;
             }
             self.#keys.sort_unstable_with(
-                &mut (#(&mut self.#columns,)*),
+                &mut (#(&mut self.#columns,)* &mut self.#observer,),
                 |__columns, __keys, __a, __b| {
                     compare(&__keys[__a], #in_place_a, &__keys[__b], #in_place_b)
                 },
                 |__columns, __a, __b| {
                     #(__columns.#positions.swap(__a, __b);)*
+                    #hear::swapped(__columns.#at_observer, __a, __b);
                 },
             );
         }
