@@ -133,7 +133,7 @@ fn errors() {
     println!("  the plain insert(500) panics: \"{message}\"");
     assert_eq!(
         message,
-        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128"
+        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128; use keys below 128, or bound the storage with a higher key limit"
     );
 }
 

@@ -14,7 +14,7 @@ use core::fmt;
 /// let mut set = SparseSet::<u32>::bounded(8, 128);
 /// let err = set.try_insert(500).unwrap_err();
 /// assert_eq!(err, Error::KeyOutOfRange { index: 500, limit: 128 });
-/// assert_eq!(err.to_string(), "key 500 is outside the bounded key range 0..128");
+/// assert_eq!(err.to_string(), "key 500 is outside the bounded key range 0..128; use keys below 128, or bound the storage with a higher key limit");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -81,15 +81,21 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Error::KeyOutOfRange { index, limit } => {
-                write!(f, "key {index} is outside the bounded key range 0..{limit}")
+                write!(
+                    f,
+                    "key {index} is outside the bounded key range 0..{limit}; use keys below {limit}, or bound the storage with a higher key limit"
+                )
             }
             Error::Full { capacity } => {
                 let elements = if capacity == 1 { "element" } else { "elements" };
-                write!(f, "storage is full: its bounded capacity is {capacity} {elements}")
+                write!(
+                    f,
+                    "storage is full: its bounded capacity is {capacity} {elements}; remove some first, or bound it with a higher capacity"
+                )
             }
             Error::DenseIndexOverflow { width, max_len } => write!(
                 f,
-                "storage is full: its dense index type `{width}` addresses at most {max_len} elements"
+                "storage is full: its dense index type `{width}` addresses at most {max_len} elements; use a wider dense index type"
             ),
             Error::AllocFailed => f.write_str("memory allocation failed"),
             Error::CapacityOverflow => {

@@ -413,7 +413,9 @@ fn bounded_storage_refuses_past_its_limits() {
 }
 
 #[test]
-#[should_panic(expected = "storage is full: its bounded capacity is 1 element")]
+#[should_panic(
+    expected = "storage is full: its bounded capacity is 1 element; remove some first, or bound it with a higher capacity"
+)]
 fn bounded_insert_panics_with_the_error_message() {
     let mut storage = PositionSoa::bounded(1, 16);
     storage.insert(1, pos(1.0));
@@ -429,12 +431,12 @@ fn plain_calls_panic_naming_the_key_and_the_limit() {
             storage.insert(1, pos(1.0));
             storage.insert(2, pos(2.0));
         }),
-        "cannot insert key 2 into a `PositionSoa`: storage is full: its bounded capacity is 1 element"
+        "cannot insert key 2 into a `PositionSoa`: storage is full: its bounded capacity is 1 element; remove some first, or bound it with a higher capacity"
     );
     assert_eq!(
         message(|| drop(SmallSoa::bounded(300, 1000))),
         "cannot bound a `SmallSoa` to 300 elements with keys below 1000: storage is full: its \
-         dense index type `u8` addresses at most 255 elements"
+         dense index type `u8` addresses at most 255 elements; use a wider dense index type"
     );
     assert_eq!(
         message(|| PositionSoa::from_iter([(1, pos(1.0))]).swap_indices(0, 1)),

@@ -160,7 +160,7 @@ fn a_full_storage_is_named_in_the_panic() {
             set.insert(2);
         }),
         "cannot insert key 2 into a `SparseSet`: storage is full: its bounded capacity is 1 \
-         element"
+         element; remove some first, or bound it with a higher capacity"
     );
     assert_eq!(
         panic_message(|| {
@@ -169,7 +169,7 @@ fn a_full_storage_is_named_in_the_panic() {
             map.entry(2).or_insert(0);
         }),
         "cannot insert key 2 into a `SparseMap<u32, u8>`: storage is full: its bounded capacity \
-         is 1 element"
+         is 1 element; remove some first, or bound it with a higher capacity"
     );
     assert_eq!(
         panic_message(|| {
@@ -177,19 +177,19 @@ fn a_full_storage_is_named_in_the_panic() {
             bodies.insert(1, body(1));
             bodies.insert(2, body(2));
         }),
-        "cannot insert key 2 into a `BodySoa`: storage is full: its bounded capacity is 1 element"
+        "cannot insert key 2 into a `BodySoa`: storage is full: its bounded capacity is 1 element; remove some first, or bound it with a higher capacity"
     );
     assert_eq!(
         panic_message(|| {
             let mut bodies = BodySoa::bounded(4, 10);
             bodies.insert(10, body(1));
         }),
-        "cannot insert into a `BodySoa`: key 10 is outside the bounded key range 0..10"
+        "cannot insert into a `BodySoa`: key 10 is outside the bounded key range 0..10; use keys below 10, or bound the storage with a higher key limit"
     );
     assert_eq!(
         panic_message(|| drop(SparseMap::<u32, u8, u8>::bounded(300, 10))),
         "cannot bound a `SparseMap<u32, u8, u8>` to 300 elements with keys below 10: storage is \
-         full: its dense index type `u8` addresses at most 255 elements"
+         full: its dense index type `u8` addresses at most 255 elements; use a wider dense index type"
     );
     // A group member's handle names the member's storage.
     assert_eq!(
@@ -200,7 +200,7 @@ fn a_full_storage_is_named_in_the_panic() {
             group.member_mut::<0>().insert(2, 0);
         }),
         "cannot insert key 2 into a `SparseMap<u32, u16>`: storage is full: its bounded \
-         capacity is 1 element"
+         capacity is 1 element; remove some first, or bound it with a higher capacity"
     );
     // Through a world, the storage that refused is the one named.
     let mut scene = Scene {
@@ -219,14 +219,14 @@ fn a_full_storage_is_named_in_the_panic() {
             scene.spawn((Spot { x: 2.0 }, 2_u8));
         })),
         "cannot spawn a row into `it::parity::Scene`: the storage of `u8` refused it: storage \
-         is full: its bounded capacity is 1 element"
+         is full: its bounded capacity is 1 element; remove some first, or bound it with a higher capacity"
     );
     let second = scene.spawn(Spot { x: 3.0 });
     assert_eq!(
         panic_message(AssertUnwindSafe(|| scene.insert(second, 3_u8))),
         format!(
             "cannot insert a row for {second} in `it::parity::Scene`: the storage of `u8` \
-             refused it: storage is full: its bounded capacity is 1 element"
+             refused it: storage is full: its bounded capacity is 1 element; remove some first, or bound it with a higher capacity"
         )
     );
     scene.despawn(second);

@@ -144,7 +144,7 @@ fn bounded_map_refuses_the_element_past_its_capacity_and_stays_unchanged() {
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
         "cannot insert key 40 into a `SparseMap<u32, char>`: storage is full: its bounded capacity \
-         is 3 elements"
+         is 3 elements; remove some first, or bound it with a higher capacity"
     );
     map.assert_invariants();
     assert_eq!(map.len(), 3);
@@ -168,7 +168,7 @@ fn bounded_map_refuses_an_out_of_range_key_and_stays_unchanged() {
     .unwrap_err();
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
-        "cannot insert into a `SparseMap<u32, char>`: key 500 is outside the bounded key range 0..100"
+        "cannot insert into a `SparseMap<u32, char>`: key 500 is outside the bounded key range 0..100; use keys below 100, or bound the storage with a higher key limit"
     );
     map.assert_invariants();
     assert_eq!(map.keys(), &[99]);
@@ -230,7 +230,7 @@ fn u8_dense_width_refuses_the_256th_element() {
     assert_eq!(
         message.downcast_ref::<String>().unwrap(),
         "cannot insert key 1 into a `SparseMap<u32, u32, u8>`: storage is full: its dense index \
-         type `u8` addresses at most 255 elements"
+         type `u8` addresses at most 255 elements; use a wider dense index type"
     );
     map.assert_invariants();
     assert_eq!(map.remove(0), Some(0));

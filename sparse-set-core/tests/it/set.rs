@@ -177,7 +177,10 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
 
     set.remove(1);
     let err = set.try_insert(128).unwrap_err();
-    assert_eq!(err.to_string(), "key 128 is outside the bounded key range 0..128");
+    assert_eq!(
+        err.to_string(),
+        "key 128 is outside the bounded key range 0..128; use keys below 128, or bound the storage with a higher key limit"
+    );
     assert_eq!(set.try_insert(0), Ok((3, true)));
 }
 
@@ -190,7 +193,7 @@ fn plain_calls_panic_with_the_error_message_naming_the_key() {
     let message = *result.unwrap_err().downcast::<String>().unwrap();
     assert_eq!(
         message,
-        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128"
+        "cannot insert into a `SparseSet`: key 500 is outside the bounded key range 0..128; use keys below 128, or bound the storage with a higher key limit"
     );
 
     let result = catch_unwind(|| {
@@ -202,7 +205,7 @@ fn plain_calls_panic_with_the_error_message_naming_the_key() {
     let message = *result.unwrap_err().downcast::<String>().unwrap();
     assert_eq!(
         message,
-        "cannot insert key 8 into a `SparseSet`: storage is full: its bounded capacity is 8 elements"
+        "cannot insert key 8 into a `SparseSet`: storage is full: its bounded capacity is 8 elements; remove some first, or bound it with a higher capacity"
     );
 }
 
@@ -216,7 +219,7 @@ fn a_u8_dense_width_refuses_the_256th_element() {
     assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
     assert_eq!(
         err.to_string(),
-        "storage is full: its dense index type `u8` addresses at most 255 elements"
+        "storage is full: its dense index type `u8` addresses at most 255 elements; use a wider dense index type"
     );
     assert_eq!(set.len(), 255);
     assert!(!set.contains(9999));
@@ -548,7 +551,7 @@ fn panics_name_what_was_asked_and_the_limit_met() {
     assert_eq!(
         message(|| drop(SparseSet::<u32, u8>::bounded(300, 1000))),
         "cannot bound a `SparseSet<u32, u8>` to 300 elements with keys below 1000: storage is \
-         full: its dense index type `u8` addresses at most 255 elements"
+         full: its dense index type `u8` addresses at most 255 elements; use a wider dense index type"
     );
     assert_eq!(
         message(|| drop(SparseSet::<u32>::bounded(8, usize::MAX))),
