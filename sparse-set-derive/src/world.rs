@@ -113,6 +113,8 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
         ));
     }
     let rows = !world.entities.is_empty() && world.generics.params.is_empty();
+    // Each tag's name and the field that took it first: a tag is stored in one place.
+    let mut seen: Vec<(String, &Member)> = Vec::new();
     for storage in &world.storages {
         for (index, tag) in storage.tags.iter().enumerate() {
             if !rows {
@@ -120,8 +122,23 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
                     tag.span,
                     "`tag` says which tag a row stores here, and only a world with an `Entities` field and no generic parameters spawns rows",
                 ));
-            } else if let Err(message) = tag_part(storage, index, &world.private) {
+                continue;
+            }
+            if let Err(message) = tag_part(storage, index, &world.private) {
                 errors.push(syn::Error::new(tag.span, message));
+                continue;
+            }
+            let name = tag.value.to_token_stream().to_string();
+            if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == name) {
+                let first = member_name(first);
+                errors.push(syn::Error::new(
+                    tag.span,
+                    format!(
+                        "`tag = {name}` is given to field `{first}` already: a row stores a tag in one storage, so give each tag to one field"
+                    ),
+                ));
+            } else {
+                seen.push((name, &storage.member));
             }
         }
     }
@@ -625,28 +642,49 @@ fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
     }
 }
 
+/// A field's name as written: `health`, or `0` in a tuple struct.
+fn member_name(member: &Member) -> String {
+    match member {
+        Member::Named(ident) => ident.to_string(),
+        Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
 /// Where tag `index` of `storage` goes, as the part of `At`: the whole field, or for a group
 /// field the member or excluded storage written `{Tag}Soa`. `Err` says what is wrong.
 fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<TokenStream, String> {
     let tag = &storage.tags[index].value;
-    let Some(parts) = group_parts(storage.ty) else {
-        return match index {
-            0 => Ok(quote!(#p::Whole)),
-            _ => Err("a storage field holds one tag: `tag` is given twice".to_owned()),
-        };
-    };
     let name = match tag {
         Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
         _ => None,
     };
-    let Some(name) = name else {
+    let storage_name = name.as_ref().map(|name| format!("{name}Soa"));
+    let last_segment = |part: &Type| match part {
+        Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
+        _ => None,
+    };
+    let Some(parts) = group_parts(storage.ty) else {
+        if index > 0 {
+            return Err("a storage field holds one tag: `tag` is given twice".to_owned());
+        }
+        // A field written as another tag's derived storage (`BurningSoa` with `tag = Frozen`):
+        // every tag storage is the same type, so only the names can tell.
+        let written = last_segment(storage.ty).filter(|written| written.ends_with("Soa"));
+        if let (Some(written), Some(storage_name)) = (written, &storage_name) {
+            if written == *storage_name {
+                return Ok(quote!(#p::Whole));
+            }
+            let name = name.unwrap_or_default();
+            return Err(format!(
+                "this field is written `{written}`, but `tag = {name}` names the tag whose storage is `{storage_name}`: name the field's own tag, or write the field's type as `{storage_name}`"
+            ));
+        }
+        return Ok(quote!(#p::Whole));
+    };
+    let (Some(name), Some(storage_name)) = (name, storage_name) else {
         return Err("`tag` takes the unit struct's name, such as `tag = Frozen`".to_owned());
     };
-    let storage_name = format!("{name}Soa");
-    let written = |part: &Type| match part {
-        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
-        _ => false,
-    };
+    let written = |part: &Type| last_segment(part).is_some_and(|s| s == storage_name);
     let mut found = parts.all().filter(|&(_, part)| written(part));
     match (found.next(), found.next()) {
         (Some((part, _)), None) => Ok(part.tokens(p)),

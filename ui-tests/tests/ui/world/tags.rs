@@ -27,6 +27,23 @@ struct Game {
     frame: u64,
 }
 
+#[derive(SparseSoa)]
+#[sparse_soa(key = Entity)]
+struct Burning;
+
+#[derive(World)]
+struct Mixed {
+    entities: Entities,
+    #[sparse_soa(tag = Frozen)]
+    frozen: FrozenSoa,
+    // A slip: this field is `BurningSoa`, every tag storage the same type.
+    #[sparse_soa(tag = Frozen)]
+    burning: BurningSoa,
+    // The same tag again, on a field whose type cannot tell.
+    #[sparse_soa(tag = Frozen)]
+    also_frozen: SparseSet<Entity>,
+}
+
 /// Without an allocator, a world spawns no rows.
 #[derive(World)]
 struct Keys {
