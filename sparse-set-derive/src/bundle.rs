@@ -63,6 +63,23 @@ pub(crate) fn check(row: &Row<'_>, errors: &mut Errors) {
             "a row needs at least one field, each a component of the world that spawns it",
         ));
     }
+    // Two fields of one type name one storage twice, which the world refuses only when the
+    // program is built (a constant of the row's index): said here, at the second field.
+    for (index, (member, ty)) in row.fields.iter().enumerate() {
+        let text = names::type_text(ty);
+        let earlier =
+            row.fields[..index].iter().find(|(_, earlier)| names::type_text(earlier) == text);
+        if let Some((first, _)) = earlier {
+            errors.push(syn::Error::new(
+                ty.span(),
+                format!(
+                    "field `{}` has the type of field `{}`: a row stores each component in its own storage, so it holds one of each type; drop one of them, or wrap one in a type of its own",
+                    names::member_text(member),
+                    names::member_text(first)
+                ),
+            ));
+        }
+    }
     if let Some((_, ty)) = row.fields.get(MAX_FIELDS) {
         errors.push(syn::Error::new(
             ty.span(),

@@ -242,6 +242,14 @@ pub(crate) fn type_text(ty: &impl ToTokens) -> String {
         .replace(" >", ">")
 }
 
+/// A field's name as written: `health`, or `0` in a tuple struct.
+pub(crate) fn member_text(member: &syn::Member) -> String {
+    match member {
+        syn::Member::Named(ident) => ident.to_string(),
+        syn::Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

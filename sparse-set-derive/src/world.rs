@@ -130,7 +130,7 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
             }
             let name = tag.value.to_token_stream().to_string();
             if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == name) {
-                let first = member_name(first);
+                let first = names::member_text(first);
                 errors.push(syn::Error::new(
                     tag.span,
                     format!(
@@ -639,14 +639,6 @@ fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
             return Some(parts);
         }
         arguments = arguments_of(nested, "Nested")?;
-    }
-}
-
-/// A field's name as written: `health`, or `0` in a tuple struct.
-fn member_name(member: &Member) -> String {
-    match member {
-        Member::Named(ident) => ident.to_string(),
-        Member::Unnamed(index) => index.index.to_string(),
     }
 }
 

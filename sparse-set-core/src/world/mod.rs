@@ -33,7 +33,7 @@ use crate::storage::Storage;
     message = "`{Self}` is not a storage keyed by `{K}`, so `World` cannot despawn from it",
     label = "not a storage keyed by `{K}`",
     note = "a world's fields are storages (`SparseMap`, `SparseSet`, a derived `...Soa`, a `Group` of them) all keyed by the world's key, plus an optional `Entities` allocator",
-    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage"
+    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage, or `#[sparse_soa(entities)]` if it is the allocator under another name"
 )]
 pub trait WorldStorage<K> {
     /// The number of key lists the storage walks as.

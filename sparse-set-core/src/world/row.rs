@@ -582,7 +582,8 @@ pub trait Component<W, I: Place>: Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a row of `{W}`",
     label = "not a component of `{W}`, a tuple of 1 to 8 of them, or a struct deriving `Bundle`",
-    note = "a row is a component, a tuple of 1 to 8, or a struct deriving `Bundle` whose 1 to 8 fields are components; each component's type is the value of one storage field of the world"
+    note = "a row is a component, a tuple of 1 to 8, or a struct deriving `Bundle` whose 1 to 8 fields are components; each component's type is the value of one storage field of the world",
+    note = "a tag (a unit struct) is a component of the field marked `#[sparse_soa(tag = Tag)]`: mark its storage field so"
 )]
 pub trait Bundle<W, I>: Sized {
     /// What the row replaced, dropped once the row is stored.

@@ -19,4 +19,11 @@ struct Name {
     text: &'static str,
 }
 
+// The struct itself: refused once too.
+#[derive(SparseSoa)]
+#[sparse_soa(key = Self)]
+struct Mass {
+    kg: f32,
+}
+
 fn main() {}

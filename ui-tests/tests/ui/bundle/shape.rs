@@ -36,4 +36,11 @@ struct Marked {
     position: Position,
 }
 
+// One component of each type: two fields of one type would name one storage twice.
+#[derive(Bundle)]
+struct Twice {
+    from: Position,
+    to: Position,
+}
+
 fn main() {}
