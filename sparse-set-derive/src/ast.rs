@@ -42,8 +42,6 @@ pub(crate) struct Input<'a> {
     /// `#[sparse_soa(serde)]`: emit the serde impls. The span of the key, where a build of
     /// `sparse-soa` without its `serde` feature reports that it is missing.
     pub(crate) serde: Option<Span>,
-    /// Where `#[repr(packed)]` (or `packed(N)`) is written, if it is.
-    pub(crate) packed: Option<Span>,
 }
 
 /// One field: one column.
@@ -120,7 +118,6 @@ impl<'a> Input<'a> {
         Ok(Input {
             observer,
             serde,
-            packed: packed_repr(&input.attrs),
             ident: &input.ident,
             vis: &input.vis,
             generics: &input.generics,
@@ -301,24 +298,4 @@ impl<'a> Field<'a> {
             Member::Unnamed(index) => index.index.to_string(),
         }
     }
-}
-
-/// The span of `packed` in a `#[repr(..)]` among `attrs`, if one asks for it.
-fn packed_repr(attrs: &[Attribute]) -> Option<Span> {
-    let mut packed = None;
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("repr")) {
-        // A `repr` this cannot read is rustc's to report.
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("packed") {
-                packed = Some(meta.path.span());
-            }
-            if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                content.parse::<TokenStream>()?;
-            }
-            Ok(())
-        });
-    }
-    packed
 }

@@ -193,7 +193,7 @@ mod tests {
         );
         assert!(
             derive(&parse_quote!(
-                struct Eight(u8, u8, u8, u8, u8, u8, u8, u8);
+                struct Eight(u8, u16, u32, u64, i8, i16, i32, i64);
             ))
             .is_ok()
         );
@@ -203,7 +203,7 @@ mod tests {
     fn every_error_is_reported_at_once() {
         let input = parse_quote! {
             #[sparse_soa(kee = Entity, crate = sparse_soa)]
-            struct Nine(#[sparse_soa(skip)] u8, u8, u8, u8, u8, u8, u8, u8, #[sparse_soa] u8);
+            struct Nine(#[sparse_soa(skip)] u8, u16, u32, u64, i8, i16, i32, i64, #[sparse_soa] f32);
         };
         let messages = derive(&input).unwrap_err();
         assert_eq!(messages.len(), 4, "{messages:?}");
@@ -228,6 +228,28 @@ mod tests {
             .unwrap_err()
             .len(),
             1
+        );
+    }
+
+    #[test]
+    fn two_fields_of_one_type_are_refused_at_the_second() {
+        let messages = derive(&parse_quote!(
+            struct Move {
+                from: Position,
+                by: f32,
+                to: Position,
+                speed: ::core::primitive::f32,
+            }
+        ))
+        .unwrap_err();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].starts_with("field `to` has the type of field `from`"));
+        // Types written differently are the world's to tell apart (a path may name another).
+        assert!(
+            derive(&parse_quote!(
+                struct Pair<T>(T, my::T, Vec<T>, Vec<u8>);
+            ))
+            .is_ok()
         );
     }
 

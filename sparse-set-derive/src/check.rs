@@ -14,7 +14,6 @@ use crate::names::{STORAGE_METHODS, STORAGE_TRAIT_METHODS, type_text};
 /// Checks `input` as a whole; problems go to `errors`.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Errors) {
     check_has_fields(input, errors);
-    check_packed(input, errors);
     check_key(input, errors);
     check_tag(input, errors);
     check_storage_name(input, errors);
@@ -40,16 +39,6 @@ fn check_has_fields(input: &Input<'_>, errors: &mut Errors) {
     }
 }
 
-/// The columns take references to a row's fields, which a packed struct cannot lend.
-fn check_packed(input: &Input<'_>, errors: &mut Errors) {
-    if let Some(span) = input.packed {
-        errors.push(syn::Error::new(
-            span,
-            "`SparseSoa` cannot store a `#[repr(packed)]` struct: its views lend references to the fields, which a packed struct may not align; remove `packed` (each field gets a column of its own, so the storage has no padding between rows anyway)",
-        ));
-    }
-}
-
 /// Types that are no key, written as such: the signed, 128-bit and floating-point numbers,
 /// `bool`, `char` and text. The runtime's `Key` bound refuses them too, but once per method of
 /// the storage (dozens of errors for one mistake); named here, the attribute gets one.
@@ -70,14 +59,11 @@ fn check_key(input: &Input<'_>, errors: &mut Errors) {
     let Type::Path(path) = ty else { return };
     let segments = &path.path.segments;
     let (Some(first), Some(last)) = (segments.first(), segments.last()) else { return };
-    if path.qself.is_none()
-        && segments.len() == 1
-        && (last.ident == "Self" || last.ident == *input.ident)
-    {
+    if path.qself.is_none() && segments.len() == 1 && last.ident == "Self" {
         errors.push(syn::Error::new_spanned(
             &key.value,
             format!(
-                "`{}` cannot key its own storage: the key is what finds a row, such as `u32` or `Entity`; write `key = u32`, `key = Entity`, or an id type of your own that implements `Key`",
+                "`key = Self` names `{}` itself, which cannot key its own storage: the key is what finds a row, such as `u32` or `Entity`; write `key = u32`, `key = Entity`, or an id type of your own that implements `Key`",
                 input.ident
             ),
         ));
@@ -318,26 +304,13 @@ mod tests {
     }
 
     #[test]
-    fn a_struct_keying_its_own_storage_is_refused_once() {
-        for key in [quote!(Self), quote!(Body)] {
+    fn key_self_is_refused_once() {
+        {
+            let key = quote!(Self);
             let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
             let messages = messages(&input);
             assert_eq!(messages.len(), 1, "{key}: {messages:#?}");
-            assert!(messages[0].starts_with("`Body` cannot key its own storage"), "{messages:#?}");
-        }
-    }
-
-    #[test]
-    fn a_packed_struct_is_refused_and_other_reprs_are_not() {
-        for repr in [quote!(packed), quote!(C, packed), quote!(C, packed(2)), quote!(packed(1))] {
-            let input = parse_quote! { #[repr(#repr)] struct Body { mass: f32, id: u8 } };
-            let messages = messages(&input);
-            assert_eq!(messages.len(), 1, "{repr}: {messages:#?}");
-            assert!(messages[0].contains("cannot store a `#[repr(packed)]` struct"));
-        }
-        for repr in [quote!(C), quote!(C, align(8)), quote!(transparent)] {
-            let input = parse_quote! { #[repr(#repr)] struct Body { mass: f32 } };
-            assert_eq!(messages(&input), Vec::<String>::new(), "{repr}");
+            assert!(messages[0].starts_with("`key = Self` names `Body` itself"), "{messages:#?}");
         }
     }
 

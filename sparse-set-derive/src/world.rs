@@ -115,7 +115,7 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
     let rows = !world.entities.is_empty() && world.generics.params.is_empty();
     // Each tag's name and the field that took it first: a tag is stored in one place.
     let mut seen: Vec<(String, &Member)> = Vec::new();
-    for storage in &world.storages {
+    for (at, storage) in world.storages.iter().enumerate() {
         for (index, tag) in storage.tags.iter().enumerate() {
             if !rows {
                 errors.push(syn::Error::new(
@@ -125,6 +125,10 @@ pub(crate) fn check(world: &World<'_>, errors: &mut Errors) {
                 continue;
             }
             if let Err(message) = tag_part(storage, index, &world.private) {
+                errors.push(syn::Error::new(tag.span, message));
+                continue;
+            }
+            if let Some(message) = misplaced_tag(world, at, &tag.value) {
                 errors.push(syn::Error::new(tag.span, message));
                 continue;
             }
@@ -646,37 +650,24 @@ fn group_parts(ty: &Type) -> Option<GroupParts<'_>> {
 /// field the member or excluded storage written `{Tag}Soa`. `Err` says what is wrong.
 fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<TokenStream, String> {
     let tag = &storage.tags[index].value;
+    let Some(parts) = group_parts(storage.ty) else {
+        return match index {
+            0 => Ok(quote!(#p::Whole)),
+            _ => Err("a storage field holds one tag: `tag` is given twice".to_owned()),
+        };
+    };
     let name = match tag {
         Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
         _ => None,
     };
-    let storage_name = name.as_ref().map(|name| format!("{name}Soa"));
-    let last_segment = |part: &Type| match part {
-        Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
-        _ => None,
-    };
-    let Some(parts) = group_parts(storage.ty) else {
-        if index > 0 {
-            return Err("a storage field holds one tag: `tag` is given twice".to_owned());
-        }
-        // A field written as another tag's derived storage (`BurningSoa` with `tag = Frozen`):
-        // every tag storage is the same type, so only the names can tell.
-        let written = last_segment(storage.ty).filter(|written| written.ends_with("Soa"));
-        if let (Some(written), Some(storage_name)) = (written, &storage_name) {
-            if written == *storage_name {
-                return Ok(quote!(#p::Whole));
-            }
-            let name = name.unwrap_or_default();
-            return Err(format!(
-                "this field is written `{written}`, but `tag = {name}` names the tag whose storage is `{storage_name}`: name the field's own tag, or write the field's type as `{storage_name}`"
-            ));
-        }
-        return Ok(quote!(#p::Whole));
-    };
-    let (Some(name), Some(storage_name)) = (name, storage_name) else {
+    let Some(name) = name else {
         return Err("`tag` takes the unit struct's name, such as `tag = Frozen`".to_owned());
     };
-    let written = |part: &Type| last_segment(part).is_some_and(|s| s == storage_name);
+    let storage_name = format!("{name}Soa");
+    let written = |part: &Type| match part {
+        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
+        _ => false,
+    };
     let mut found = parts.all().filter(|&(_, part)| written(part));
     match (found.next(), found.next()) {
         (Some((part, _)), None) => Ok(part.tokens(p)),
@@ -684,4 +675,40 @@ fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<Toke
             "no member or excluded storage of this group is written `{storage_name}` (once): in a group field, `tag = {name}` names the tag of the part written `{storage_name}`"
         )),
     }
+}
+
+/// The last segment of a type written as a path (`FrozenSoa` of `tags::FrozenSoa`).
+fn last_segment(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The storage types a field is written with: its own, or each part's of a group.
+fn written_names(storage: &Storage<'_>) -> Vec<String> {
+    match group_parts(storage.ty) {
+        Some(parts) => parts.all().filter_map(|(_, part)| last_segment(part)).collect(),
+        None => last_segment(storage.ty).into_iter().collect(),
+    }
+}
+
+/// A tag put on the wrong field: `tag = Frozen` on a whole field written otherwise than
+/// `FrozenSoa` (every tag storage is the same type, so only the names can tell) while another
+/// field is written `FrozenSoa`, the storage `#[derive(SparseSoa)]` names for `Frozen`. Renamed
+/// storages and aliases are left alone: no other field is written with the default name then.
+fn misplaced_tag(world: &World<'_>, at: usize, tag: &Type) -> Option<String> {
+    let storage = &world.storages[at];
+    let name = last_segment(tag)?;
+    let wanted = format!("{name}Soa");
+    let written = last_segment(storage.ty)?;
+    if group_parts(storage.ty).is_some() || written == wanted {
+        return None;
+    }
+    let (_, other) = (world.storages.iter().enumerate())
+        .find(|&(index, other)| index != at && written_names(other).contains(&wanted))?;
+    Some(format!(
+        "`tag = {name}` is on this field, written `{written}`, while field `{}` is written `{wanted}`, the storage of `{name}`: move the tag to that field",
+        names::member_text(&other.member)
+    ))
 }

@@ -332,7 +332,7 @@ struct Unit {
 }
 
 /// Tracked fields are not an observer to the unstable sorts: their stamps follow the swaps in
-/// place, and a bounded storage's unstable sorts stay allocation-free.
+/// place, and a bounded storage's unstable sorts stay allocation-free, alone or in a group.
 #[test]
 fn a_bounded_storage_with_tracked_fields_sorts_unstably_without_allocating() {
     let mut units = UnitSoa::bounded(CAPACITY, KEY_LIMIT);
@@ -359,6 +359,25 @@ fn a_bounded_storage_with_tracked_fields_sorts_unstably_without_allocating() {
     let mut expected = written;
     expected.sort_unstable();
     assert_eq!(changed, expected, "the stamps moved with their rows");
+
+    // In a group too, beside a member with `Ticks`: the members' observers hear the in-place
+    // swaps, and nothing is allocated.
+    let ticked = SparseMap::<u32, u32, u16>::bounded(CAPACITY, KEY_LIMIT)
+        .observed_by(sparse_soa::observe::Ticks::new());
+    let mut group = Group::new((units, ticked));
+    for key in group.members().0.keys().to_vec() {
+        group.member_mut::<1>().insert(key, key % 89);
+    }
+    let ((), calls) = allocations_during(|| {
+        group.sort_unstable_by(|_, (_, a), _, (_, b)| a.cmp(b));
+        group.sort_keys();
+    });
+    println!(
+        "bounded group with tracked and ticked members, two unstable sorts: {calls} allocations"
+    );
+    assert_eq!(calls, 0);
+    group.assert_invariants();
+    assert!(group.keys().is_sorted());
 }
 
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]

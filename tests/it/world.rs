@@ -214,3 +214,46 @@ proptest! {
         }
     }
 }
+
+mod tag_fields {
+    //! Tag fields written otherwise than `{Tag}Soa` (a renamed storage, aliases): each tag goes
+    //! to the field that names it.
+
+    use sparse_soa::{Entities, Entity, SparseSet, SparseSoa, World};
+
+    #[derive(SparseSoa)]
+    #[sparse_soa(key = Entity)]
+    struct Frozen;
+
+    #[derive(SparseSoa)]
+    #[sparse_soa(key = Entity)]
+    struct Wet;
+
+    #[derive(SparseSoa)]
+    #[sparse_soa(key = Entity, name = "FireSoa")]
+    struct Burning;
+
+    type MarkerSoa = SparseSet<Entity>;
+    type IceSoa = FrozenSoa;
+
+    #[derive(Default, World)]
+    struct Weather {
+        entities: Entities,
+        #[sparse_soa(tag = Burning)]
+        fire: FireSoa,
+        #[sparse_soa(tag = Wet)]
+        wet: MarkerSoa,
+        #[sparse_soa(tag = Frozen)]
+        ice: IceSoa,
+    }
+
+    #[test]
+    fn each_tag_goes_to_the_field_that_names_it() {
+        let mut weather = Weather::default();
+        let burning = weather.spawn(Burning);
+        let cold = weather.spawn((Wet, Frozen));
+        assert_eq!(weather.fire.as_slice(), &[burning]);
+        assert_eq!(weather.wet.as_slice(), &[cold]);
+        assert_eq!(weather.ice.as_slice(), &[cold]);
+    }
+}

@@ -65,7 +65,7 @@
 //! | [`MemberMut::insert`], [`MemberMut::remove`], the excluded handle's | the storage's own cost, one lookup per member and excluded storage, and at most one swap per member |
 //! | [`remove`](Group::remove) | one removal per storage of the group; a swap only in the members that hold keys past the prefix (a member of aligned keys alone fills the hole with its last row) |
 //! | [`with_excluded`](Group::with_excluded), [`new`](Group::new) | O(smallest member) lookups and swaps: aligns storages that already hold data |
-//! | sorting | stable: O(len log len), then O(len) swaps per member (one [`Permutation`](crate::Permutation)); unstable: O(len log len) swaps per member, in place (through a `Permutation` when the group or a member has an observer) |
+//! | sorting | stable: O(len log len), then O(len) swaps per member (one [`Permutation`](crate::Permutation)); unstable: O(len log len) swaps per member, in place (through a `Permutation` when the group has an observer) |
 //!
 //! Measured on the development machine (2-core AMD EPYC; BENCHMARKS.md, groups `systems_grouped`,
 //! `systems_parallel` and `systems_grouped_cycle`): the move system over a group of positions and

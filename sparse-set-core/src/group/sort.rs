@@ -4,11 +4,9 @@
 //! introsort (`permutation::sort_in_place`) whose every swap moves every member at once, so
 //! they allocate nothing (a group of bounded storages stays allocation-free) and a comparator
 //! that panics leaves the prefix aligned, in the order the swaps so far made. A group with an
-//! [`Observer`], or a member with one, sorts unstably through one [`Permutation`] instead
-//! (allocated): the group's observer hears one permutation, not each swap, and a member's own
-//! observer the at most `len - 1` swaps that apply it to that member's rows, not the
-//! O(len log len) of the in-place sort. A family's unstable sorts of an inner level do the same
-//! when any of its observers listens (they report swaps to every observer, the group's too).
+//! [`Observer`] sorts unstably through one [`Permutation`] instead (allocated), so that its
+//! observer hears one permutation, not each swap. A member's own observer hears the swaps that
+//! move that member's rows.
 
 #[cfg(doc)]
 use crate::error::Error;
@@ -64,15 +62,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
 
     /// Sorts the aligned prefix (unstably) with a comparator of two keys and their views; as
     /// [`sort_by`](Self::sort_by), but elements that compare equal may be reordered, and it
-    /// sorts in place: it allocates nothing. A group with an [`Observer`], or a member with
-    /// one, sorts through one [`Permutation`] of `len` positions instead (allocated): the
-    /// group's observer hears the permutation, a member's the at most `len - 1` swaps that
-    /// apply it.
+    /// sorts in place: it allocates nothing. A group with an [`Observer`] sorts through one
+    /// [`Permutation`] of `len` positions instead (allocated), which it reports.
     ///
     /// If the comparison panics, the prefix stays aligned, in the order the swaps so far made.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing (observed: **O(len)** memory and **O(len)** swaps per member).
+    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
@@ -92,9 +88,8 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     where
         F: FnMut(&M::Key, M::Refs<'_>, &M::Key, M::Refs<'_>) -> core::cmp::Ordering,
     {
-        if O::OBSERVES || M::OBSERVES {
-            // An observer hears of one permutation, not of each swap; a member's of the
-            // permutation's swaps, not of the in-place sort's O(len log len).
+        if O::OBSERVES {
+            // An observer hears of one permutation, not of each swap.
             let permutation = {
                 let (members, keys) = (&self.members, self.keys());
                 Permutation::sorted_unstable_by(self.len, |a, b| {
@@ -147,11 +142,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     }
 
     /// Sorts the aligned prefix by key, ascending, in place: it allocates nothing. A group with
-    /// an [`Observer`], or a member with one, sorts through one [`Permutation`] instead, as
+    /// an [`Observer`] sorts through one [`Permutation`] instead, as
     /// [`sort_unstable_by`](Self::sort_unstable_by) does.
     ///
     /// Computes in **O(len log len)** time and **O(len log len)** swaps per member; allocates
-    /// nothing (observed: **O(len)** memory and **O(len)** swaps per member).
+    /// nothing (an observed group: **O(len)** memory and **O(len)** swaps per member).
     ///
     /// # Panics
     ///
@@ -171,7 +166,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
     where
         M::Key: Ord,
     {
-        if O::OBSERVES || M::OBSERVES {
+        if O::OBSERVES {
             // Keys are unique: the unstable sort gives the one ascending order.
             self.sort_unstable_by(|a, _, b, _| a.cmp(b));
             return;
@@ -281,20 +276,14 @@ where
     /// allocates nothing) with a comparator of two keys and their views; as
     /// [`Group::sort_unstable_by`].
     ///
-    /// A family with an [`Observer`] (the group's, or a member's of any level down to this
-    /// one) sorts through one [`Permutation`] of the level's prefix instead (allocated): its
-    /// observers hear the at most `n - 1` swaps that apply it, not the in-place sort's.
-    ///
     /// If the comparison panics, every prefix stays aligned, in the order the swaps so far
     /// made.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing
-    /// (observed: **O(n)** memory and **O(n)** swaps per member).
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
     ///
     /// # Panics
     ///
-    /// If the comparison panics, or an observed family's permutation's memory cannot be had
-    /// (with the message of [`Error::AllocFailed`]): before anything has moved.
+    /// If the comparison panics.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
@@ -312,22 +301,11 @@ where
         N: Level<M::Key, D, Inner = ()>,
         F: FnMut(&M::Key, LevelRefs<'_, N, M, D>, &M::Key, LevelRefs<'_, N, M, D>) -> Ordering,
     {
-        if O::OBSERVES || M::OBSERVES || N::OBSERVES {
-            // Observers hear the permutation's at most `n - 1` swaps, not the in-place sort's.
-            let (members, nested) = (&self.members, &self.nested);
-            let keys = members.first_keys();
-            let row = |i| level_row::<M, N, D>(members, nested, i);
-            let permutation = Permutation::sorted_unstable_by(nested.level_len(), |a, b| {
-                compare(&keys[a], row(a), &keys[b], row(b))
-            });
-            self.apply_level::<D>(&permutation);
-            return;
-        }
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, nested), a, b| {
+            |(members, nested, _), a, b| {
                 let keys = members.first_keys();
                 let (row_a, row_b) = (
                     level_row::<M, N, D>(members, nested, a),
@@ -335,8 +313,15 @@ where
                 );
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            // Nothing observes (the observed sorts returned above): the swaps go unreported.
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                if M::OBSERVES || N::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 
@@ -376,11 +361,9 @@ where
     }
 
     /// Sorts the prefix of level `D`, the family's innermost, by key, ascending, in place: it
-    /// allocates nothing. An observed family sorts through one [`Permutation`] instead, as
-    /// [`sort_level_unstable_by`](Self::sort_level_unstable_by) does.
+    /// allocates nothing.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing
-    /// (observed: **O(n)** memory and **O(n)** swaps per member).
+    /// Computes in **O(n log n)** time and swaps per member of every level; allocates nothing.
     ///
     /// # Panics
     ///
@@ -401,21 +384,23 @@ where
         N: Level<M::Key, D, Inner = ()>,
         M::Key: Ord,
     {
-        if O::OBSERVES || M::OBSERVES || N::OBSERVES {
-            // Keys are unique: the unstable sort gives the one ascending order.
-            self.sort_level_unstable_by::<D, _>(|a, _, b, _| a.cmp(b));
-            return;
-        }
         let len = self.nested.level_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, _), a, b| {
+            |(members, _, _), a, b| {
                 let keys = members.first_keys();
                 keys[a] < keys[b]
             },
-            // Nothing observes (the observed sorts returned above): the swaps go unreported.
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                if M::OBSERVES || N::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 
@@ -495,20 +480,14 @@ where
     /// Sorts the nested level's prefix (unstably, in place: it allocates nothing) with a
     /// comparator of two keys and their views; as [`Group::sort_unstable_by`].
     ///
-    /// A family with an [`Observer`] (the group's, or a member's of either level) sorts through
-    /// one [`Permutation`] of the nested prefix instead (allocated): its observers hear the at
-    /// most `n - 1` swaps that apply it, not the in-place sort's.
-    ///
     /// If the comparison panics, both prefixes stay aligned, in the order the swaps so far
     /// made.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing
-    /// (observed: **O(n)** memory and **O(n)** swaps per member).
+    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing.
     ///
     /// # Panics
     ///
-    /// If the comparison panics, or an observed family's permutation's memory cannot be had
-    /// (with the message of [`Error::AllocFailed`]): before anything has moved.
+    /// If the comparison panics.
     ///
     /// ```
     /// use sparse_set_core::group::Nested;
@@ -524,33 +503,25 @@ where
     where
         F: FnMut(&M::Key, NestedRefs<'_, M, M2>, &M::Key, NestedRefs<'_, M, M2>) -> Ordering,
     {
-        if O::OBSERVES || M::OBSERVES || M2::OBSERVES {
-            // Observers hear the permutation's at most `n - 1` swaps, not the in-place sort's.
-            let (members, nested) = (&self.members, &self.nested.members);
-            let keys = members.first_keys();
-            let permutation = Permutation::sorted_unstable_by(self.nested_len(), |a, b| {
-                compare(
-                    &keys[a],
-                    (members.view(a), nested.view(a)),
-                    &keys[b],
-                    (members.view(b), nested.view(b)),
-                )
-            });
-            self.apply_level::<1>(&permutation);
-            return;
-        }
         let len = self.nested_len();
         sort_in_place(
-            &mut (&mut self.members, &mut self.nested),
+            &mut (&mut self.members, &mut self.nested, &mut self.observer),
             len,
-            |(members, nested), a, b| {
+            |(members, nested, _), a, b| {
                 let (keys, level) = (members.first_keys(), &nested.members);
                 let (row_a, row_b) =
                     ((members.view(a), level.view(a)), (members.view(b), level.view(b)));
                 compare(&keys[a], row_a, &keys[b], row_b).is_lt()
             },
-            // Nothing observes (the observed sorts returned above): the swaps go unreported.
-            |(members, nested), a, b| nested.swap_path(*members, a, b),
+            |(members, nested, observer), a, b| {
+                if M::OBSERVES || M2::OBSERVES {
+                    // A hook may panic in the swap: the observer hears of it all the same.
+                    nested.swap_path(&mut Reporting(&mut **members, &mut **observer), a, b);
+                    return;
+                }
+                nested.swap_path(*members, a, b);
+                observer.swapped(a, b);
+            },
         );
     }
 
@@ -587,12 +558,9 @@ where
         self.apply_level::<1>(&permutation);
     }
 
-    /// Sorts the nested level's prefix by key, ascending, in place: it allocates nothing. An
-    /// observed family sorts through one [`Permutation`] instead, as
-    /// [`sort_nested_unstable_by`](Self::sort_nested_unstable_by) does.
+    /// Sorts the nested level's prefix by key, ascending, in place: it allocates nothing.
     ///
-    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing
-    /// (observed: **O(n)** memory and **O(n)** swaps per member).
+    /// Computes in **O(n log n)** time and swaps per member of both levels; allocates nothing.
     ///
     /// # Panics
     ///

@@ -1,9 +1,10 @@
 //! Removal events a system reads after the fact: [`Removals`] keeps the keys that left a
 //! storage, [`RemovedValues`] the keys and a clone of their values. Both grow until cleared
 //! explicitly; a storage that does not ask for them pays nothing. Attached to a bounded
-//! storage, each reserves room for the storage's capacity of removals: a frame loop that
-//! clears them at least once every `capacity` removals allocates nothing (`with_capacity`
-//! reserves room up front for any storage).
+//! storage, each reserves room for the storage's capacity of removals (for `RemovedValues`,
+//! `capacity` keys and values: as much memory again as the storage's values): a frame loop
+//! that clears them at least once every `capacity` removals allocates nothing
+//! (`with_capacity` reserves room up front for any storage).
 //!
 //! # Invariant
 //!

@@ -24,7 +24,8 @@ use crate::removed::Removed;
 
 /// How old a tick may be and still be told apart: 2^30 advances of the clock. An older stamp,
 /// or an older tick given to `changed_since` or `added_since`, is read as this old: a tick held
-/// longer finds the changes of the last 2^30 advances only, not those made just after it.
+/// longer (up to 2^32 advances, past which its `u32` wraps and it reads as young) finds the
+/// changes of the last 2^30 advances only, not those made just after it.
 pub const MAX_AGE: u32 = 1 << 30;
 
 /// How often the clock sweeps old stamps up to [`MAX_AGE`]: every 2^29 advances.

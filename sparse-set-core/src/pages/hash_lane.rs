@@ -1,6 +1,14 @@
 //! The hash lane of the directory: page number -> entry, by open addressing with linear probing
-//! and Fibonacci hashing, for every page number at or past the flat lane's end (the module docs'
-//! invariant 2).
+//! and Fibonacci hashing of the page number mixed with a seed, for every page number at or past
+//! the flat lane's end (the module docs' invariant 2).
+//!
+//! Each table draws its own seed when it is made (from the process's random state with `std`,
+//! else from the table's address and a counter) and hashes `page ^ seed`. Without it, page
+//! numbers could be chosen to share one home bucket at every table size (a lattice of them
+//! does), which turns every insert and lookup into a walk of the whole table: a denial of
+//! service through untrusted keys, such as those a saved storage holds. The seed goes in by
+//! `xor`, not by drawing the multiplier: a random multiplier is bad for some draws on runs of
+//! page numbers (dozens of buckets a page), which the golden-ratio multiplier spreads evenly.
 
 use alloc::vec::Vec;
 
@@ -28,11 +36,13 @@ pub(super) struct HashLane {
     pub(super) min_page: u64,
     /// The largest page number in the table; 0 when it is empty.
     pub(super) max_page: u64,
+    /// The seed mixed into every page number, drawn when the buckets were made.
+    seed: u64,
 }
 
 impl HashLane {
     pub(super) const fn new() -> Self {
-        Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE, max_page: 0 }
+        Self { buckets: Vec::new(), len: 0, min_page: NO_PAGE, max_page: 0, seed: 0 }
     }
 
     /// A copy, allocated fallibly.
@@ -50,17 +60,19 @@ impl HashLane {
             }
             try_reserve_exact(&mut table.buckets, buckets)?;
             table.buckets.resize(buckets, VACANT_BUCKET);
+            table.seed = draw_seed(table.buckets.as_ptr().addr());
         }
         Ok(table)
     }
 
-    /// The home bucket of `page`: Fibonacci hashing, so runs of page numbers spread out.
+    /// The home bucket of `page`: Fibonacci hashing of `page ^ seed`, so runs of page numbers
+    /// spread out, and chosen ones do not gather.
     #[inline(always)]
     #[expect(clippy::inline_always, reason = "on the lookup path of hashed keys")]
     pub(super) fn home(&self, page: u64) -> usize {
         // A table with buckets has at least 8, so the shift is below 64.
         let bits = self.buckets.len().trailing_zeros();
-        (page.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+        ((page ^ self.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
     }
 
     /// The entry of `page`; `EMPTY` if it has none.
@@ -147,4 +159,26 @@ impl HashLane {
         );
         assert!(self.buckets.is_empty() || self.buckets.len().is_power_of_two());
     }
+}
+
+/// A seed no one outside the process can predict: the process's random state (with `std`: the
+/// keys of `std`'s `RandomState`, drawn from the system once per thread), else the table's
+/// address and a counter, mixed (splitmix64's finalizer).
+fn draw_seed(address: usize) -> u64 {
+    let mut seed = (address as u64).rotate_left(32);
+    #[cfg(target_has_atomic = "ptr")]
+    {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+        static TABLES: AtomicUsize = AtomicUsize::new(0);
+        seed ^= TABLES.fetch_add(1, Ordering::Relaxed) as u64;
+    }
+    #[cfg(feature = "std")]
+    {
+        use core::hash::BuildHasher;
+        seed ^= std::collections::hash_map::RandomState::new().hash_one(seed);
+    }
+    seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    seed = (seed ^ (seed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    seed = (seed ^ (seed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    seed ^ (seed >> 31)
 }

@@ -34,9 +34,10 @@
 //!   `flat_compact[n]` names its compact page. The lane grows only while it costs at most
 //!   [`FLAT_PER_PAGE`] page numbers per page in use (or [`FLAT_MIN`] page numbers), so keys from
 //!   0 up (entity ids, indices) use it, and keys spread over a wide range cannot inflate it;
-//! - the **hash lane** (open addressing, linear probing, Fibonacci hashing) holds every page
-//!   number at or past the flat lane's end: random `u32` and `u64` keys, hashed ids, keys near
-//!   `u64::MAX`. Its size follows the pages in it, never the largest key.
+//! - the **hash lane** (open addressing, linear probing, Fibonacci hashing of the page number
+//!   mixed with a seed each table draws at random, so keys cannot be chosen to collide) holds
+//!   every page number at or past the flat lane's end: random `u32` and `u64` keys, hashed ids, keys
+//!   near `u64::MAX`. Its size follows the pages in it, never the largest key.
 //!
 //! Both lanes name pages by an [`Entry`]: `COMPACT | index` for a compact page, the index of a
 //! full page in `hashed_full` (hash lane only), or [`EMPTY`]. `EMPTY` is past every full index

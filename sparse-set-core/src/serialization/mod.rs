@@ -76,8 +76,9 @@
 //!   "not a group: key 7 is held by every member and no excluded storage, but is not aligned
 //!   (position 3 of member 1)". A group is never realigned on load: its order is kept as saved;
 //! - malformed input: a row that is not a key and a value, a missing, duplicate or unknown
-//!   field, a value of the wrong type. (A missing `bounds`, or an allocator's missing `bound`,
-//!   is not refused: it reads as `null`, a growable storage or allocator.)
+//!   field, a value of the wrong type. (In input read as a map, such as a JSON object, a
+//!   missing `bounds`, or an allocator's missing `bound`, is not refused: it reads as `null`, a
+//!   growable storage or allocator. Input in sequence form, as postcard's, has every field.)
 //!
 //! Lengths announced by the input only ever reserve a little memory (at most 1 MiB, as serde's
 //! own collections do); everything else grows as elements actually arrive, fallibly: a failed

@@ -34,14 +34,22 @@ struct Burning;
 #[derive(World)]
 struct Mixed {
     entities: Entities,
-    #[sparse_soa(tag = Frozen)]
     frozen: FrozenSoa,
-    // A slip: this field is `BurningSoa`, every tag storage the same type.
+    // A slip: the tag of the field above, on this one (every tag storage is the same type).
     #[sparse_soa(tag = Frozen)]
     burning: BurningSoa,
-    // The same tag again, on a field whose type cannot tell.
-    #[sparse_soa(tag = Frozen)]
-    also_frozen: SparseSet<Entity>,
+}
+
+type MarkerSoa = SparseSet<Entity>;
+
+#[derive(World)]
+struct Twice {
+    entities: Entities,
+    #[sparse_soa(tag = Burning)]
+    hot: MarkerSoa,
+    // One tag, two fields.
+    #[sparse_soa(tag = Burning)]
+    burning: MarkerSoa,
 }
 
 /// Without an allocator, a world spawns no rows.
