@@ -128,7 +128,7 @@ fn a_bounded_allocator_keeps_its_bound() {
         for _ in 0..2 {
             assert_eq!(copy.try_spawn(), original.try_spawn());
         }
-        let full = Err(crate::Error::EntitiesFull { capacity: 4 });
+        let full = Err(crate::error::Error::EntitiesFull { capacity: 4 });
         assert_eq!((copy.try_spawn(), original.try_spawn()), (full, full));
     }
     // Saved before allocators kept their bound: growable, as `null` is.
