@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sparse_soa::group::Nested;
 use sparse_soa::serialization::Alive;
 use sparse_soa::{
-    CheckAlive, Entities, Entity, Group, SparseMap, SparseSet, SparseSoa, Storage, World,
+    CheckAlive, Entities, Entity, Error, Group, SparseMap, SparseSet, SparseSoa, Storage, World,
 };
 
 #[derive(SparseSoa, Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -71,8 +71,16 @@ fn check_entities(entities: &Entities) {
     entities.assert_invariants();
     let mut entities = entities.clone();
     for _ in 0..3 {
-        let e = entities.spawn();
-        assert!(entities.is_alive(e));
+        // The allocator may be bounded (as the input says): a full one refuses, changing nothing.
+        let len = entities.len();
+        match entities.try_spawn() {
+            Ok(e) => assert!(entities.is_alive(e)),
+            Err(Error::EntitiesFull { capacity }) => {
+                assert_eq!(entities.key_limit(), Some(capacity));
+                assert_eq!(entities.len(), len);
+            }
+            Err(error) => panic!("a spawn failed: {error}"),
+        }
         entities.assert_invariants();
     }
     let first = entities.iter().next();
