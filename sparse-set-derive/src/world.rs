@@ -656,19 +656,12 @@ fn tag_part(storage: &Storage<'_>, index: usize, p: &TokenStream) -> Result<Toke
             _ => Err("a storage field holds one tag: `tag` is given twice".to_owned()),
         };
     };
-    let name = match tag {
-        Type::Path(path) => path.path.segments.last().map(|segment| segment.ident.to_string()),
-        _ => None,
-    };
-    let Some(name) = name else {
+    let Some(name) = last_segment(tag) else {
         return Err("`tag` takes the unit struct's name, such as `tag = Frozen`".to_owned());
     };
     let storage_name = format!("{name}Soa");
-    let written = |part: &Type| match part {
-        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == storage_name),
-        _ => false,
-    };
-    let mut found = parts.all().filter(|&(_, part)| written(part));
+    let mut found =
+        parts.all().filter(|&(_, part)| last_segment(part).as_ref() == Some(&storage_name));
     match (found.next(), found.next()) {
         (Some((part, _)), None) => Ok(part.tokens(p)),
         _ => Err(format!(
