@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sparse_soa::query::optional;
-use sparse_soa::{Columnar, SparseMap, SparseSet, SparseSoa, Storage, map, query};
+use sparse_soa::{Columnar, Group, SparseMap, SparseSet, SparseSoa, Storage, map, query};
 use sparse_soa_test_support::model;
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
@@ -594,4 +594,73 @@ fn walks_over_prefixes_of_different_lengths() {
         .map(|k| (k, u64::from(k) * 10))
         .collect();
     assert_eq!(seen, want, "the short storage driving");
+}
+
+/// A group probed while another member drives: where a key takes a walk off its quick path (a
+/// key past another member's sparse prefix, or an excluded storage that must be asked), the
+/// group is looked up in full like any storage, forward and backward, in every walk; and an
+/// optional group answers the same.
+#[test]
+fn a_probed_group_answers_the_walks_full_lookups() {
+    let far = |k: u32| 3_000_000_000 + k * 7_919;
+    // Near and far keys, in runs; the group's rows are every key but each fourth, aligned in
+    // both members for every third.
+    let all: Vec<u32> = (0..60).map(|k| if (k / 10) % 2 == 0 { k } else { far(k) }).collect();
+    let first: SparseMap<u32, u64> =
+        all.iter().enumerate().filter(|(n, _)| n % 4 != 3).map(|(_, &k)| (k, 1)).collect();
+    let second: SparseMap<u32, u64> =
+        all.iter().enumerate().filter(|(n, _)| n % 3 != 2).map(|(_, &k)| (k, 10)).collect();
+    let group = Group::new((first, second));
+    let in_group = |n: usize| n % 4 != 3 && n % 3 != 2;
+    // The driver: every other key, so the smaller member drives.
+    let driver: SparseMap<u32, u64> =
+        all.iter().enumerate().filter(|(n, _)| n % 2 == 0).map(|(_, &k)| (k, 100)).collect();
+    let empty = SparseSet::<u32>::new();
+    let excluded: SparseSet<u32> =
+        all.iter().enumerate().filter(|(n, _)| n % 5 == 0).map(|(_, &k)| k).collect();
+
+    for (exclude, what) in [(&empty, "an empty excluded storage"), (&excluded, "one that excludes")]
+    {
+        let want: Vec<u32> = all
+            .iter()
+            .enumerate()
+            .filter(|&(n, &k)| n % 2 == 0 && in_group(n) && !exclude.contains(k))
+            .map(|(_, &k)| k)
+            .collect();
+        let q = || query((&driver, &group)).without(exclude).drive_by(&driver);
+        let mut seen = Vec::new();
+        q().for_each(|k, (d, (a, b))| {
+            assert_eq!(d + a + b, 111);
+            seen.push(k);
+        });
+        assert_eq!(seen, want, "for_each, {what}");
+        let folded: Vec<u32> = q().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(folded, want, "fold, {what}");
+        let mut stepped = Vec::new();
+        for (k, _) in q() {
+            stepped.push(k);
+        }
+        assert_eq!(stepped, want, "next, {what}");
+        let mut back: Vec<u32> = q().into_iter().rev().map(|(k, _)| k).collect();
+        back.reverse();
+        assert_eq!(back, want, "next_back, {what}");
+        // Without `drive_by`, the smaller member drives: the driver here.
+        let chosen: Vec<u32> =
+            query((&driver, &group)).without(exclude).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(chosen, want, "the driver chosen, {what}");
+
+        // The group optional: every driven key not excluded, with the group's row where it has
+        // one.
+        let mut optional_rows = Vec::new();
+        query((&driver, optional(&group))).without(exclude).for_each(|k, (_, row)| {
+            optional_rows.push((k, row.is_some()));
+        });
+        let want_optional: Vec<(u32, bool)> = all
+            .iter()
+            .enumerate()
+            .filter(|&(n, &k)| n % 2 == 0 && !exclude.contains(k))
+            .map(|(n, &k)| (k, in_group(n)))
+            .collect();
+        assert_eq!(optional_rows, want_optional, "optional group, {what}");
+    }
 }

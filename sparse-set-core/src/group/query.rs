@@ -113,8 +113,9 @@ macro_rules! group_fetch {
         impl<'a, M: GroupRows> Fetch for $fetch<'a, M> {
             type Key = M::Key;
             type Slot = usize;
-            // A group answers every lookup itself (one lookup in its first member).
-            type Locator = ();
+            // A group answers every lookup in its first member's index, within the prefix: the
+            // full lookup (when another member asks) needs the index and the prefix's length.
+            type Locator = (&'a SparseSet<M::Key, M::FirstDense>, usize);
 
             #[inline]
             fn keys(&self) -> &[M::Key] {
@@ -127,17 +128,21 @@ macro_rules! group_fetch {
             }
 
             #[inline]
-            fn locator(&self) {}
-
-            #[inline]
-            fn locate_quick(&self, key: M::Key) -> Quick<usize> {
-                let len = self.rows.len();
-                Quick::from(self.index.get_index_of(key).filter(|&position| position < len))
+            fn locator(&self) -> (&'a SparseSet<M::Key, M::FirstDense>, usize) {
+                (self.index, self.rows.len())
             }
 
             #[inline]
-            fn locate_slow((): (), _: M::Key) -> Option<usize> {
-                None
+            fn locate_quick(&self, key: M::Key) -> Quick<usize> {
+                Quick::from(Self::locate_slow(self.locator(), key))
+            }
+
+            #[inline]
+            fn locate_slow(
+                (index, len): (&'a SparseSet<M::Key, M::FirstDense>, usize),
+                key: M::Key,
+            ) -> Option<usize> {
+                index.get_index_of(key).filter(|&position| position < len)
             }
         }
 
