@@ -173,7 +173,22 @@ pub mod __private {
     #[cfg(feature = "rayon")]
     pub use rayon;
 
-    use crate::{DenseIndex, Key, Removed, SparseSet};
+    use crate::{DenseIndex, Error, Key, Removed, SparseSet};
+
+    /// What a derived storage's `try_bounded` asks before it allocates anything: whether its
+    /// key index and columns (their element sizes in `columns`) fit the bounds and the address
+    /// space.
+    ///
+    /// # Errors
+    ///
+    /// As `try_bounded`: [`Error::DenseIndexOverflow`] or [`Error::CapacityOverflow`].
+    pub fn check_bounded<K: Key, D: DenseIndex>(
+        capacity: usize,
+        key_limit: usize,
+        columns: &[usize],
+    ) -> Result<(), Error> {
+        SparseSet::<K, D>::bounded_bytes(capacity, key_limit, columns).map(drop)
+    }
 
     /// The dense position of `key` in `set`, or `usize::MAX` if it is not there: what a derived
     /// storage's `get_mut` reads its columns at, so that a miss is their bound check.

@@ -64,3 +64,37 @@ fn a_bounded_storage_never_allocates_after_construction() {
     assert_eq!(bodies.x().first(), Some(&-99.0));
     bodies.assert_invariants();
 }
+
+/// A wide row: its columns alone can pass the address space where the key index does not.
+#[derive(SparseSoa)]
+#[sparse_soa(dense = usize)]
+struct Wide {
+    bytes: [u8; 1 << 16],
+    more: [u8; 1 << 16],
+}
+
+/// `try_bounded` decides up front, its columns included: bounds it refuses allocate nothing and
+/// name the bound at fault, and where the allocator cannot give what the bounds need, the
+/// columns are reserved, never written, before the key index writes its pages.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn try_bounded_refuses_before_allocating() {
+    use sparse_soa::Error;
+    use sparse_soa_test_support::measure;
+
+    let (result, usage) = measure(|| BodySoa::try_bounded(300_000, 16));
+    let refused = Error::DenseIndexOverflow { width: "u16", max_len: 65_535 };
+    assert_eq!((result.err(), usage.calls), (Some(refused), 0));
+    let (result, usage) = measure(|| BodySoa::try_bounded(8, usize::MAX));
+    assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
+    // Two columns of 2^46 rows of 64 KiB each: each column alone fits the address space
+    // (2^62 bytes), both together do not.
+    let (result, usage) = measure(|| WideSoa::try_bounded(1 << 46, 16));
+    assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
+    // Bounds the address space holds but the allocator may not: where it fails, the columns
+    // and the dense keys were reserved (never written) and the pages never had.
+    let (result, usage) = measure(|| BodySoa::try_bounded(60_000, 1 << 40));
+    if result.is_err() {
+        assert!(usage.allocated <= 2 << 20, "{} bytes allocated before failing", usage.allocated);
+    }
+}

@@ -208,8 +208,11 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// assert!(SparseMap::<u32, f32, u8>::try_bounded(200, 1000).is_ok());
     /// ```
     pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
+        // Decided before anything is allocated; the values reserved (not written) before the
+        // key index writes its pages, so a failure touches no memory.
+        SparseSet::<K, D>::bounded_bytes(capacity, key_limit, &[size_of::<V>()])?;
         let mut values = Vec::new();
-        try_reserve_exact(&mut values, capacity.min(D::MAX_LEN))?;
+        try_reserve_exact(&mut values, capacity)?;
         let set = SparseSet::try_bounded(capacity, key_limit)?;
         Ok(Self { set, values, observer: () })
     }

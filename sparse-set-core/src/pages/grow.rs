@@ -280,7 +280,6 @@ impl<D: DenseIndex> Pages<D> {
 
     /// The bytes [`try_bounded`](Self::try_bounded) takes for slots `0..limit`, `stride` words
     /// per slot. `Err` as [`check_full_below`](Self::check_full_below). Allocates nothing.
-    #[cfg(feature = "serde")]
     pub(crate) fn full_below_bytes(limit: u64, stride: usize) -> Result<usize, Error> {
         Ok(Self::check_full_below(limit, stride)? * PAGE_LEN * stride * size_of::<D>())
     }

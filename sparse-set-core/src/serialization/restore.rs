@@ -208,12 +208,8 @@ pub(super) fn make<S: Rebuild, E: de::Error>(
     let Some(Bounds { capacity, key_limit }) = bounds else {
         return Ok(S::default());
     };
-    let bytes = SparseSet::<S::Key, S::Dense>::bounded_bytes(capacity, key_limit).and_then(|set| {
-        capacity
-            .checked_mul(size_of::<S::Value>())
-            .and_then(|values| values.checked_add(set))
-            .ok_or(Error::CapacityOverflow)
-    });
+    let bytes =
+        SparseSet::<S::Key, S::Dense>::bounded_bytes(capacity, key_limit, &[size_of::<S::Value>()]);
     match bytes {
         Err(Error::DenseIndexOverflow { width, max_len }) => Err(E::custom(format_args!(
             "bounded capacity {capacity} is more than dense index type `{width}` addresses \

@@ -275,24 +275,29 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }), observer: () })
     }
 
-    /// The bytes [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` allocates: the
-    /// dense keys, and the sparse prefix over the key range (with the versions beside its slots
-    /// for keys that keep one). Allocates nothing.
+    /// The bytes a bounded storage of this index allocates up front: what
+    /// [`try_bounded`](Self::try_bounded)`(capacity, key_limit)` takes (the dense keys, and the
+    /// sparse prefix over the key range, with the versions beside its slots for keys that keep
+    /// one), plus `capacity` elements of each column whose element size `columns` lists.
+    /// Allocates nothing: what a storage's `try_bounded` asks before it allocates.
     ///
     /// # Errors
     ///
     /// As `try_bounded`, for the bounds alone: [`Error::DenseIndexOverflow`] if `capacity`
     /// exceeds [`DenseIndex::MAX_LEN`], [`Error::CapacityOverflow`] if the total is more than
     /// the address space has.
-    #[cfg(feature = "serde")]
-    pub(crate) fn bounded_bytes(capacity: usize, key_limit: usize) -> Result<usize, Error> {
+    pub(crate) fn bounded_bytes(
+        capacity: usize,
+        key_limit: usize,
+        columns: &[usize],
+    ) -> Result<usize, Error> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
         let pages = Pages::<D>::full_below_bytes(key_limit as u64, Self::STRIDE)?;
-        capacity
-            .checked_mul(size_of::<K>())
-            .and_then(|keys| keys.checked_add(pages))
+        core::iter::once(size_of::<K>())
+            .chain(columns.iter().copied())
+            .try_fold(pages, |bytes, size| capacity.checked_mul(size)?.checked_add(bytes))
             .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or(Error::CapacityOverflow)
     }

@@ -10,7 +10,8 @@ use crate::expand::storage::parts::Parts;
 /// `new`, `with_capacity`, `try_with_capacity`, `bounded`, `try_bounded`: storages without an
 /// observer.
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {
-    let Parts { p, keys, columns, observer, usize, result, .. } = &Parts::new(input);
+    let Parts { p, k, d, keys, columns, observer, usize, result, .. } = &Parts::new(input);
+    let types = input.fields.iter().map(|field| field.ty);
     let fresh = input.observer_value(&quote!(#p::FieldTicks::new()), &quote!(()));
     // A bounded storage's field ticks reserve their room once, too.
     let bounded = input.observer_value(
@@ -99,12 +100,20 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         /// exceeds the address space (checked before that memory is allocated);
         /// `Error::AllocFailed` if the memory cannot be had.
         pub fn try_bounded(capacity: #usize, key_limit: #usize) -> #result<Self, #p::Error> {
-            let #keys = #p::SparseSet::try_bounded(capacity, key_limit)?;
+            // Decided before anything is allocated; the columns reserved (not written) before
+            // the key index writes its pages, so a failure touches no memory.
+            #p::check_bounded::<#k, #d>(
+                capacity,
+                key_limit,
+                &[#(::core::mem::size_of::<#types>()),*],
+            )?;
             #(
                 let mut #columns = #p::Vec::new();
                 #p::try_reserve_exact(&mut #columns, capacity)?;
             )*
-            #result::Ok(Self { #keys, #(#columns,)* #observer: #bounded })
+            let __observer = #bounded;
+            let #keys = #p::SparseSet::try_bounded(capacity, key_limit)?;
+            #result::Ok(Self { #keys, #(#columns,)* #observer: __observer })
         }
     }
 }
