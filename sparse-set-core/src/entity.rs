@@ -864,7 +864,9 @@ impl Entities {
                 try_reserve_exact(&mut slots, missing).map_err(PartsError::Alloc)?;
                 bound
             }
-            None => slots.len(),
+            // Room on the free list for every slot the slot list has room for: the spawns
+            // `remaining_capacity` promises then reallocate neither list.
+            None => slots.capacity(),
         };
         let missing = room - free.len();
         try_reserve_exact(&mut free, missing).map_err(PartsError::Alloc)?;

@@ -176,3 +176,23 @@ proptest! {
         prop_assert_eq!(equal, same_live && next_a == next_b);
     }
 }
+
+/// A loaded allocator keeps the promise of `remaining_capacity`: that many spawns reallocate
+/// nothing, whatever room its slots were left with by the loading.
+#[cfg(feature = "serde")]
+#[test]
+fn a_loaded_allocator_spawns_its_remaining_capacity_without_allocating() {
+    for alive in [1, 5, 17, 100] {
+        let slots: Vec<String> = (0..alive).map(|_| "[1,true]".to_owned()).collect();
+        let json = format!(r#"{{"slots":[{}],"free":[],"bound":null}}"#, slots.join(","));
+        let mut entities: Entities = serde_json::from_str(&json).expect("loads");
+        let room = entities.remaining_capacity();
+        let ((), calls) = allocations_during(|| {
+            for _ in 0..room {
+                entities.spawn();
+            }
+        });
+        assert_eq!(calls, 0, "{room} spawns after loading {alive} slots");
+        assert_eq!(entities.len(), alive + room);
+    }
+}
