@@ -555,6 +555,63 @@ pub trait Columnar: Storage {
         &mut self,
     ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>);
 
+    /// The first `len` rows of every column, mutably, with their keys: what a
+    /// [`Group`](crate::Group) hands out of a member over its aligned prefix. An observer hears
+    /// a write of those rows alone, where [`columns_mut`](Self::columns_mut) reports every row.
+    /// The default cuts `columns_mut`'s columns, so a storage whose observer hears writes
+    /// overrides it.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is past the storage's length.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Ticks;
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, char, u32, Ticks>::default();
+    /// map.extend([(4, 'a'), (2, 'b')]);
+    /// let seen = map.observer_mut().advance();
+    /// map.prefix_columns_mut(1).values[0] = 'z';
+    /// assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [4]); // not 2
+    /// ```
+    #[inline]
+    fn prefix_columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_> {
+        self.columns_mut().split_at(len).0
+    }
+
+    /// [`prefix_columns_mut`](Self::prefix_columns_mut) with the key index beside it, borrowed
+    /// apart, as [`index_and_columns_mut`](Self::index_and_columns_mut): what a query walks of
+    /// a group's member. The default cuts `index_and_columns_mut`'s columns.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is past the storage's length.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Ticks;
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// let mut map = SparseMap::<u32, char, u32, Ticks>::default();
+    /// map.extend([(4, 'a'), (2, 'b')]);
+    /// let seen = map.observer_mut().advance();
+    /// let (_, columns) = map.index_and_prefix_mut(1);
+    /// columns.values[0] = 'z';
+    /// assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [4]); // not 2
+    /// ```
+    #[inline]
+    fn index_and_prefix_mut(
+        &mut self,
+        len: usize,
+    ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>) {
+        let (index, columns) = self.index_and_columns_mut();
+        (index, columns.split_at(len).0)
+    }
+
     /// Row `index` of `columns` (as [`columns`](Self::columns) made them), as the storage's
     /// shared view, for the columns' whole borrow; `None` past the last row.
     ///

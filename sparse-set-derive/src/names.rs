@@ -371,6 +371,8 @@ mod tests {
                     let plumbing = [
                         "assert_invariants",
                         "index_and_columns_mut",
+                        "prefix_columns_mut",
+                        "index_and_prefix_mut",
                         "row",
                         "row_mut",
                         "fresh_run_len",

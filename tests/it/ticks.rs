@@ -341,3 +341,63 @@ fn a_tracked_journaled_map_reports_to_both() {
     assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [2]);
     assert_eq!(map.observer().1.patch().rows().collect::<Vec<_>>(), [2]);
 }
+
+/// A derived member for the group below, with ticks of its own.
+#[derive(sparse_soa::SparseSoa, Clone, Copy, Debug, PartialEq)]
+struct Heat {
+    degrees: f32,
+}
+
+/// A group hands out its members' rows over the aligned prefix alone, so their observers hear a
+/// write of those rows alone: a member's rows past the prefix are neither changed nor dirty,
+/// through every mutable walk of the group.
+#[test]
+fn a_group_marks_only_its_prefix_written() {
+    type Member = SparseMap<u32, f32, u32, (Ticks, Journal<u32>)>;
+    type Group = sparse_soa::Group<(Member, HeatSoa<Ticks>)>;
+    let walks: [(&str, fn(&mut Group)); 5] = [
+        ("columns_mut", |group| {
+            let (a, b) = group.columns_mut();
+            a.values.iter_mut().for_each(|v| *v += 1.0);
+            b.degrees.iter_mut().for_each(|d| *d += 1.0);
+        }),
+        ("iter_mut", |group| group.iter_mut().for_each(|(_, (a, b))| *a += *b.degrees)),
+        ("rows_mut", |group| {
+            let _ = group.rows_mut();
+        }),
+        ("query", |group| query((&mut *group,)).for_each(|_, ((a, _),)| *a += 1.0)),
+        ("query's iterator", |group| {
+            let mut q = query((&mut *group,));
+            let mut iter = q.iter();
+            while let Some((_, ((a, _),))) = iter.next() {
+                *a += 1.0;
+            }
+        }),
+    ];
+    for (what, walk) in walks {
+        // Keys 0..6 in the first member, 0..3 in the second: a prefix of 3 rows of 6.
+        let mut first = Member::default();
+        first.extend((0..6).map(|k| (k, 0.0)));
+        let mut second = HeatSoa::with_observer(Ticks::default());
+        for k in 0..3 {
+            second.insert(k, Heat { degrees: 1.0 });
+        }
+        let mut group = Group::new((first, second));
+        assert_eq!(group.len(), 3);
+        let seen = group.member_mut::<0>().observer_mut().0.advance();
+        let seen_second = group.member_mut::<1>().observer_mut().advance();
+        group.member_mut::<0>().observer_mut().1.clear();
+
+        walk(&mut group);
+
+        let (first, second) = group.members();
+        let mut want: Vec<u32> = first.keys()[..3].to_vec();
+        want.sort_unstable();
+        let mut changed: Vec<u32> = first.changed_since(seen).collect();
+        changed.sort_unstable();
+        // Handing the rows out counts as writing them (`rows_mut` too, its rows unused).
+        assert_eq!(changed, want, "{what}");
+        assert_eq!(first.observer().1.patch().dirty_rows(), 3, "{what}: dirty rows");
+        assert_eq!(second.changed_since(seen_second).count(), 3, "{what}");
+    }
+}

@@ -584,9 +584,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
 
     /// Every column of every member over the aligned prefix, mutably (the keys read-only): a
     /// tuple with each member's mutable columns, each of length [`len`](Self::len). This is
-    /// the fastest walk: zip the slices.
+    /// the fastest walk: zip the slices. A member's observer hears a write of the prefix's
+    /// rows alone (its rows past the prefix were not handed out).
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(1)** time; a member with change ticks stamps the prefix's rows in
+    /// O(`len`) unless the prefix is all of the member (one summary stamp).
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};

@@ -573,9 +573,10 @@ macro_rules! group_tuple {
 
             #[inline]
             fn columns_mut(&mut self, len: usize) -> Self::ColumnsMut<'_> {
+                // The prefix alone: an observer hears a write of the rows handed out.
                 (
-                    Columnar::columns_mut(&mut self.0).split_at(len).0,
-                    $(Columnar::columns_mut(&mut self.$i).split_at(len).0,)*
+                    Columnar::prefix_columns_mut(&mut self.0, len),
+                    $(Columnar::prefix_columns_mut(&mut self.$i, len),)*
                 )
             }
 
@@ -589,8 +590,8 @@ macro_rules! group_tuple {
                 &mut self,
                 len: usize,
             ) -> (&SparseSet<K, $first::Dense>, Self::RowsMut<'_>) {
-                let (index, first) = Columnar::index_and_columns_mut(&mut self.0);
-                let columns = (first.split_at(len).0, $(Columnar::columns_mut(&mut self.$i).split_at(len).0,)*);
+                let (index, first) = Columnar::index_and_prefix_mut(&mut self.0, len);
+                let columns = (first, $(Columnar::prefix_columns_mut(&mut self.$i, len),)*);
                 (index, Aligned::new(columns))
             }
         }

@@ -221,9 +221,19 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D
 
     #[inline]
     fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
-        self.observer.written(0..self.values.len());
-        let keys = self.set.as_slice();
-        (&self.set, ColumnsMut { keys, values: &mut self.values[..keys.len()] })
+        self.index_and_prefix_mut(self.values.len())
+    }
+
+    #[inline]
+    fn prefix_columns_mut(&mut self, len: usize) -> ColumnsMut<'_, K, V> {
+        self.index_and_prefix_mut(len).1
+    }
+
+    #[inline]
+    fn index_and_prefix_mut(&mut self, len: usize) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
+        let keys = &self.set.as_slice()[..len];
+        self.observer.written(0..len);
+        (&self.set, ColumnsMut { keys, values: &mut self.values[..len] })
     }
 
     #[inline]

@@ -66,13 +66,26 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             fn index_and_columns_mut(
                 &mut self,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
-                #hear::written(&mut self.#observer, 0..self.#keys.len());
-                let __keys = self.#keys.as_slice();
+                self.index_and_prefix_mut(self.#keys.len())
+            }
+
+            #[inline]
+            fn prefix_columns_mut(&mut self, len: #usize) -> Self::ColumnsMut<'_> {
+                self.index_and_prefix_mut(len).1
+            }
+
+            #[inline]
+            fn index_and_prefix_mut(
+                &mut self,
+                len: #usize,
+            ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
+                let __keys = &self.#keys.as_slice()[..len];
+                #hear::written(&mut self.#observer, 0..len);
                 (
                     &self.#keys,
                     #columns_mut_name {
                         keys: __keys,
-                        #(#accessors: &mut self.#column_fields[..__keys.len()],)*
+                        #(#accessors: &mut self.#column_fields[..len],)*
                     },
                 )
             }
