@@ -323,6 +323,34 @@ fn bounded_storages_keep_removal_events_without_allocating() {
     assert_eq!(calls, 0);
 }
 
+/// A group's own observer is attached with the smallest capacity of its bounded members, so a
+/// bounded journal and removal events on a group of bounded storages allocate nothing either.
+#[test]
+fn a_bounded_groups_observer_keeps_its_events_without_allocating() {
+    use sparse_soa::observe::{Journal, Removals};
+
+    let a = SparseMap::<u32, i32, u16>::bounded(CAPACITY, KEY_LIMIT);
+    let b = SparseMap::<u32, i32, u16>::bounded(CAPACITY / 2, KEY_LIMIT);
+    let mut group = Group::new((a, b)).observed_by((Journal::bounded(1024), Removals::new()));
+    let rounds = if cfg!(miri) { 2 } else { 20 };
+    let ((), calls) = allocations_during(|| {
+        for _ in 0..rounds {
+            for key in 0..CAPACITY as u32 / 2 {
+                group.member_mut::<0>().insert(key, 1);
+                group.member_mut::<1>().insert(key, 1);
+            }
+            group.observer_mut().0.clear();
+            for key in 0..CAPACITY as u32 / 2 {
+                group.remove(key);
+            }
+            assert_eq!(group.observer().1.len(), CAPACITY / 2);
+            group.observer_mut().1.clear();
+        }
+    });
+    println!("bounded group with its own journal and removal events: {calls} allocations");
+    assert_eq!(calls, 0);
+}
+
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
 #[sparse_soa(dense = u16)]
 struct Unit {

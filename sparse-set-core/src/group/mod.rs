@@ -677,7 +677,9 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     /// swaps the nested levels make inside it are [`swapped`](Observer::swapped), and a sort
     /// of the group is one [`permuted`](Observer::permuted). The observer hears each once,
     /// however many members the group has; it is told the prefix's keys now
-    /// ([`attached`](Observer::attached)). Writes to values are the members' own events.
+    /// ([`attached`](Observer::attached)), with the smallest capacity of its bounded members
+    /// (the prefix never passes it), so an observer that reserves for a bounded storage
+    /// reserves for the group. Writes to values are the members' own events.
     ///
     /// Computes in **O(1)** time, plus what `attached` costs.
     ///
@@ -697,9 +699,15 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     /// ```
     #[must_use]
     pub fn observed_by<P: Observer<M::Key, ()>>(self, mut observer: P) -> Group<M, X, N, P> {
-        observer.attached(self.keys(), None);
+        observer.attached(self.keys(), self.bound());
         let Group { members, excluded, nested, len, .. } = self;
         Group { members, excluded, nested, len, observer }
+    }
+
+    /// The smallest capacity of the bounded members, which the prefix never passes: the
+    /// `bound` the group's observer is attached with.
+    pub(crate) fn bound(&self) -> Option<usize> {
+        (0..self.members.count()).filter_map(|member| self.members.part(member)?.bound()).min()
     }
 
     /// The group's observer.

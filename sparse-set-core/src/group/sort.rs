@@ -200,9 +200,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, O: Observer<M::Key, ()>> Group<M
                     if *applied {
                         group.observer.permuted(permutation);
                     } else {
+                        let bound = group.bound();
                         group
                             .observer
-                            .attached(group.members.first_keys().split_at(group.len).0, None);
+                            .attached(group.members.first_keys().split_at(group.len).0, bound);
                     }
                 },
             );

@@ -29,6 +29,12 @@ pub trait KeySet<K> {
     fn prefetch(&self, key: K) {
         let _ = key;
     }
+    /// The capacity of a bounded storage (made by its `bounded`), which it never passes: what a
+    /// group's observer reserves for its prefix. `None` for a storage that grows.
+    #[inline]
+    fn bound(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl<S: Storage> KeySet<S::Key> for S {
@@ -45,6 +51,12 @@ impl<S: Storage> KeySet<S::Key> for S {
     #[inline]
     fn prefetch(&self, key: S::Key) {
         Storage::as_sparse_set(self).prefetch(key);
+    }
+
+    #[inline]
+    fn bound(&self) -> Option<usize> {
+        let set = Storage::as_sparse_set(self);
+        set.key_limit().map(|_| set.capacity())
     }
 }
 

@@ -220,7 +220,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
 
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// An empty map that reports every change to `observer` (see [`observe`](crate::observe)).
-    /// Does not allocate.
+    /// Does not allocate. The observer is taken as it is and told nothing (this is a
+    /// `const fn`), so give it fresh, as `new` or `default` makes it; one that followed another
+    /// storage (from [`into_unobserved`](Self::into_unobserved)) goes through
+    /// [`observed_by`](SparseMap::observed_by), which tells it the keys it now follows.
     ///
     /// Computes in **O(1)** time.
     ///

@@ -334,7 +334,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
 
     /// An empty set that reports every change to `observer` (see [`observe`](crate::observe)):
     /// a key inserted, replaced by a newer version, removed, swapped or sorted. Its values are
-    /// `()`, so hooks see `&()`. Does not allocate.
+    /// `()`, so hooks see `&()`. Does not allocate. The observer is taken as it is and told
+    /// nothing (this is a `const fn`), so give it fresh, as `new` or `default` makes it; one
+    /// that followed another storage (from [`into_unobserved`](Self::into_unobserved)) goes
+    /// through [`observed_by`](SparseSet::observed_by), which tells it the keys it now follows.
     ///
     /// Computes in **O(1)** time.
     ///

@@ -133,7 +133,10 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
     let detached = input.observer_value(&quote!(self.#observer.0), &quote!(()));
     quote! {
         /// An empty storage reporting every change to `observer` (see `sparse_soa::observe`).
-        /// Does not allocate.
+        /// Does not allocate. The observer is taken as it is and told nothing (this is a
+        /// `const fn`), so give it fresh, as `new` or `default` makes it; one that followed
+        /// another storage (from `into_unobserved`) goes through `observed_by`, which tells it
+        /// the keys it now follows.
         ///
         /// Computes in **O(1)** time.
         #[inline]
