@@ -355,7 +355,8 @@ struct Heat {
 fn a_group_marks_only_its_prefix_written() {
     type Member = SparseMap<u32, f32, u32, (Ticks, Journal<u32>)>;
     type Group = sparse_soa::Group<(Member, HeatSoa<Ticks>)>;
-    let walks: [(&str, fn(&mut Group)); 5] = [
+    type Walk = fn(&mut Group);
+    let walks: [(&str, Walk); 5] = [
         ("columns_mut", |group| {
             let (a, b) = group.columns_mut();
             a.values.iter_mut().for_each(|v| *v += 1.0);
