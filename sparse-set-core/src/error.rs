@@ -193,6 +193,34 @@ pub fn vec_bytes<T>(vec: &Vec<T>) -> usize {
     vec.capacity() * size_of::<T>()
 }
 
+/// `vec.push(value)` that panics, never aborts, when the memory for it cannot be had: how an
+/// observer that collects events grows in a call that returns no `Result`.
+///
+/// # Panics
+///
+/// If the vector must grow and cannot.
+#[inline]
+#[track_caller]
+pub(crate) fn push_or_fail<T>(vec: &mut Vec<T>, value: T) {
+    if let Err(error) = try_reserve(vec, 1) {
+        fail(error);
+    }
+    vec.push(value);
+}
+
+/// `try_reserve_exact` that panics, never aborts, when the memory cannot be had: an observer's
+/// reservation in a call that returns no `Result` (attaching it).
+///
+/// # Panics
+///
+/// If the memory cannot be had.
+#[track_caller]
+pub(crate) fn reserve_exact_or_fail<T>(vec: &mut Vec<T>, additional: usize) {
+    if let Err(error) = try_reserve_exact(vec, additional) {
+        fail(error);
+    }
+}
+
 /// Panics with `error`'s message: the plain twin of a `try_` call whose error names everything
 /// the message needs.
 ///

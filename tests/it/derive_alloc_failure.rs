@@ -319,3 +319,43 @@ fn group_inserts_into_a_derived_member_keep_the_group_aligned() {
         assert!(points > 0);
     }
 }
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+struct Unit {
+    #[sparse_soa(track)]
+    hp: u32,
+    level: u8,
+}
+
+/// A derived storage with tracked fields and a `Ticks` observer: the stamps grow before the
+/// row is stored, so a failed allocation is `try_insert`'s `Err` with the storage, its stamps
+/// and its ticks as before, never an abort.
+#[test]
+fn observed_derived_storages_refuse_cleanly_at_every_allocation() {
+    use sparse_soa::observe::Ticks;
+
+    for n in [0_u32, 4, 16, 64] {
+        let make = || {
+            let mut units = UnitSoa::with_observer(Ticks::new());
+            for key in 0..n {
+                units.insert(key, Unit { hp: key, level: 1 });
+            }
+            units
+        };
+        let snapshot = |units: &UnitSoa<Ticks>| {
+            let rows: Vec<(u32, u32)> = units.iter().map(|(key, unit)| (key, *unit.hp)).collect();
+            (rows, units.observer().len())
+        };
+        let points = sweep_try(
+            make,
+            |units| units.try_insert(n, Unit { hp: 9, level: 2 }),
+            &Error::AllocFailed,
+            snapshot,
+            |units| {
+                units.assert_invariants();
+                assert_eq!(units.observer().len(), units.len(), "the ticks follow the rows");
+            },
+        );
+        reached("observed derived try_insert", points);
+    }
+}

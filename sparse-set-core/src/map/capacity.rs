@@ -62,6 +62,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
             let additional = self.set.cap_additional(additional);
             self.set.try_reserve(additional)?;
             try_reserve(&mut self.values, additional)?;
+            self.observer.try_reserve(additional)?;
         }
         Ok(())
     }

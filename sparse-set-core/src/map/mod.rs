@@ -578,9 +578,11 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         // reserved its values up front, so this never allocates there.
         // One more value never overflows the capacity (the set holds it already), so a refusal
         // here is a failed allocation.
-        if let Err(error) = self.values.try_reserve(1) {
+        // The observer's room too (a `Ticks`' stamps), so its event allocates nothing.
+        let reserved = self.values.try_reserve(1).map_err(Error::from);
+        if let Err(error) = reserved.and_then(|()| self.observer.try_reserve(1)) {
             self.set.pop();
-            return Err(error.into());
+            return Err(error);
         }
         self.values.push(value);
         self.observer.inserted(key, index, &self.values[index]);

@@ -158,7 +158,8 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Storage for SparseMap<K, V, D,
 
     #[inline]
     fn fresh_run_len(&self, keys: &[K]) -> usize {
-        let room = self.values.capacity() - self.values.len();
+        // No more than the values' room, nor the observer's (its events allocate nothing).
+        let room = (self.values.capacity() - self.values.len()).min(self.observer.spare_rows());
         self.set.fresh_run_len(&keys[..keys.len().min(room)])
     }
 

@@ -268,13 +268,26 @@ impl<const N: usize> fmt::Debug for FieldTicks<N> {
 impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     fn attached(&mut self, keys: &[K], bound: Option<usize>) {
         let now = self.now().get();
+        // Attaching is no `try_` call: a failed allocation panics, never aborts.
+        let room = bound.unwrap_or(0).max(keys.len());
         for stamps in self.columns_mut() {
             stamps.clear();
-            if let Some(capacity) = bound {
-                stamps.reserve_exact(capacity);
+            if let Err(error) = crate::error::try_reserve_exact(stamps, room) {
+                crate::error::fail(error);
             }
             stamps.resize(keys.len(), now);
         }
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        FieldTicks::try_reserve(self, additional)
+    }
+
+    #[inline]
+    fn spare_rows(&self) -> usize {
+        let room = |stamps: &Vec<u32>| stamps.capacity() - stamps.len();
+        self.changed.iter().fold(room(&self.added), |least, stamps| least.min(room(stamps)))
     }
 
     #[inline]

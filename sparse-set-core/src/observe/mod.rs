@@ -86,6 +86,7 @@ mod ticks;
 
 use core::ops::Range;
 
+use crate::error::Error;
 use crate::permutation::Permutation;
 use crate::removed::Removed;
 use crate::unwind::then;
@@ -135,6 +136,29 @@ pub trait Observer<K, V> {
     #[inline]
     fn attached(&mut self, keys: &[K], bound: Option<usize>) {
         let _ = (keys, bound);
+    }
+
+    /// Makes room for the events of `additional` more rows, so that the next `additional`
+    /// [`inserted`](Self::inserted) allocate nothing: an observer that keeps state per row
+    /// (such as [`Ticks`]' stamps) reserves it here. A storage asks it before it changes
+    /// anything, in each insert of a new row and in its `reserve`, so a failed allocation is the
+    /// `try_` call's `Err` (and the plain call's panic), never an abort. Nothing by default.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`], as the storage's `try_reserve`.
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let _ = additional;
+        Ok(())
+    }
+
+    /// How many more rows' [`inserted`](Self::inserted) events it takes without allocating:
+    /// what a batch of new rows measures its run by. `usize::MAX` by default (an observer that
+    /// keeps no state per row).
+    #[inline]
+    fn spare_rows(&self) -> usize {
+        usize::MAX
     }
 
     /// A new row `key` was pushed at `index` (the last position), holding `value`.
@@ -227,6 +251,19 @@ macro_rules! observer_tuple {
             #[inline]
             fn attached(&mut self, keys: &[K], bound: Option<usize>) {
                 tell_each!(self.attached(keys, bound); $($index)+);
+            }
+
+            #[inline]
+            fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+                $(self.$index.try_reserve(additional)?;)+
+                Ok(())
+            }
+
+            #[inline]
+            fn spare_rows(&self) -> usize {
+                let room = usize::MAX;
+                $(let room = room.min(self.$index.spare_rows());)+
+                room
             }
 
             #[inline]

@@ -18,6 +18,7 @@
 
 use alloc::vec::{self, Vec};
 
+use crate::error::{push_or_fail, reserve_exact_or_fail};
 use crate::observe::Observer;
 use crate::removed::Removed;
 
@@ -154,13 +155,13 @@ impl<K> Default for Removals<K> {
 impl<K: Copy, V> Observer<K, V> for Removals<K> {
     fn attached(&mut self, _keys: &[K], bound: Option<usize>) {
         if let Some(capacity) = bound {
-            self.keys.reserve_exact(capacity);
+            reserve_exact_or_fail(&mut self.keys, capacity);
         }
     }
 
     #[inline]
     fn removed(&mut self, key: K, _value: &V, _removed: Removed<K>) {
-        self.keys.push(key);
+        push_or_fail(&mut self.keys, key);
     }
 }
 
@@ -290,14 +291,14 @@ impl<K, V> RemovedValues<K, V> {
     #[doc(hidden)]
     #[inline]
     pub fn record(&mut self, key: K, value: V) {
-        self.rows.push((key, value));
+        push_or_fail(&mut self.rows, (key, value));
     }
 
     /// What `attached` does: reserves room for a bounded storage's capacity of removals.
     #[doc(hidden)]
     pub fn reserve_for(&mut self, bound: Option<usize>) {
         if let Some(capacity) = bound {
-            self.rows.reserve_exact(capacity);
+            reserve_exact_or_fail(&mut self.rows, capacity);
         }
     }
 }

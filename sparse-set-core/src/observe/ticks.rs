@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
+use crate::error::{Error, fail, try_reserve, try_reserve_exact};
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::removed::Removed;
@@ -411,12 +412,27 @@ impl<K, V> Observer<K, V> for Ticks {
     fn attached(&mut self, keys: &[K], bound: Option<usize>) {
         self.added.clear();
         self.changed.clear();
-        if let Some(capacity) = bound {
-            self.added.reserve_exact(capacity);
-            self.changed.reserve_exact(capacity);
+        // Attaching is no `try_` call: a failed allocation panics, never aborts.
+        let room = bound.unwrap_or(0).max(keys.len());
+        for stamps in [&mut self.added, &mut self.changed] {
+            if let Err(error) = try_reserve_exact(stamps, room) {
+                fail(error);
+            }
         }
         self.added.resize(keys.len(), self.now);
         self.changed.resize(keys.len(), self.now);
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        try_reserve(&mut self.added, additional)?;
+        try_reserve(&mut self.changed, additional)
+    }
+
+    #[inline]
+    fn spare_rows(&self) -> usize {
+        let room = |stamps: &Vec<u32>| stamps.capacity() - stamps.len();
+        room(&self.added).min(room(&self.changed))
     }
 
     #[inline]

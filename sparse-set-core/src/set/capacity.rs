@@ -53,6 +53,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         if self.bounds.is_none() {
             let additional = self.cap_additional(additional);
             try_reserve(&mut self.dense, additional)?;
+            self.observer.try_reserve(additional)?;
         }
         Ok(())
     }

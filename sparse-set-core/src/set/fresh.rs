@@ -20,7 +20,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[must_use]
     pub fn fresh_run_len(&self, keys: &[K]) -> usize {
         let len = self.dense.len();
-        let keys = &keys[..keys.len().min(self.dense.capacity() - len)];
+        // No more than the keys' room, nor the observer's (its events allocate nothing).
+        let room = (self.dense.capacity() - len).min(self.observer.spare_rows());
+        let keys = &keys[..keys.len().min(room)];
         match consecutive_from(keys) {
             Some(first) => self.fresh_consecutive_len(first, keys),
             None => self.fresh_each_len(keys),

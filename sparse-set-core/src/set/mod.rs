@@ -796,6 +796,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
                     }
                 }
                 Self::check_room_for(self.bounds, len, slot)?;
+                self.observer.try_reserve(1)?;
                 Self::fill_cell(cell, key, len);
                 self.dense.push(key);
                 self.observer.inserted(key, len, &());
@@ -850,6 +851,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         // One more element never overflows the capacity (the dense width bounds `len`), so a
         // refusal here is a failed allocation.
         self.dense.try_reserve(1)?;
+        self.observer.try_reserve(1)?;
         let prefix = self.sparse.prefix_slots();
         self.sparse.insert_at(place, D::from_usize(position + 1))?;
         self.dense.push(key);
@@ -917,6 +919,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         let position = self.dense.len();
         self.check_room(slot)?;
         self.dense.try_reserve(1)?;
+        self.observer.try_reserve(1)?;
         self.sparse.set(slot, D::from_usize(position + 1));
         self.dense.push(key);
         self.record_version(key, self.sparse.prefix_slots());

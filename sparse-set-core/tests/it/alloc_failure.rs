@@ -587,3 +587,89 @@ fn group_member_inserts_refuse_cleanly_and_keep_the_group_aligned() {
     // The excluded storage's insert allocates where its set has no room yet.
     assert!(excluded_points > 0);
 }
+
+/// Maps with each shipped observer that keeps memory, `n` rows, full everywhere (the values and
+/// every observer's room), so that the next insert allocates in each.
+fn observed_map<O: sparse_set_core::observe::Observer<u32, u64> + Default>(
+    n: u32,
+) -> SparseMap<u32, u64, u32, O> {
+    let mut map = SparseMap::<u32, u64, u32, O>::default();
+    map.extend((0..n).map(|key| (key, u64::from(key))));
+    map
+}
+
+fn rows_of<O: sparse_set_core::observe::Observer<u32, u64>>(
+    map: &SparseMap<u32, u64, u32, O>,
+) -> Vec<(u32, u64)> {
+    map.iter().map(|(key, &value)| (key, value)).collect()
+}
+
+/// An observer that keeps memory (`Ticks`' stamps, a `Journal`'s operations, `Removals`' keys)
+/// grows before the storage changes, or where it cannot refuse, falls back: a failed
+/// allocation is the `try_` call's `Err` with the map and its observers as before, a plain
+/// call's panic, never an abort of the process.
+#[test]
+fn observed_maps_refuse_cleanly_at_every_allocation() {
+    use sparse_set_core::observe::{Journal, Removals, Ticks};
+    type Observers = (Ticks, Journal<u32>, Removals<u32>);
+
+    for n in [0, 4, 16, 17, 64] {
+        let points = sweep_try(
+            || observed_map::<Observers>(n),
+            |map| map.try_insert(n, 7),
+            &Error::AllocFailed,
+            |map| (rows_of(map), map.observer().0.len(), map.observer().1.len()),
+            |map| {
+                map.assert_invariants();
+                assert_eq!(map.observer().0.len(), map.len(), "the stamps follow the rows");
+                assert_eq!(map.observer().1.len(), map.len(), "the journal follows the rows");
+            },
+        );
+        reached("observed SparseMap::try_insert", points);
+        let points = sweep_try(
+            || observed_map::<Observers>(n),
+            |map| map.try_reserve(100),
+            &Error::AllocFailed,
+            rows_of,
+            SparseMap::assert_invariants,
+        );
+        reached("observed SparseMap::try_reserve", points);
+    }
+    // A removal's event grows `Removals`: a plain call, which panics, never aborts, and leaves
+    // the map consistent.
+    let points = sweep_plain(
+        || observed_map::<(Ticks, Removals<u32>)>(5),
+        |map| map.remove(2),
+        REFUSED,
+        |map, _| {
+            map.assert_invariants();
+            assert_eq!(map.observer().0.len(), map.len());
+        },
+    );
+    reached("observed SparseMap::remove", points);
+}
+
+/// A set with `Ticks` refuses as a map does: the stamps grow before the key is stored.
+#[test]
+fn observed_sets_refuse_cleanly_at_every_allocation() {
+    use sparse_set_core::observe::Ticks;
+
+    for n in [0_u32, 4, 16, 64] {
+        let make = || {
+            let mut set = SparseSet::<u32, u32, Ticks>::default();
+            set.extend(0..n);
+            set
+        };
+        let points = sweep_try(
+            make,
+            |set| set.try_insert(n),
+            &Error::AllocFailed,
+            |set| (set.as_slice().to_vec(), set.observer().len()),
+            |set| {
+                set.assert_invariants();
+                assert_eq!(set.observer().len(), set.len(), "the stamps follow the keys");
+            },
+        );
+        reached("observed SparseSet::try_insert", points);
+    }
+}

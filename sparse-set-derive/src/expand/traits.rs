@@ -434,7 +434,12 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
     quote! {
         #[inline]
         fn fresh_run_len(&self, keys: &[#k]) -> #usize {
-            let mut __room = keys.len();
+            // No more than every column's room, nor the observer's (its events allocate
+            // nothing).
+            let mut __room = ::core::cmp::Ord::min(
+                keys.len(),
+                #hear::spare_rows(&self.#observer),
+            );
             #(__room = ::core::cmp::Ord::min(
                 __room,
                 self.#columns.capacity() - self.#columns.len(),

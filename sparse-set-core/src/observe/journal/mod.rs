@@ -34,6 +34,7 @@ use core::fmt;
 use core::mem::size_of;
 use core::ops::Range;
 
+use crate::error::{fail, reserve_exact_or_fail, try_reserve, try_reserve_exact};
 use crate::observe::Observer;
 use crate::observe::journal::changes::{ORDER_PER_OP, Op};
 use crate::permutation::Permutation;
@@ -160,7 +161,7 @@ impl<K: Copy> Journal<K> {
     #[must_use]
     pub fn bounded(bytes: usize) -> Self {
         let mut journal = Self::with_limit(bytes);
-        journal.ops.reserve_exact(journal.max_ops);
+        reserve_exact_or_fail(&mut journal.ops, journal.max_ops);
         journal.fixed = true;
         journal.open();
         journal.room(journal.max_ops);
@@ -321,13 +322,19 @@ impl<K: Copy> Journal<K> {
     /// assert_eq!(map.observer().patch().dirty_rows(), 0);
     /// ```
     pub fn clear(&mut self) {
+        // The bits' room first, so a failed allocation panics with the journal unchanged.
+        let words = self.len.div_ceil(64);
+        let missing = words.saturating_sub(self.dirty.len());
+        if let Err(error) = try_reserve(&mut self.dirty, missing) {
+            fail(error);
+        }
         self.count = 0;
         self.resync = false;
         self.open();
         // The bits cover every row below `fresh`, which only falls until the next clear: a
         // mark never needs to grow them. (Resized here, once a sync, as the storage grew.)
         self.dirty.clear();
-        self.dirty.resize(self.len.div_ceil(64), 0);
+        self.dirty.resize(words, 0);
         self.fresh = self.len;
     }
 
@@ -394,6 +401,12 @@ impl<K: Copy> Journal<K> {
         // Doubling, as a `Vec`'s pushes grow; never past `max_ops`, which a fixed journal's
         // allocation holds.
         let room = needed.max(self.ops.len() * 2).max(MIN_ROOM).min(self.max_ops);
+        // Memory the journal cannot have is a limit too: it asks for a resync, never aborts.
+        let missing = room - self.ops.len();
+        if try_reserve_exact(&mut self.ops, missing).is_err() {
+            self.ask_resync();
+            return false;
+        }
         self.ops.resize(room, Op::Truncate(0));
         true
     }
@@ -451,10 +464,11 @@ impl<K: Copy> Clone for Journal<K> {
     /// here.
     fn clone(&self) -> Self {
         let mut ops = Vec::new();
-        ops.reserve_exact(if self.fixed { self.ops.capacity() } else { self.count });
+        reserve_exact_or_fail(&mut ops, if self.fixed { self.ops.capacity() } else { self.count });
         ops.extend_from_slice(self.recorded());
         let mut dirty = Vec::new();
-        dirty.reserve_exact(if self.fixed { self.dirty.capacity() } else { self.dirty.len() });
+        let words = if self.fixed { self.dirty.capacity() } else { self.dirty.len() };
+        reserve_exact_or_fail(&mut dirty, words);
         dirty.extend_from_slice(&self.dirty);
         Self {
             ops,
@@ -487,7 +501,8 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         self.clear();
         if let Some(capacity) = bound {
             let words = capacity.div_ceil(64);
-            self.dirty.reserve_exact(words.saturating_sub(self.dirty.len()));
+            let missing = words.saturating_sub(self.dirty.len());
+            reserve_exact_or_fail(&mut self.dirty, missing);
         }
         // The mirror cannot hold rows the journal never saw: it rebuilds, and every row counts as
         // pushed.

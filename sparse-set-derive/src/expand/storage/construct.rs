@@ -195,11 +195,13 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
 /// `len`, `is_empty`, the capacity reports (`capacity`, `remaining_capacity`, `key_limit`,
 /// `allocated_bytes`), `reserve`, `try_reserve`, `shrink_to_fit`.
 pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
-    let Parts { p, keys, columns, observer, usize, bool, result, d, .. } = &Parts::new(input);
+    let Parts { p, keys, columns, observer, usize, bool, result, d, hear, .. } = &Parts::new(input);
     // The stamps of tracked fields are the storage's memory too, sized with its columns.
     let tracked = input.tracked_fields() > 0;
     let stamp_bytes = tracked.then(|| quote!(+ self.#observer.0.allocated_bytes()));
-    let reserve_stamps = tracked.then(|| quote!(self.#observer.0.try_reserve(__additional)?;));
+    // The observer's room (a `Ticks`' stamps, and the tracked fields' in the pair) grows with
+    // the columns.
+    let reserve_stamps = quote!(#hear::try_reserve(&mut self.#observer, __additional)?;);
     let shrink_stamps = tracked.then(|| quote!(self.#observer.0.shrink_to_fit();));
     // A narrow dense width never reserves room it cannot use.
     let capped = quote! {

@@ -110,6 +110,11 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
                     #(self.#columns.try_reserve(1)?;)*
                 }
             }
+            // The observer's room for a row too (stamps), so its event allocates nothing; a
+            // bounded storage's observer reserved its capacity when attached.
+            if #observes && self.#keys.key_limit().is_none() {
+                #hear::try_reserve(&mut self.#observer, 1)?;
+            }
             let (__index, __new) = self.#keys.try_insert(key)?;
             if __new && __index == self.#first.len() {
                 #(self.#columns.push(#bindings);)*
