@@ -113,12 +113,12 @@ impl fmt::Display for Error {
             }
             Error::NotAlive { index, generation } => write!(
                 f,
-                "entity {index}v{generation} is not alive in this world: despawned, or spawned by another `Entities`"
+                "entity {index}v{generation} is not alive in this world: despawned, or spawned by another `Entities`; drop the handle, or spawn a new entity"
             ),
             Error::StaleKey { index, version, held } => {
                 write!(
                     f,
-                    "entity {index}v{version} is stale: slot {index} holds or held {index}v{held}"
+                    "entity {index}v{version} is stale: slot {index} holds or held {index}v{held}; drop the old handle, or use the newer entity"
                 )
             }
         }

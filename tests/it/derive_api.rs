@@ -367,7 +367,7 @@ fn a_stale_entity_is_refused_and_changes_nothing() {
     healths.insert(live, Health { hp: 10, max: 10 });
     let error = Error::StaleKey { index: 0, version: 1, held: 2 };
     assert_eq!(healths.try_insert(stale, Health { hp: 0, max: 10 }), Err(error));
-    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds or held 0v2");
+    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds or held 0v2; drop the old handle, or use the newer entity");
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         healths.insert(stale, Health { hp: 0, max: 10 });
     }))

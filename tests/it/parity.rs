@@ -234,7 +234,8 @@ fn a_full_storage_is_named_in_the_panic() {
         panic_message(AssertUnwindSafe(|| scene.insert(second, 3_u8))),
         format!(
             "cannot insert a row for {second} in `it::parity::Scene`: entity {second} is not \
-             alive in this world: despawned, or spawned by another `Entities`"
+             alive in this world: despawned, or spawned by another `Entities`; drop the handle, \
+             or spawn a new entity"
         )
     );
     let mut capped = Scene {
