@@ -14,8 +14,9 @@
 //!
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
-//! and, with `--svg FILE`, a picture: the particles coloured by their `Colour` beside the frame
-//! times of both runs.
+//! the cost of a spawn in a world of 10,000 particles whose storages stay in the cache (the
+//! spawn's floor in instructions), and, with `--svg FILE`, a picture: the particles coloured by
+//! their `Colour` beside the frame times of both runs.
 //!
 //! ```sh
 //! cargo run --release -p particles
@@ -249,8 +250,32 @@ impl Clock {
     }
 }
 
-/// The simulation on sparse-soa's storages.
+/// The simulation on sparse-soa's storages, with a line on the world at its end.
 fn run_world(options: &Options, progress: &mut Progress) -> Report {
+    let (report, world) = simulate(options, progress);
+    let (positions, velocities) = world.motion.members();
+    println!(
+        "sparse-soa world: {} alive ({} moving in the group's aligned prefix, {} sparks)",
+        thousands(positions.len() as u64),
+        thousands(world.motion.len() as u64),
+        thousands((positions.len() - world.motion.len()) as u64),
+    );
+    debug_assert_eq!(world.motion.len(), velocities.len());
+    report
+}
+
+/// Particles in the world that measures what a spawn costs with its memory in the cache.
+const IN_CACHE: u32 = 10_000;
+
+/// The same frame loop on [`IN_CACHE`] particles, whose storages stay in the cache: what a
+/// spawn costs in instructions, against which the full run's spawns show their wait for memory.
+fn run_in_cache(options: &Options) -> Report {
+    let small = Options { count: IN_CACHE, svg: None, quiet: true, ..options.clone() };
+    simulate(&small, &mut Progress::new("in cache", small.frames, true)).0
+}
+
+/// The simulation on sparse-soa's storages: the report and the world at its end.
+fn simulate(options: &Options, progress: &mut Progress) -> (Report, Particles) {
     let budget = options.budget();
     let mut rng = Rng::new(options.seed);
     let palette = Palette::new();
@@ -297,16 +322,7 @@ fn run_world(options: &Options, progress: &mut Progress) -> Report {
         progress.frame(frame, world.entities.len());
     }
     report.dots = world.dots();
-
-    let (positions, velocities) = world.motion.members();
-    println!(
-        "sparse-soa world: {} alive ({} moving in the group's aligned prefix, {} sparks)",
-        thousands(positions.len() as u64),
-        thousands(world.motion.len() as u64),
-        thousands((positions.len() - world.motion.len()) as u64),
-    );
-    debug_assert_eq!(world.motion.len(), velocities.len());
-    report
+    (report, world)
 }
 
 fn main() -> ExitCode {
@@ -365,11 +381,20 @@ fn main() -> ExitCode {
         })
     });
 
-    print_results(&options, &ours, baseline.as_ref())
+    // Beside the baseline, when the run is larger: the spawn's floor.
+    let in_cache = (baseline.is_some() && options.count > IN_CACHE)
+        .then(|| in_pool(&|| run_in_cache(&options)));
+
+    print_results(&options, &ours, baseline.as_ref(), in_cache.as_ref())
 }
 
 /// The picture, the numbers, the comparison with the baseline, and the SVG when asked.
-fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) -> ExitCode {
+fn print_results(
+    options: &Options,
+    ours: &Report,
+    baseline: Option<&Report>,
+    in_cache: Option<&Report>,
+) -> ExitCode {
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     println!(
         "\nthe final state (x across, height up; shade: how many particles, tint: their Colour):"
@@ -412,6 +437,21 @@ fn print_results(options: &Options, ours: &Report, baseline: Option<&Report>) ->
             per(baseline.phases[2], baseline.despawned),
             thousands(baseline.updates / u64::from(options.frames)),
         );
+        // The spawn's floor: the same spawns with every line they touch in the cache. What the
+        // full run takes past it waits for memory: a recycled id's cells lie anywhere in each
+        // storage's index, where a `Vec` push writes at the end of one array.
+        if let Some(in_cache) = in_cache {
+            println!(
+                "  spawn with its memory in the cache (a world of {} particles): {:.0} ns; the \
+                 other {:.0} ns here wait for memory: a recycled id's cells lie anywhere in \
+                 indexes of {} rows",
+                thousands(u64::from(IN_CACHE)),
+                per(in_cache.phases[0], in_cache.spawned),
+                (per(ours.phases[0], ours.spawned) - per(in_cache.phases[0], in_cache.spawned))
+                    .max(0.0),
+                thousands(ours.peak_alive as u64),
+            );
+        }
         if !same_state(&ours.dots, &baseline.dots) {
             eprintln!("error: the two runs ended in different states; the demo has a bug");
             return ExitCode::FAILURE;
