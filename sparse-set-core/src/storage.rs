@@ -561,7 +561,8 @@ pub trait Columnar: Storage {
     /// The default cuts `columns_mut`'s columns, so a storage whose observer hears writes
     /// overrides it.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(1)** time, plus the observer's `written` for the rows (change ticks
+    /// stamp them one by one unless `len` is the storage's length).
     ///
     /// # Panics
     ///
@@ -586,7 +587,7 @@ pub trait Columnar: Storage {
     /// apart, as [`index_and_columns_mut`](Self::index_and_columns_mut): what a query walks of
     /// a group's member. The default cuts `index_and_columns_mut`'s columns.
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(1)** time, plus the observer's `written`, as `prefix_columns_mut`.
     ///
     /// # Panics
     ///

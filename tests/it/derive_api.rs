@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
-use sparse_soa::{Entities, Entity, Error, Moved, Removed, SparseSoa, Storage, join};
+use sparse_soa::{Columnar, Entities, Entity, Error, Moved, Removed, SparseSoa, Storage, join};
 
 #[derive(SparseSoa, Clone, Debug, PartialEq)]
 struct Position {
@@ -322,6 +322,25 @@ fn the_invariant_checker_leaves_every_accessor_name_free() {
     Storage::assert_invariants(&storage);
 }
 
+/// Fields named so that their accessors (`{field}_mut`) take the names of `Columnar`'s
+/// methods over a group's prefix: the runtime calls those through the trait, so they stay free.
+#[derive(SparseSoa)]
+struct Prefixed {
+    index_and_prefix: u8,
+    prefix_columns: u8,
+}
+
+#[test]
+fn columnar_method_names_leave_accessor_names_free() {
+    let mut storage = PrefixedSoa::new();
+    storage.insert(1, Prefixed { index_and_prefix: 7, prefix_columns: 8 });
+    storage.index_and_prefix_mut()[0] += 1;
+    storage.prefix_columns_mut()[0] += 1;
+    let (_, columns) = Columnar::index_and_prefix_mut(&mut storage, 1);
+    assert_eq!((columns.index_and_prefix, columns.prefix_columns), (&mut [8][..], &mut [9][..]));
+    assert_eq!(Columnar::prefix_columns_mut(&mut storage, 0).index_and_prefix.len(), 0);
+}
+
 #[test]
 fn reserve_and_shrink() {
     let mut storage = PositionSoa::new();
@@ -367,7 +386,10 @@ fn a_stale_entity_is_refused_and_changes_nothing() {
     healths.insert(live, Health { hp: 10, max: 10 });
     let error = Error::StaleKey { index: 0, version: 1, held: 2 };
     assert_eq!(healths.try_insert(stale, Health { hp: 0, max: 10 }), Err(error));
-    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds or held 0v2; drop the old handle, or use the newer entity");
+    assert_eq!(
+        error.to_string(),
+        "entity 0v1 is stale: slot 0 holds or held 0v2; drop the old handle, or use the newer entity"
+    );
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         healths.insert(stale, Health { hp: 0, max: 10 });
     }))

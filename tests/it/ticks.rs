@@ -376,11 +376,12 @@ fn a_group_marks_only_its_prefix_written() {
         }),
     ];
     for (what, walk) in walks {
-        // Keys 0..6 in the first member, 0..3 in the second: a prefix of 3 rows of 6.
+        // Keys 0..6 in the first member, 0..3 and 10..13 in the second: a prefix of 3 rows,
+        // of 6 in each member.
         let mut first = Member::default();
         first.extend((0..6).map(|k| (k, 0.0)));
         let mut second = HeatSoa::with_observer(Ticks::default());
-        for k in 0..3 {
+        for k in (0..3).chain(10..13) {
             second.insert(k, Heat { degrees: 1.0 });
         }
         let mut group = Group::new((first, second));

@@ -15,8 +15,8 @@
 //! The same frame loop then runs on a plain `Vec` of structs, the baseline, which must end in
 //! exactly the same state; the demo prints both throughputs, a density map of the final state,
 //! the cost of a spawn in a world of 10,000 particles whose storages stay in the cache (the
-//! spawn's floor in instructions), and, with `--svg FILE`, a picture: the particles coloured by
-//! their `Colour` beside the frame times of both runs.
+//! same code waiting for no memory), and, with `--svg FILE`, a picture: the particles coloured
+//! by their `Colour` beside the frame times of both runs.
 //!
 //! ```sh
 //! cargo run --release -p particles

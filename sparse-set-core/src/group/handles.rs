@@ -141,6 +141,11 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
+        // The group's own observer hears `key` join: its room first (a `Ticks`' stamps), so a
+        // failed allocation is this call's error, the group unchanged.
+        if O::OBSERVES {
+            self.group.observer.try_reserve(1)?;
+        }
         // The member refuses an older version before it changes; a newer version replacing an
         // aligned older one takes that row out of the prefix. Then `key` joins if it now
         // qualifies.

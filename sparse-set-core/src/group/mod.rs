@@ -607,9 +607,11 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         self.members.columns_mut(self.len)
     }
 
-    /// The aligned prefix as mutable [`Rows`].
+    /// The aligned prefix as mutable [`Rows`]. A member's observer hears a write of the
+    /// prefix's rows alone, as with [`columns_mut`](Self::columns_mut).
     ///
-    /// Computes in **O(1)** time.
+    /// Computes in **O(1)** time, plus what members with change ticks take to stamp the rows
+    /// (see `columns_mut`).
     ///
     /// ```
     /// use sparse_set_core::{Group, Rows, SparseMap};
@@ -628,8 +630,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     }
 
     /// Iterates over the aligned keys with the mutable views of every member, in prefix order.
+    /// A member's observer hears a write of the prefix's rows, when the iterator is made.
     ///
-    /// Computes in **O(1)** time per step, with no lookups.
+    /// Computes in **O(1)** time per step, with no lookups (members with change ticks stamp
+    /// the rows when it is made, see [`columns_mut`](Self::columns_mut)).
     ///
     /// ```
     /// use sparse_set_core::{Group, SparseMap};

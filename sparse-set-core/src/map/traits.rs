@@ -158,7 +158,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Storage for SparseMap<K, V, D,
 
     #[inline]
     fn fresh_run_len(&self, keys: &[K]) -> usize {
-        // No more than the values' room, nor the observer's (its events allocate nothing).
+        // No more than the values' room, nor the room the observer keeps for rows' events.
         let room = (self.values.capacity() - self.values.len()).min(self.observer.spare_rows());
         self.set.fresh_run_len(&keys[..keys.len().min(room)])
     }

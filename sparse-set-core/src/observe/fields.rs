@@ -293,8 +293,10 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     #[inline]
     fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
         let now = self.now().get();
+        // The storage reserved the room (`try_reserve`); a failed allocation otherwise panics,
+        // never aborts.
         for stamps in self.columns_mut() {
-            stamps.push(now);
+            crate::error::push_or_fail(stamps, now);
         }
     }
 

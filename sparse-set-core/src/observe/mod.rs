@@ -142,7 +142,9 @@ pub trait Observer<K, V> {
     /// [`inserted`](Self::inserted) allocate nothing: an observer that keeps state per row
     /// (such as [`Ticks`]' stamps) reserves it here. A storage asks it before it changes
     /// anything, in each insert of a new row and in its `reserve`, so a failed allocation is the
-    /// `try_` call's `Err` (and the plain call's panic), never an abort. Nothing by default.
+    /// `try_` call's `Err` (and the plain call's panic), never an abort. (A bounded storage's
+    /// observer reserved its capacity when [`attached`](Self::attached), so it finds room, and
+    /// a derived bounded storage does not ask.) Nothing by default.
     ///
     /// # Errors
     ///

@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
-use crate::error::{Error, fail, try_reserve, try_reserve_exact};
+use crate::error::{Error, fail, push_or_fail, try_reserve, try_reserve_exact};
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::removed::Removed;
@@ -82,7 +82,9 @@ impl fmt::Debug for Tick {
 ///
 /// A write to every row at once (`values_mut`, `iter_mut`, `columns_mut`, a query's mutable
 /// member) stamps one summary tick in O(1) instead of each row, so the loop over the slice pays
-/// no per-row write; every row then counts as changed.
+/// no per-row write; every row then counts as changed. A group hands out a member's rows over
+/// its aligned prefix: those rows are stamped one by one (O(prefix), a fill of 4 bytes a row),
+/// unless the prefix is the whole member.
 #[derive(Clone)]
 pub struct Ticks {
     added: Vec<u32>,
@@ -437,8 +439,10 @@ impl<K, V> Observer<K, V> for Ticks {
 
     #[inline]
     fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
-        self.added.push(self.now);
-        self.changed.push(self.now);
+        // A storage reserved the room (`try_reserve`); where nothing did (a group's join that
+        // no insert of the caller's made), a failed allocation panics, never aborts.
+        push_or_fail(&mut self.added, self.now);
+        push_or_fail(&mut self.changed, self.now);
     }
 
     #[inline]

@@ -20,7 +20,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[must_use]
     pub fn fresh_run_len(&self, keys: &[K]) -> usize {
         let len = self.dense.len();
-        // No more than the keys' room, nor the observer's (its events allocate nothing).
+        // No more than the keys' room, nor the room the observer keeps for rows' events.
         let room = (self.dense.capacity() - len).min(self.observer.spare_rows());
         let keys = &keys[..keys.len().min(room)];
         match consecutive_from(keys) {

@@ -673,3 +673,34 @@ fn observed_sets_refuse_cleanly_at_every_allocation() {
         reached("observed SparseSet::try_insert", points);
     }
 }
+
+/// A group's own observer with stamps hears a key join: a member's `try_insert` reserves its
+/// room first, so a failed allocation is the insert's `Err`, the group unchanged.
+#[test]
+fn an_observed_groups_joins_refuse_cleanly_at_every_allocation() {
+    use sparse_set_core::observe::Ticks;
+
+    let make = || {
+        let mut a = SparseMap::<u32, u64>::new();
+        let mut b = SparseMap::<u32, u64>::new();
+        for key in 0..=4 {
+            a.insert(key, 1);
+        }
+        for key in 0..4 {
+            b.insert(key, 1);
+        }
+        b.reserve(10);
+        Group::new((a, b)).observed_by(Ticks::new())
+    };
+    let points = sweep_try(
+        make,
+        |group| group.member_mut::<1>().try_insert(4, 7),
+        &Error::AllocFailed,
+        |group| (group.keys().to_vec(), group.members().1.len(), group.observer().len()),
+        |group| {
+            group.assert_invariants();
+            assert_eq!(group.observer().len(), group.len(), "the stamps follow the prefix");
+        },
+    );
+    reached("observed group's member try_insert", points);
+}

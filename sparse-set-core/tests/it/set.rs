@@ -504,7 +504,10 @@ fn inserting_a_stale_handle_over_a_newer_entity_is_refused_and_changes_nothing()
         held: live.generation().get(),
     };
     assert_eq!(set.try_insert(stale), Err(error));
-    assert_eq!(error.to_string(), "entity 0v1 is stale: slot 0 holds or held 0v2; drop the old handle, or use the newer entity");
+    assert_eq!(
+        error.to_string(),
+        "entity 0v1 is stale: slot 0 holds or held 0v2; drop the old handle, or use the newer entity"
+    );
     assert_eq!(set.as_slice(), &[live]);
     let panic = catch_unwind(AssertUnwindSafe(|| set.insert(stale))).unwrap_err();
     assert_eq!(

@@ -66,12 +66,12 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             fn index_and_columns_mut(
                 &mut self,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
-                self.index_and_prefix_mut(self.#keys.len())
+                <Self as #p::Columnar>::index_and_prefix_mut(self, self.#keys.len())
             }
 
             #[inline]
             fn prefix_columns_mut(&mut self, len: #usize) -> Self::ColumnsMut<'_> {
-                self.index_and_prefix_mut(len).1
+                <Self as #p::Columnar>::index_and_prefix_mut(self, len).1
             }
 
             #[inline]
@@ -434,8 +434,8 @@ fn fresh_run(input: &Input<'_>) -> TokenStream {
     quote! {
         #[inline]
         fn fresh_run_len(&self, keys: &[#k]) -> #usize {
-            // No more than every column's room, nor the observer's (its events allocate
-            // nothing).
+            // No more than every column's room, nor the room the observer keeps for rows'
+            // events.
             let mut __room = ::core::cmp::Ord::min(
                 keys.len(),
                 #hear::spare_rows(&self.#observer),
