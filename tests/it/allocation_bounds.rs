@@ -349,6 +349,23 @@ fn a_bounded_groups_observer_keeps_its_events_without_allocating() {
     });
     println!("bounded group with its own journal and removal events: {calls} allocations");
     assert_eq!(calls, 0);
+
+    // Change ticks as the group's own observer, the prefix full: a member's insert that would
+    // join past the bound is refused, a replacement stored, and neither allocates.
+    let a = SparseMap::<u32, i32, u16>::bounded(4, KEY_LIMIT);
+    let b = SparseMap::<u32, i32, u16>::bounded(4, KEY_LIMIT);
+    let mut group = Group::new((a, b)).observed_by(sparse_soa::observe::Ticks::new());
+    let ((), calls) = allocations_during(|| {
+        for key in 0..4 {
+            group.member_mut::<0>().insert(key, 1);
+            group.member_mut::<1>().insert(key, 1);
+        }
+        assert_eq!(group.len(), 4);
+        assert!(group.member_mut::<0>().try_insert(9, 1).is_err());
+        assert_eq!(group.member_mut::<1>().try_insert(2, 5), Ok(Some(1)));
+        assert_eq!(group.observer().len(), 4);
+    });
+    assert_eq!(calls, 0, "a bounded group with ticks of its own allocated");
 }
 
 #[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]

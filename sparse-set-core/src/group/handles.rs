@@ -142,8 +142,9 @@ where
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
         // The group's own observer hears `key` join: its room first (a `Ticks`' stamps), so a
-        // failed allocation is this call's error, the group unchanged.
-        if O::OBSERVES {
+        // failed allocation is this call's error, the group unchanged. An observer of a bounded
+        // group reserved the bound when attached: asking there could allocate.
+        if O::OBSERVES && self.group.observer.spare_rows() == 0 && self.group.bound().is_none() {
             self.group.observer.try_reserve(1)?;
         }
         // The member refuses an older version before it changes; a newer version replacing an
