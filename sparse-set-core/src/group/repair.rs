@@ -4,6 +4,7 @@
 //! drop guard while unwinding if the change panics, so the invariant (see the [module
 //! docs](super)) holds after every call, also one that panics.
 
+use crate::error::fail;
 use crate::group::tuples::Reporting;
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest};
 use crate::observe::Observer;
@@ -63,6 +64,15 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// it in as it qualifies.
     #[inline]
     fn joined(&mut self, key: M::Key, position: usize) {
+        // The observer's room for the event (a `Ticks`' stamps): a member's `try_insert`
+        // reserved it before it changed anything; a join no insert of the caller's made (an
+        // excluded storage's removal) cannot return an error, so a failed allocation panics
+        // here, never aborts.
+        if O::OBSERVES {
+            if let Err(error) = self.observer.try_reserve(1) {
+                fail(error);
+            }
+        }
         self.observer.inserted(key, position, &());
         let outer = &mut Reporting(&mut self.members, &mut self.observer);
         self.nested.refresh(outer, key, position);

@@ -272,9 +272,7 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
         let room = bound.unwrap_or(0).max(keys.len());
         for stamps in self.columns_mut() {
             stamps.clear();
-            if let Err(error) = crate::error::try_reserve_exact(stamps, room) {
-                crate::error::fail(error);
-            }
+            crate::error::reserve_exact_or_fail(stamps, room);
             stamps.resize(keys.len(), now);
         }
     }
@@ -293,10 +291,9 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     #[inline]
     fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
         let now = self.now().get();
-        // The storage reserved the room (`try_reserve`); a failed allocation otherwise panics,
-        // never aborts.
+        // The storage reserved the room first (`try_reserve`).
         for stamps in self.columns_mut() {
-            crate::error::push_or_fail(stamps, now);
+            stamps.push(now);
         }
     }
 

@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
-use crate::error::{Error, fail, push_or_fail, try_reserve, try_reserve_exact};
+use crate::error::{Error, reserve_exact_or_fail, try_reserve};
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::removed::Removed;
@@ -416,11 +416,8 @@ impl<K, V> Observer<K, V> for Ticks {
         self.changed.clear();
         // Attaching is no `try_` call: a failed allocation panics, never aborts.
         let room = bound.unwrap_or(0).max(keys.len());
-        for stamps in [&mut self.added, &mut self.changed] {
-            if let Err(error) = try_reserve_exact(stamps, room) {
-                fail(error);
-            }
-        }
+        reserve_exact_or_fail(&mut self.added, room);
+        reserve_exact_or_fail(&mut self.changed, room);
         self.added.resize(keys.len(), self.now);
         self.changed.resize(keys.len(), self.now);
     }
@@ -439,10 +436,9 @@ impl<K, V> Observer<K, V> for Ticks {
 
     #[inline]
     fn inserted(&mut self, _key: K, _index: usize, _value: &V) {
-        // A storage reserved the room (`try_reserve`); where nothing did (a group's join that
-        // no insert of the caller's made), a failed allocation panics, never aborts.
-        push_or_fail(&mut self.added, self.now);
-        push_or_fail(&mut self.changed, self.now);
+        // Whoever reports the row reserved its room first (`try_reserve`).
+        self.added.push(self.now);
+        self.changed.push(self.now);
     }
 
     #[inline]
