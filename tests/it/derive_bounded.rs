@@ -73,6 +73,17 @@ struct Wide {
     more: [u8; 1 << 16],
 }
 
+/// Narrow columns with wide stamps: 3 bytes a row in the keys and columns, 12 in the stamps
+/// of its tracked fields.
+#[derive(SparseSoa)]
+#[sparse_soa(key = u8, dense = usize)]
+struct Flags {
+    #[sparse_soa(track)]
+    on: u8,
+    #[sparse_soa(track)]
+    seen: u8,
+}
+
 /// `try_bounded` decides up front, its columns included: bounds it refuses allocate nothing and
 /// name the bound at fault, and where the allocator cannot give what the bounds need, the
 /// columns are reserved, never written, before the key index writes its pages.
@@ -90,6 +101,10 @@ fn try_bounded_refuses_before_allocating() {
     // Two columns of 2^46 rows of 64 KiB each: each column alone fits the address space
     // (2^62 bytes), both together do not.
     let (result, usage) = measure(|| WideSoa::try_bounded(1 << 46, 16));
+    assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
+    // The tracked fields' stamps count too: 2^60 rows of 3 bytes fit the address space, with
+    // their 12 bytes of stamps they do not.
+    let (result, usage) = measure(|| FlagsSoa::try_bounded(1 << 60, 16));
     assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
     // Bounds the address space holds but the allocator may not: where it fails, the columns
     // and the dense keys were reserved (never written) and the pages never had. (Not under

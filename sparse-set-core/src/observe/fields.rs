@@ -46,6 +46,10 @@ pub struct FieldTicks<const N: usize> {
 }
 
 impl<const N: usize> FieldTicks<N> {
+    /// Bytes the stamps take a row: 4 for when it was added and 4 per tracked field. A bounded
+    /// storage counts them with its columns when it checks its bounds.
+    pub const ROW_BYTES: usize = (N + 1) * size_of::<u32>();
+
     /// A clock at tick 1, with no rows. Does not allocate.
     ///
     /// Computes in **O(1)** time.

@@ -12,6 +12,11 @@ use crate::expand::storage::parts::Parts;
 pub(super) fn construction(input: &Input<'_>) -> TokenStream {
     let Parts { p, k, d, keys, columns, observer, usize, result, .. } = &Parts::new(input);
     let types = input.fields.iter().map(|field| field.ty);
+    // The stamps of tracked fields are bytes a row too, counted with the columns.
+    let stamps = match input.tracked_fields() {
+        0 => TokenStream::new(),
+        n => quote!(#p::FieldTicks::<#n>::ROW_BYTES,),
+    };
     let fresh = input.observer_value(&quote!(#p::FieldTicks::new()), &quote!(()));
     // A bounded storage's field ticks reserve their room once, too.
     let bounded = input.observer_value(
@@ -105,7 +110,7 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
             #p::check_bounded::<#k, #d>(
                 capacity,
                 key_limit,
-                &[#(::core::mem::size_of::<#types>()),*],
+                &[#(::core::mem::size_of::<#types>(),)* #stamps],
             )?;
             #(
                 let mut #columns = #p::Vec::new();
