@@ -221,8 +221,9 @@ macro_rules! __parallel {
 /// With `serde`: for a derived storage, `Serialize`, `Deserialize`, `Restore` and the runtime's
 /// `Rebuild`, given `storage [impl generics] [impl generics with the deserializer's lifetime]
 /// [that lifetime] [self type] [key type] [value type] [the function making a value from a
-/// view] [where predicates] [the fields' `Clone` predicates]`, each predicate with a trailing
-/// comma; for a tag (a `SparseSet`, which has the impls already), nothing.
+/// view] [where predicates] [the fields' `Clone` predicates] [the stamps' bytes a row]`, each
+/// predicate with a trailing comma; for a tag (a `SparseSet`, which has the impls already),
+/// nothing.
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 #[macro_export]
@@ -266,7 +267,7 @@ macro_rules! __serde {
     (
         storage
         [$($impl:tt)*] [$($impl_de:tt)*] [$de:lifetime] [$self_ty:ty] [$key:ty] [$value:ty]
-        [$($cloned:tt)*] [$($predicates:tt)*] [$($clone_predicates:tt)*]
+        [$($cloned:tt)*] [$($predicates:tt)*] [$($clone_predicates:tt)*] [$stamps:expr]
     ) => {
         #[automatically_derived]
         impl $($impl)* $crate::__private::serde::Rebuild for $self_ty
@@ -281,6 +282,13 @@ macro_rules! __serde {
                 Self::try_bounded(capacity, key_limit)
             }
 
+            #[inline]
+            fn bounded_bytes(
+                capacity: ::core::primitive::usize,
+                key_limit: ::core::primitive::usize,
+            ) -> ::core::result::Result<::core::primitive::usize, $crate::__private::Error> {
+                $crate::__private::serde::bounded_bytes::<Self>(capacity, key_limit, $stamps)
+            }
         }
 
         #[automatically_derived]

@@ -9,7 +9,9 @@
 //! 2. every free-list entry names a slot that exists and is dead, and no slot is listed twice;
 //! 3. every dead slot below the last generation (`u32::MAX`) is on the free list: a dead slot
 //!    at the last generation is either listed (bumped to `u32::MAX`, still to be issued) or
-//!    **retired** (despawned at `u32::MAX`, never issued again), and only the list tells;
+//!    **retired** (despawned at `u32::MAX`, never issued again), and only the list tells; no
+//!    dead slot is at the first generation (a despawn bumps it, and a slot never issued is no
+//!    slot yet);
 //! 4. `len` counts the alive slots;
 //! 5. the free list has room for every slot, so `despawn` never allocates;
 //! 6. a bounded allocator ([`Entities::bounded`]) has at most `capacity` slots, and room for
@@ -184,6 +186,8 @@ pub(crate) enum PartsError {
     FreeTwice { index: u32 },
     /// Rule 3: a dead slot below the last generation that is not on the free list.
     DeadNotFree { index: usize, generation: NonZeroU32 },
+    /// Rule 3: a dead slot at the first generation, which no despawn leaves.
+    DeadAtFirst { index: usize },
     /// A bounded allocator holding more slots than its bound.
     PastBound { count: usize, bound: usize },
     /// The memory the check or the free list needs cannot be had.
@@ -209,6 +213,11 @@ impl fmt::Display for PartsError {
                 "slot {index} is dead at generation {generation} but not on the free list: only a \
                  slot despawned at the last generation ({}) is retired",
                 u32::MAX,
+            ),
+            PartsError::DeadAtFirst { index } => write!(
+                f,
+                "slot {index} is dead at generation 1, which no despawn leaves: despawning bumps \
+                 a slot's generation"
             ),
             PartsError::PastBound { count, bound } => {
                 write!(f, "{count} slots are more than the allocator's bound of {bound}")
@@ -897,6 +906,9 @@ impl Entities {
         let mut len = 0;
         for (index, (slot, &is_free)) in slots.iter().zip(&listed).enumerate() {
             len += usize::from(slot.alive);
+            if !slot.alive && slot.generation == NonZeroU32::MIN {
+                return Err(PartsError::DeadAtFirst { index });
+            }
             if !slot.alive && !is_free && slot.generation != NonZeroU32::MAX {
                 return Err(PartsError::DeadNotFree { index, generation: slot.generation });
             }

@@ -221,6 +221,21 @@ pub(crate) fn reserve_exact_or_fail<T>(vec: &mut Vec<T>, additional: usize) {
     }
 }
 
+/// A copy of `vec` with the same capacity, which panics, never aborts, when the memory cannot be
+/// had: how an observer that keeps room for a bounded storage's events clones, so that the
+/// copy allocates no more than the original.
+///
+/// # Panics
+///
+/// If the memory cannot be had, or `T::clone` panics (the elements cloned so far are dropped).
+#[track_caller]
+pub(crate) fn clone_with_room<T: Clone>(vec: &Vec<T>) -> Vec<T> {
+    let mut copy = Vec::new();
+    reserve_exact_or_fail(&mut copy, vec.capacity());
+    copy.extend_from_slice(vec);
+    copy
+}
+
 /// Panics with `error`'s message: the plain twin of a `try_` call whose error names everything
 /// the message needs.
 ///

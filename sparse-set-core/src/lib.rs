@@ -233,7 +233,7 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub mod serde {
         pub use crate::serialization::derive::{SerdeAttribute, restore_rows, serialize_rows};
-        pub use crate::serialization::restore::Rebuild;
+        pub use crate::serialization::restore::{Rebuild, bounded_bytes};
         pub use crate::serialization::{MAX_BOUNDED_BYTES, Restore};
         pub use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
     }

@@ -454,11 +454,36 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
 }
 
 /// A storage with change ticks: what the query filter
-/// [`Query::changed`](crate::query::Query::changed) reads. Implemented by every storage whose
-/// observer [`Tracks`](crate::observe::Tracks), and by derived storages with tracked fields.
+/// [`Query::changed`](crate::query::Query::changed) reads, and how a handle that shows a
+/// storage read-only (a group's member handles, [`MemberMut`](crate::group::MemberMut) and the
+/// others) still advances its clock. Implemented by every storage whose observer
+/// [`Tracks`](crate::observe::Tracks), and by derived storages with tracked fields. Advancing
+/// the clock never changes the rows.
+///
+/// ```
+/// use sparse_set_core::observe::Ticks;
+/// use sparse_set_core::{Group, SparseMap};
+///
+/// let tracked = SparseMap::<u32, u8, u32, Ticks>::default();
+/// let mut group = Group::new((tracked, SparseMap::<u32, u8>::new()));
+/// let seen = group.member_mut::<0>().ticks_mut().advance();
+/// group.member_mut::<0>().insert(1, 0);
+/// assert_eq!(group.members().0.changed_since(seen).collect::<Vec<_>>(), [1]);
+/// ```
 pub trait TrackedStorage: Storage {
+    /// What keeps the ticks: [`Ticks`](crate::observe::Ticks) for a storage whose observer
+    /// tracks, [`FieldTicks`](crate::observe::FieldTicks) for a derived storage with tracked
+    /// fields.
+    type Ticks;
+
     /// The storage's row changes.
     fn changes(&self) -> RowChanges<'_>;
+
+    /// The change ticks: the clock, and when each row was added and last changed.
+    fn ticks(&self) -> &Self::Ticks;
+
+    /// The change ticks, mutably: to advance the clock.
+    fn ticks_mut(&mut self) -> &mut Self::Ticks;
 }
 
 /// Room in `storage` for `additional` more values, most of them under new keys filling `slots`:

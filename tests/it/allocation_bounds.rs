@@ -323,6 +323,43 @@ fn bounded_storages_keep_removal_events_without_allocating() {
     assert_eq!(calls, 0);
 }
 
+/// A clone of a bounded storage is bounded alike, its observer's room included: clones of
+/// storages with change ticks (of rows and of tracked fields) and removal events fill and
+/// empty without allocating, as the originals do.
+#[test]
+fn clones_of_bounded_observed_storages_keep_their_room() {
+    use sparse_soa::observe::{Removals, RemovedValues, Ticks};
+
+    let map = SparseMap::<u32, i32, u16>::bounded(CAPACITY, KEY_LIMIT)
+        .observed_by((Ticks::new(), Removals::new()));
+    let values =
+        SparseMap::<u32, i32, u16>::bounded(CAPACITY, KEY_LIMIT).observed_by(RemovedValues::new());
+    let units = UnitSoa::bounded(CAPACITY, KEY_LIMIT).observed_by(Ticks::new());
+    let (mut map, mut values, mut units) = (map.clone(), values.clone(), units.clone());
+    let rounds = if cfg!(miri) { 2 } else { 20 };
+    let ((), calls) = allocations_during(|| {
+        for _ in 0..rounds {
+            for key in 0..CAPACITY as u32 {
+                map.insert(key, 1);
+                values.insert(key, 1);
+                units.insert(key, Unit { hp: key, level: 0 });
+            }
+            map.ticks_mut().advance();
+            units.ticks_mut().advance();
+            for key in 0..CAPACITY as u32 {
+                map.remove(key);
+                values.remove(key);
+                units.remove(key);
+            }
+            assert_eq!(map.observer().1.len(), CAPACITY);
+            map.observer_mut().1.clear();
+            values.observer_mut().clear();
+        }
+    });
+    println!("clones of bounded storages with ticks and removal events: {calls} allocations");
+    assert_eq!(calls, 0);
+}
+
 /// A group's own observer is attached with the smallest capacity of its bounded members, so a
 /// bounded journal and removal events on a group of bounded storages allocate nothing either.
 #[test]

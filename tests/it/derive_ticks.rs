@@ -375,3 +375,50 @@ fn a_row_changed_in_either_field_is_found_once_across_blocks() {
         assert_eq!(units.changed_since(seen).collect::<Vec<_>>(), expected, "len {len}");
     }
 }
+
+/// A tracked storage in a group, or excluded by one, or in a family's inner level, keeps its
+/// clock within reach: each handle that shows it read-only advances it, and the writes after
+/// the new tick are the changes after it.
+#[test]
+fn a_grouped_tracked_storage_advances_its_clock() {
+    use sparse_soa::group::Nested;
+    use sparse_soa::observe::Ticks;
+    use sparse_soa::{Group, SparseMap};
+
+    let unit = |pos| Unit { pos, hp: 100, level: 1 };
+    let units: UnitSoa = (0..4).map(|key| (key, unit(key))).collect();
+    let speeds: SparseMap<u32, f32, u32, Ticks> = (0..4).map(|key| (key, 0.0)).collect();
+    let mut group = Group::new((units, speeds));
+
+    let seen = group.member_mut::<0>().ticks_mut().advance();
+    *group.member_mut::<0>().get_mut(2).unwrap().hp -= 1;
+    assert_eq!(sorted(group.members().0.hp_changed_since(seen)), [2]);
+    let later = group.member_mut::<0>().ticks_mut().advance();
+    assert_ne!(later, seen);
+    assert_eq!(group.members().0.hp_changed_since(later).count(), 0);
+    // A member whose observer tracks: the same handle.
+    let seen = group.member_mut::<1>().ticks_mut().advance();
+    *group.member_mut::<1>().get_mut(3).unwrap() = 1.0;
+    assert_eq!(sorted(group.members().1.changed_since(seen)), [3]);
+
+    // Excluded by a group.
+    let frozen: UnitSoa = [(1, unit(1))].into_iter().collect();
+    let tags: SparseMap<u32, ()> = (0..4).map(|key| (key, ())).collect();
+    let mut group = Group::with_excluded((tags,), (frozen,));
+    let seen = group.excluded_mut::<0>().ticks_mut().advance();
+    *group.excluded_mut::<0>().get_mut(1).unwrap().pos += 1;
+    assert_eq!(sorted(group.excluded().0.pos_changed_since(seen)), [1]);
+
+    // In the inner level of a family, as a member and as an excluded storage.
+    let members: UnitSoa = (0..4).map(|key| (key, unit(key))).collect();
+    let outer: SparseMap<u32, ()> = (0..4).map(|key| (key, ())).collect();
+    let excluded: UnitSoa = [(0, unit(0))].into_iter().collect();
+    let mut family = Group::new((outer,)).nest(Nested::with_excluded((members,), (excluded,)));
+    let seen = family.level_member_mut::<1, 0>().ticks_mut().advance();
+    *family.level_member_mut::<1, 0>().get_mut(3).unwrap().hp = 7;
+    assert_eq!(sorted(family.level_member_mut::<1, 0>().hp_changed_since(seen)), [3]);
+    let seen = family.level_excluded_mut::<1, 0>().ticks_mut().advance();
+    *family.level_excluded_mut::<1, 0>().get_mut(0).unwrap().hp = 7;
+    assert_eq!(sorted(family.level_excluded_mut::<1, 0>().hp_changed_since(seen)), [0]);
+    family.assert_invariants();
+}

@@ -260,6 +260,47 @@ fn a_bounded_derived_storage_round_trips_bounded() {
     assert_refused::<ParticleSoa>(&smaller, "row 1: key 0 does not fit: the bounded capacity is 1");
 }
 
+/// Eight tracked fields: 11 bytes a row in the columns, 36 in the stamps.
+#[derive(SparseSoa, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[sparse_soa(serde)]
+struct Flags {
+    #[sparse_soa(track)]
+    bits: [u8; 4],
+    #[sparse_soa(track)]
+    a: u8,
+    #[sparse_soa(track)]
+    b: u8,
+    #[sparse_soa(track)]
+    c: u8,
+    #[sparse_soa(track)]
+    d: u8,
+    #[sparse_soa(track)]
+    e: u8,
+    #[sparse_soa(track)]
+    f: u8,
+    #[sparse_soa(track)]
+    g: u8,
+}
+
+/// The bytes a bounded storage allocates up front count its tracked fields' stamps: bounds that
+/// fit the limit with the columns alone (15.2 MB of keys, pages and values) are refused
+/// with the stamps (36 bytes a row more), before anything is allocated.
+#[test]
+fn bounds_are_weighed_with_the_stamps_of_tracked_fields() {
+    let (fits, usage) = measure(|| {
+        serde_json::from_str::<FlagsSoa>(
+            r#"{"bounds":{"capacity":10000,"key_limit":10000},"rows":[]}"#,
+        )
+    });
+    assert_eq!(fits.map(|flags| flags.capacity()).ok(), Some(10_000));
+    assert!(usage.allocated < 1 << 20, "{} bytes for 10,000 rows", usage.allocated);
+    let text = r#"{"bounds":{"capacity":800000,"key_limit":800000},"rows":[]}"#;
+    let (refused, usage) = measure(|| serde_json::from_str::<FlagsSoa>(text));
+    let message = refused.unwrap_err().to_string();
+    assert!(message.contains("bytes allowed"), "{message}");
+    assert!(usage.allocated < 1 << 16, "{} bytes allocated before refusing", usage.allocated);
+}
+
 #[test]
 fn derived_storages_refuse_malformed_input() {
     let cases = [

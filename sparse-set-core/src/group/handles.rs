@@ -8,7 +8,7 @@ use crate::error::{Error, fail_insert};
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::observe::Observed;
 use crate::observe::Observer;
-use crate::storage::{Columnar, Storage};
+use crate::storage::{Columnar, Storage, TrackedStorage};
 use crate::unwind::then;
 
 /// A mutable handle to one member of a [`Group`], from [`Group::member_mut`]: values change
@@ -76,6 +76,34 @@ where
     #[inline]
     pub fn observer_mut(&mut self) -> &mut <NthOf<M, I> as Observed>::Observer {
         self.group.members.nth_mut().observer_mut()
+    }
+}
+
+impl<M, X, const I: usize, N, O> MemberMut<'_, M, X, I, N, O>
+where
+    M: GroupMembers + Nth<I, Storage: TrackedStorage>,
+    O: Observer<M::Key, ()>,
+{
+    /// This member's change ticks, mutably: to advance its clock (the storage itself
+    /// read-only). A member whose observer [`Tracks`](crate::observe::Tracks) has them in its
+    /// observer too; a derived storage with tracked fields only here. The rows, and so the
+    /// group, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Ticks;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let tracked = SparseMap::<u32, u8, u32, Ticks>::default();
+    /// let mut group = Group::new((tracked, SparseMap::<u32, u8>::new()));
+    /// group.member_mut::<0>().insert(1, 0);
+    /// let seen = group.member_mut::<0>().ticks_mut().advance();
+    /// assert_eq!(group.members().0.changed_since(seen).count(), 0);
+    /// ```
+    #[inline]
+    pub fn ticks_mut(&mut self) -> &mut <NthOf<M, I> as TrackedStorage>::Ticks {
+        self.group.members.nth_mut().ticks_mut()
     }
 }
 
@@ -330,6 +358,22 @@ where
     #[inline]
     pub fn observer_mut(&mut self) -> &mut <NthOf<X, I> as Observed>::Observer {
         self.group.excluded.nth_mut().observer_mut()
+    }
+}
+
+impl<M, X, const I: usize, N, O> ExcludedMut<'_, M, X, I, N, O>
+where
+    M: GroupMembers,
+    O: Observer<M::Key, ()>,
+    X: Nth<I, Storage: TrackedStorage>,
+{
+    /// This excluded storage's change ticks, mutably: to advance its clock. The rows, and so
+    /// the group, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn ticks_mut(&mut self) -> &mut <NthOf<X, I> as TrackedStorage>::Ticks {
+        self.group.excluded.nth_mut().ticks_mut()
     }
 }
 

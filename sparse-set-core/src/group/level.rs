@@ -15,7 +15,7 @@ use crate::group::{Group, LevelMut, Nest};
 use crate::observe::Observed;
 use crate::observe::Observer;
 use crate::rows::Aligned;
-use crate::storage::{Columnar, Storage};
+use crate::storage::{Columnar, Storage, TrackedStorage};
 use crate::unwind::then;
 
 /// Member `I` of level `D` of the family inside `N`.
@@ -620,6 +620,22 @@ where
 
 impl<M, X, N, const D: usize, const I: usize, O> LevelMemberMut<'_, M, X, N, D, I, O>
 where
+    M: GroupRows,
+    O: Observer<M::Key, ()>,
+    N: Level<M::Key, D, Members: Nth<I, Storage: TrackedStorage>>,
+{
+    /// This storage's change ticks, mutably: to advance its clock. The rows, and so the
+    /// family, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn ticks_mut(&mut self) -> &mut <MemberOf<N, M::Key, D, I> as TrackedStorage>::Ticks {
+        self.group.nested.level_members_mut().nth_mut().ticks_mut()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize, O> LevelMemberMut<'_, M, X, N, D, I, O>
+where
     M: GroupMembers,
     O: Observer<M::Key, ()>,
     X: GroupExcluded<M::Key>,
@@ -883,6 +899,22 @@ where
     #[inline]
     pub fn observer_mut(&mut self) -> &mut <ExcludedOf<N, M::Key, D, I> as Observed>::Observer {
         self.group.nested.level_excluded_mut().nth_mut().observer_mut()
+    }
+}
+
+impl<M, X, N, const D: usize, const I: usize, O> LevelExcludedMut<'_, M, X, N, D, I, O>
+where
+    M: GroupRows,
+    O: Observer<M::Key, ()>,
+    N: Level<M::Key, D, Excluded: Nth<I, Storage: TrackedStorage>>,
+{
+    /// This storage's change ticks, mutably: to advance its clock. The rows, and so the
+    /// family, are untouched.
+    ///
+    /// Computes in **O(1)** time.
+    #[inline]
+    pub fn ticks_mut(&mut self) -> &mut <ExcludedOf<N, M::Key, D, I> as TrackedStorage>::Ticks {
+        self.group.nested.level_excluded_mut().nth_mut().ticks_mut()
     }
 }
 

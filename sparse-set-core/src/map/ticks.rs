@@ -163,8 +163,20 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Tracks> TrackedStorage
     for SparseMap<K, V, D, O>
 {
+    type Ticks = Ticks;
+
     #[inline]
     fn changes(&self) -> RowChanges<'_> {
         SparseMap::ticks(self).changes()
+    }
+
+    #[inline]
+    fn ticks(&self) -> &Ticks {
+        SparseMap::ticks(self)
+    }
+
+    #[inline]
+    fn ticks_mut(&mut self) -> &mut Ticks {
+        SparseMap::ticks_mut(self)
     }
 }

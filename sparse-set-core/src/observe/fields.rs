@@ -36,7 +36,6 @@ use crate::removed::Removed;
 /// assert!(!ticks.field_changed_at_since(0, 0, seen));
 /// assert!(ticks.changes().changed_at_since(0, seen));
 /// ```
-#[derive(Clone)]
 pub struct FieldTicks<const N: usize> {
     /// The clock: a `Ticks` that stamps no row.
     clock: Ticks,
@@ -247,6 +246,23 @@ impl<const N: usize> FieldTicks<N> {
             self.added.iter().chain(self.changed.iter().flatten()).chain(&self.all_changed);
         for &stamp in stamps {
             assert!(now.wrapping_sub(stamp) <= bound, "a stamp older than the bound");
+        }
+    }
+}
+
+impl<const N: usize> Clone for FieldTicks<N> {
+    /// A copy with the same room: the copy of a bounded storage's stamps, which reserved its
+    /// capacity when it was made, never allocates either.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had.
+    fn clone(&self) -> Self {
+        Self {
+            clock: self.clock.clone(),
+            added: crate::error::clone_with_room(&self.added),
+            changed: self.changed.each_ref().map(crate::error::clone_with_room),
+            all_changed: self.all_changed,
         }
     }
 }

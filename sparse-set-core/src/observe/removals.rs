@@ -18,7 +18,7 @@
 
 use alloc::vec::{self, Vec};
 
-use crate::error::{push_or_fail, reserve_exact_or_fail};
+use crate::error::{clone_with_room, push_or_fail, reserve_exact_or_fail};
 use crate::observe::Observer;
 use crate::removed::Removed;
 
@@ -39,7 +39,7 @@ use crate::removed::Removed;
 /// assert_eq!(seen, [1, 2]);
 /// assert!(map.observer().is_empty());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Removals<K> {
     keys: Vec<K>,
 }
@@ -145,6 +145,18 @@ impl<K> Removals<K> {
     }
 }
 
+impl<K: Clone> Clone for Removals<K> {
+    /// A copy with the same room: the copy of a bounded storage's removals, which reserved its
+    /// capacity when attached, allocates no sooner than the original.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had.
+    fn clone(&self) -> Self {
+        Self { keys: clone_with_room(&self.keys) }
+    }
+}
+
 impl<K> Default for Removals<K> {
     fn default() -> Self {
         Self::new()
@@ -183,7 +195,7 @@ impl<K: Copy, V> Observer<K, V> for Removals<K> {
 /// map.clear();
 /// assert_eq!(map.observer().rows(), &[(2, "two".to_owned()), (1, "one".to_owned())]);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct RemovedValues<K, V> {
     rows: Vec<(K, V)>,
 }
@@ -300,6 +312,17 @@ impl<K, V> RemovedValues<K, V> {
         if let Some(capacity) = bound {
             reserve_exact_or_fail(&mut self.rows, capacity);
         }
+    }
+}
+
+impl<K: Clone, V: Clone> Clone for RemovedValues<K, V> {
+    /// A copy with the same room, as [`Removals`]' clone.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, or `V::clone` panics.
+    fn clone(&self) -> Self {
+        Self { rows: clone_with_room(&self.rows) }
     }
 }
 

@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
-use crate::error::{Error, reserve_exact_or_fail, try_reserve};
+use crate::error::{Error, clone_with_room, reserve_exact_or_fail, try_reserve};
 use crate::observe::Observer;
 use crate::permutation::Permutation;
 use crate::removed::Removed;
@@ -85,7 +85,6 @@ impl fmt::Debug for Tick {
 /// no per-row write; every row then counts as changed. A group hands out a member's rows over
 /// its aligned prefix: those rows are stamped one by one (O(prefix), a fill of 4 bytes a row),
 /// unless the prefix is the whole member.
-#[derive(Clone)]
 pub struct Ticks {
     added: Vec<u32>,
     changed: Vec<u32>,
@@ -407,6 +406,24 @@ impl fmt::Debug for Ticks {
             .field("now", &self.now)
             .field("rows", &self.len())
             .finish_non_exhaustive()
+    }
+}
+
+impl Clone for Ticks {
+    /// A copy with the same room: the copy of a bounded storage's ticks, which reserved the
+    /// storage's capacity when attached, never allocates either.
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had.
+    fn clone(&self) -> Self {
+        Self {
+            added: clone_with_room(&self.added),
+            changed: clone_with_room(&self.changed),
+            all_changed: self.all_changed,
+            now: self.now,
+            previous: self.previous,
+        }
     }
 }
 

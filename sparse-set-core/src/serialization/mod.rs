@@ -118,8 +118,9 @@
 //!
 //! `format.rs` holds what saving and loading share (bounds, rows, field names, cautious
 //! growth), so that `storage.rs` (saving) and `restore.rs` (loading) never import each other;
-//! `entities.rs` is the allocator's format; `group.rs` a group's; `world.rs` a checked world; `load.rs` loading with options; `alive.rs` the
-//! liveness check; `derive.rs` what derived storages call.
+//! `entities.rs` is the allocator's format; `group.rs` a group's; `world.rs` a checked world;
+//! `load.rs` loading with options; `derive.rs` what derived storages call. The liveness check
+//! this module re-exports lives in the crate's `alive.rs`, beside the allocator it asks.
 
 pub(crate) mod derive;
 mod entities;
@@ -151,7 +152,8 @@ pub use world::Alive;
 /// 16 MiB.
 ///
 /// A [`bounded`](SparseSet::bounded) storage allocates its capacity and the sparse pages of its
-/// whole key range when it is made, so bounds read from the input are an allocation the input
+/// whole key range when it is made (and, for a derived storage with tracked fields, their
+/// stamps for the whole capacity), so bounds read from the input are an allocation the input
 /// asks for. Up to this many bytes it is granted (a key range of 4 million slots at the `u32`
 /// width, 16 million at `u8`); past it, deserializing is refused, unless a [`Load`] with
 /// [`max_bounded_bytes`](Load::max_bounded_bytes) sets another limit. Growable storages are not

@@ -104,6 +104,35 @@ pub trait Rebuild: Storage + Default {
     ///
     /// As the storage's `try_bounded`.
     fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error>;
+
+    /// The bytes [`try_bounded`](Self::try_bounded) allocates up front for these bounds: the
+    /// key index and the values, and for a derived storage with tracked fields their stamps
+    /// (`stamp_bytes` a row, which such a storage passes here).
+    ///
+    /// # Errors
+    ///
+    /// As `try_bounded` decides before allocating: `Error::DenseIndexOverflow` or
+    /// `Error::CapacityOverflow`.
+    fn bounded_bytes(capacity: usize, key_limit: usize) -> Result<usize, Error> {
+        bounded_bytes::<Self>(capacity, key_limit, 0)
+    }
+}
+
+/// [`Rebuild::bounded_bytes`] of a storage whose rows keep `stamp_bytes` beside their value.
+///
+/// # Errors
+///
+/// As [`Rebuild::bounded_bytes`].
+pub fn bounded_bytes<S: Storage>(
+    capacity: usize,
+    key_limit: usize,
+    stamp_bytes: usize,
+) -> Result<usize, Error> {
+    SparseSet::<S::Key, S::Dense>::bounded_bytes(
+        capacity,
+        key_limit,
+        &[size_of::<S::Value>(), stamp_bytes],
+    )
 }
 
 impl<K: Key, D: DenseIndex> Rebuild for SparseSet<K, D> {
@@ -208,9 +237,7 @@ pub(super) fn make<S: Rebuild, E: de::Error>(
     let Some(Bounds { capacity, key_limit }) = bounds else {
         return Ok(S::default());
     };
-    let bytes =
-        SparseSet::<S::Key, S::Dense>::bounded_bytes(capacity, key_limit, &[size_of::<S::Value>()]);
-    match bytes {
+    match S::bounded_bytes(capacity, key_limit) {
         Err(Error::DenseIndexOverflow { width, max_len }) => Err(E::custom(format_args!(
             "bounded capacity {capacity} is more than dense index type `{width}` addresses \
              ({max_len} elements)"

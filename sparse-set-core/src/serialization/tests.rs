@@ -150,6 +150,10 @@ fn entities_refuse_states_the_api_cannot_make() {
             r#"{"slots":[[1,true],[3,false]],"free":[]}"#,
             "slot 1 is dead at generation 3 but not on the free list",
         ),
+        (
+            r#"{"slots":[[2,false],[1,false]],"free":[0,1]}"#,
+            "slot 1 is dead at generation 1, which no despawn leaves",
+        ),
         (r#"{"slots":[[1,true]]}"#, "missing field `free`"),
         (r#"{"free":[]}"#, "missing field `slots`"),
         (r#"{"slots":[],"free":[],"slots":[]}"#, "duplicate field `slots`"),

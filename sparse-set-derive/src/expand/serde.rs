@@ -35,10 +35,15 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         .map(|predicate| quote!(#predicate,))
         .collect();
     let clone_predicates = clone_bounds(input);
+    let p = &input.private;
+    let stamps = match input.tracked_fields() {
+        0 => quote!(0),
+        n => quote!(#p::FieldTicks::<#n>::ROW_BYTES),
+    };
     let arguments = quote! {
         storage
         [#impl_generics] [#impl_de] [#de] [#storage] [#key] [#value]
-        [#cloned] [#predicates] [#clone_predicates]
+        [#cloned] [#predicates] [#clone_predicates] [#stamps]
     };
     invocation(input, span, arguments)
 }

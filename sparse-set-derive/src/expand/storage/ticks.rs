@@ -86,9 +86,21 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics #p::TrackedStorage for #self_ty #where_clause {
+            type Ticks = #ticks_ty;
+
             #[inline]
             fn changes(&self) -> #p::RowChanges<'_> {
-                self.ticks().changes()
+                Self::ticks(self).changes()
+            }
+
+            #[inline]
+            fn ticks(&self) -> &#ticks_ty {
+                Self::ticks(self)
+            }
+
+            #[inline]
+            fn ticks_mut(&mut self) -> &mut #ticks_ty {
+                Self::ticks_mut(self)
             }
         }
     }
