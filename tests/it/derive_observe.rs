@@ -18,7 +18,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::prelude::*;
 use sparse_soa::observe::{Change, Journal, Observer, Removals, Ticks};
-use sparse_soa::{Removed, SparseSet, SparseSoa};
+use sparse_soa::{Removed, SparseSet, SparseSoa, Storage};
 use sparse_soa_test_support::mirror::{Recorder, Snapshot, patch_values, replay_keys};
 use sparse_soa_test_support::model;
 
@@ -499,4 +499,32 @@ fn an_observer_attaches_and_detaches() {
     assert_eq!(journal.changes().unwrap().count(), 1);
     let copy = storage.clone();
     assert_eq!(copy, storage);
+}
+
+/// A `#[repr(packed)]` struct: its fields cannot be borrowed, so the views its observer is
+/// shown of a replaced or removed row are made of the moved-out fields.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[repr(C, packed)]
+struct Packed {
+    #[sparse_soa(track)]
+    flag: u8,
+    wide: u64,
+}
+
+#[test]
+fn a_packed_struct_is_observed_as_any_other() {
+    use sparse_soa::observe::RemovedValues;
+
+    let mut packed = PackedSoa::new().observed_by(RemovedValues::<u32, Packed>::new());
+    packed.insert(1, Packed { flag: 1, wide: 10 });
+    let seen = packed.ticks_mut().advance();
+    let old = packed.insert(1, Packed { flag: 2, wide: 20 });
+    assert_eq!(old, Some(Packed { flag: 1, wide: 10 }));
+    packed.insert(2, Packed { flag: 3, wide: 30 });
+    assert_eq!(packed.flag_changed_since(seen).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(packed.remove(1), Some(Packed { flag: 2, wide: 20 }));
+    assert_eq!(packed.pop(), Some((2, Packed { flag: 3, wide: 30 })));
+    let removed = [(1, Packed { flag: 2, wide: 20 }), (2, Packed { flag: 3, wide: 30 })];
+    assert_eq!(packed.observer().rows(), removed);
+    Storage::assert_invariants(&packed);
 }

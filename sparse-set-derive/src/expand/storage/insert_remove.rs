@@ -29,7 +29,7 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
     } = parts;
     let first = columns[0];
     let new_row = parts.row_at(&quote!(__index));
-    let old_row = parts.row_of(&quote!(__old));
+    let old_row = parts.row_of_bindings();
     quote! {
         /// Stores `value` under `key`; returns the value it replaced.
         ///
@@ -123,13 +123,12 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
                 }
                 #result::Ok((__index, #option::None))
             } else {
-                let __old = #ident {
-                    #(#members: ::core::mem::replace(&mut self.#columns[__index], #bindings),)*
-                };
+                // The old fields, each in the local its new value was in.
+                #(let #bindings = ::core::mem::replace(&mut self.#columns[__index], #bindings);)*
                 if #observes {
                     #hear::replaced(&mut self.#observer, key, __index, &#old_row, &#new_row);
                 }
-                #result::Ok((__index, #option::Some(__old)))
+                #result::Ok((__index, #option::Some(#ident { #(#members: #bindings,)* })))
             }
         }
     }
@@ -154,7 +153,7 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         usize,
         ..
     } = parts;
-    let removed_row = parts.row_of(&quote!(__value));
+    let removed_row = parts.row_of_bindings();
     quote! {
         /// Removes `key` by **swap-remove** (the last element moves into its place in every
         /// column); returns its value.
@@ -185,11 +184,11 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         pub fn remove_with_info(&mut self, key: #k) -> #option<(#value, #p::Removed<#k>)> {
             let __removed = self.#keys.remove_with_info(key)?;
             let __index = __removed.index;
-            let __value = #ident { #(#members: self.#columns.swap_remove(__index),)* };
+            #(let #bindings = self.#columns.swap_remove(__index);)*
             if #observes {
                 #hear::removed(&mut self.#observer, key, &#removed_row, __removed);
             }
-            #option::Some((__value, __removed))
+            #option::Some((#ident { #(#members: #bindings,)* }, __removed))
         }
 
         /// Removes the element at dense position `index` by **swap-remove**; returns its key
@@ -198,11 +197,11 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         /// Computes in **O(1)** time.
         pub fn swap_remove_index(&mut self, index: #usize) -> #option<(#k, #value)> {
             let (__key, __removed) = #p::remove_at(&mut self.#keys, index)?;
-            let __value = #ident { #(#members: self.#columns.swap_remove(index),)* };
+            #(let #bindings = self.#columns.swap_remove(index);)*
             if #observes {
                 #hear::removed(&mut self.#observer, __key, &#removed_row, __removed);
             }
-            #option::Some((__key, __value))
+            #option::Some((__key, #ident { #(#members: #bindings,)* }))
         }
 
         /// Removes and returns the last element in dense order; nothing else moves.
@@ -211,12 +210,11 @@ pub(super) fn remove(input: &Input<'_>) -> TokenStream {
         pub fn pop(&mut self) -> #option<(#k, #value)> {
             let __key = self.#keys.pop()?;
             #(let #bindings = self.#columns.pop()?;)*
-            let __value = #ident { #(#members: #bindings,)* };
             if #observes {
                 let __removed = #p::Removed { index: self.#keys.len(), moved: #option::None };
                 #hear::removed(&mut self.#observer, __key, &#removed_row, __removed);
             }
-            #option::Some((__key, __value))
+            #option::Some((__key, #ident { #(#members: #bindings,)* }))
         }
     }
 }

@@ -52,10 +52,12 @@ impl<'i> Parts<'i> {
         quote!(#refs { #(#members: &self.#columns[#index],)* })
     }
 
-    /// `NameRef { x: &value.x, .. }`: a view of the whole value in the local `value`.
-    pub(super) fn row_of(&self, value: &TokenStream) -> TokenStream {
-        let Parts { refs, members, .. } = self;
-        quote!(#refs { #(#members: &#value.#members,)* })
+    /// `NameRef { x: &__field_0, .. }`: a view of a row whose fields are in the locals
+    /// `bindings` (not of a value of the struct: the fields of a `#[repr(packed)]` struct
+    /// cannot be borrowed).
+    pub(super) fn row_of_bindings(&self) -> TokenStream {
+        let Parts { refs, members, bindings, .. } = self;
+        quote!(#refs { #(#members: &#bindings,)* })
     }
 
     pub(super) fn new(input: &'i Input<'_>) -> Self {
