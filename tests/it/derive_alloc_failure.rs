@@ -359,3 +359,71 @@ fn observed_derived_storages_refuse_cleanly_at_every_allocation() {
         reached("observed derived try_insert", points);
     }
 }
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = sparse_soa::Entity)]
+struct Place {
+    x: f32,
+}
+
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = sparse_soa::Entity)]
+struct Pace {
+    dx: f32,
+}
+
+#[derive(sparse_soa::World)]
+struct Scene {
+    entities: sparse_soa::Entities,
+    moving: Group<(PlaceSoa, PaceSoa), (), (), sparse_soa::observe::Ticks>,
+    names: SparseMap<sparse_soa::Entity, u64, u32, sparse_soa::observe::Ticks>,
+}
+
+/// A world's rows into a group whose own observer keeps stamps: the row that completes the
+/// group reserves the stamps' room before it stores anything, so a failed allocation is
+/// `try_spawn`'s `Err` with the world as it was, never a group one stamp short.
+#[test]
+fn a_worlds_rows_into_an_observed_group_refuse_cleanly_at_every_allocation() {
+    use sparse_soa::Entities;
+    use sparse_soa::observe::Ticks;
+
+    let make = || {
+        let mut scene = Scene {
+            entities: Entities::new(),
+            moving: Group::new((PlaceSoa::new(), PaceSoa::new())).observed_by(Ticks::new()),
+            names: SparseMap::default(),
+        };
+        // Eight rows: the group's stamps full, so the next join must grow them.
+        for n in 0..8 {
+            scene.spawn((Place { x: n as f32 }, Pace { dx: 1.0 }, n));
+        }
+        scene
+    };
+    let snapshot = |scene: &Scene| {
+        let moving = scene.moving.keys().to_vec();
+        (scene.entities.len(), moving, scene.names.keys().to_vec(), scene.moving.observer().len())
+    };
+    let check = |scene: &Scene| {
+        scene.moving.assert_invariants();
+        assert_eq!(scene.moving.observer().len(), scene.moving.len(), "the group's stamps");
+        assert_eq!(scene.names.observer().len(), scene.names.len(), "the names' stamps");
+    };
+    let points = sweep_try(
+        make,
+        |scene| scene.try_spawn((Place { x: 9.0 }, Pace { dx: 2.0 }, 9)),
+        &Error::AllocFailed,
+        snapshot,
+        check,
+    );
+    reached("a world's try_spawn into an observed group", points);
+    let points = sweep_try(
+        make,
+        |scene| {
+            scene.try_spawn_batch((0..20).map(|n| (Place { x: n as f32 }, Pace { dx: 0.0 }, n)))
+        },
+        &Error::AllocFailed,
+        snapshot,
+        check,
+    );
+    reached("a world's try_spawn_batch into an observed group", points);
+}

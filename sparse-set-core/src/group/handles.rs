@@ -4,7 +4,7 @@
 
 use core::ops::Deref;
 
-use crate::error::{Error, fail_insert};
+use crate::error::{Error, fail, fail_insert};
 use crate::group::{Group, GroupExcluded, GroupMembers, Nest, Nth};
 use crate::observe::Observed;
 use crate::observe::Observer;
@@ -169,12 +169,6 @@ where
         key: M::Key,
         value: <NthOf<M, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<M, I> as Storage>::Value>, Error> {
-        // The group's own observer hears `key` join: its room first (a `Ticks`' stamps), so a
-        // failed allocation is this call's error, the group unchanged. An observer of a bounded
-        // group reserved the bound when attached: asking there could allocate.
-        if O::OBSERVES && self.group.observer.spare_rows() == 0 && self.group.bound().is_none() {
-            self.group.observer.try_reserve(1)?;
-        }
         // The member refuses an older version before it changes; a newer version replacing an
         // aligned older one takes that row out of the prefix. Then `key` joins if it now
         // qualifies.
@@ -458,6 +452,11 @@ where
     /// assert_eq!(group.keys(), &[1]);
     /// ```
     pub fn remove(&mut self, key: M::Key) -> Option<<NthOf<X, I> as Storage>::Value> {
+        // `key` may join: the group's observer's room first, so that a failed allocation
+        // panics with the group unchanged.
+        if let Err(error) = self.group.reserve_observer_row() {
+            fail(error);
+        }
         self.group.change(None, [Some(key), None], |group| group.excluded.nth_mut().remove(key))
     }
 

@@ -714,6 +714,22 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
         (0..self.members.count()).filter_map(|member| self.members.part(member)?.bound()).min()
     }
 
+    /// Room in the group's own observer for one more row (a `Ticks`' stamps), asked before a
+    /// change that may make a key join, so that a failed allocation leaves the group unchanged.
+    /// An observer of a bounded group reserved the bound when attached: asking there could
+    /// allocate, so it is not asked.
+    ///
+    /// # Errors
+    ///
+    /// The observer's, as its `try_reserve` returns it.
+    #[inline]
+    pub(crate) fn reserve_observer_row(&mut self) -> Result<(), crate::error::Error> {
+        if O::OBSERVES && self.observer.spare_rows() == 0 && self.bound().is_none() {
+            self.observer.try_reserve(1)?;
+        }
+        Ok(())
+    }
+
     /// The group's observer.
     ///
     /// Computes in **O(1)** time.

@@ -32,7 +32,8 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     ///
     /// # Errors
     ///
-    /// As the member's `try_insert`; nothing changed then.
+    /// As the member's `try_insert`, or the group's observer's `try_reserve` (room for `key`
+    /// to join); nothing changed then.
     pub(crate) fn put_member<const I: usize>(
         &mut self,
         key: M::Key,
@@ -41,6 +42,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     where
         M: Nth<I, Storage: Columnar<Key = M::Key>>,
     {
+        // `key` may join when the row is finished: the group's observer's room first, so a
+        // failed allocation is this call's error, the group unchanged.
+        self.reserve_observer_row()?;
         let replaced = self.members.nth_mut().try_insert(key, value)?;
         if replaced.is_some() {
             self.realign_member::<I>(key);

@@ -703,4 +703,27 @@ fn an_observed_groups_joins_refuse_cleanly_at_every_allocation() {
         },
     );
     reached("observed group's member try_insert", points);
+
+    // An excluded storage's removal makes its key join: a plain call, which reserves the
+    // observer's room before anything changes, so a failed allocation panics with the group as
+    // it was (the key excluded, the stamps one a row of the prefix).
+    let make = || {
+        let a: SparseMap<u32, u64> = (0..16).map(|key| (key, 1)).collect();
+        let b: SparseMap<u32, u64> = (0..16).map(|key| (key, 1)).collect();
+        let hidden: SparseSet<u32> = [3].into_iter().collect();
+        let group = Group::with_excluded((a, b), (hidden,)).observed_by(Ticks::new());
+        assert_eq!(group.observer().len(), 15, "the stamps are full: the join must grow them");
+        group
+    };
+    let points = sweep_plain(
+        make,
+        |group| group.excluded_mut::<0>().remove(3),
+        REFUSED,
+        |group, panicked| {
+            group.assert_invariants();
+            assert_eq!(group.observer().len(), group.len(), "the stamps follow the prefix");
+            assert_eq!(group.len(), if panicked { 15 } else { 16 });
+        },
+    );
+    reached("observed group's excluded remove", points);
 }
