@@ -395,7 +395,7 @@ fn a_worlds_rows_into_an_observed_group_refuse_cleanly_at_every_allocation() {
         };
         // Eight rows: the group's stamps full, so the next join must grow them.
         for n in 0..8 {
-            scene.spawn((Place { x: n as f32 }, Pace { dx: 1.0 }, n));
+            scene.spawn((Place { x: 0.5 }, Pace { dx: 1.0 }, n));
         }
         scene
     };
@@ -418,9 +418,7 @@ fn a_worlds_rows_into_an_observed_group_refuse_cleanly_at_every_allocation() {
     reached("a world's try_spawn into an observed group", points);
     let points = sweep_try(
         make,
-        |scene| {
-            scene.try_spawn_batch((0..20).map(|n| (Place { x: n as f32 }, Pace { dx: 0.0 }, n)))
-        },
+        |scene| scene.try_spawn_batch((0..20).map(|n| (Place { x: 0.5 }, Pace { dx: 0.0 }, n))),
         &Error::AllocFailed,
         snapshot,
         check,
