@@ -202,10 +202,22 @@ pub fn vec_bytes<T>(vec: &Vec<T>) -> usize {
 #[inline]
 #[track_caller]
 pub(crate) fn push_or_fail<T>(vec: &mut Vec<T>, value: T) {
-    if let Err(error) = try_reserve(vec, 1) {
+    reserve_or_fail(vec, 1);
+    vec.push(value);
+}
+
+/// `try_reserve` (amortised growth) that panics, never aborts, when the memory cannot be had:
+/// room asked for before a plain call changes anything.
+///
+/// # Panics
+///
+/// If the memory cannot be had.
+#[inline]
+#[track_caller]
+pub(crate) fn reserve_or_fail<T>(vec: &mut Vec<T>, additional: usize) {
+    if let Err(error) = try_reserve(vec, additional) {
         fail(error);
     }
-    vec.push(value);
 }
 
 /// `try_reserve_exact` that panics, never aborts, when the memory cannot be had: an observer's

@@ -95,8 +95,9 @@ impl<'a> Input<'a> {
                 field.tracked = slots.next();
             }
         }
+        let lifetimes = names::lifetimes_in(input.to_token_stream());
         let names =
-            Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &input.generics);
+            Names::new(&input.ident, attrs.name.as_ref().map(|name| &name.value), &lifetimes);
         let private = names::private_path(attrs.krate.as_ref().map(|krate| &krate.value));
         let key = attrs
             .key

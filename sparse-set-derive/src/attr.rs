@@ -370,12 +370,13 @@ fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> sy
         syn::Error::new(error.span(), format!("expected a string: `{key} = \"{example}\"`"))
     })?;
     let text = lit.value();
+    // The whole text, no more: the parser skips spaces and comments around an identifier.
     match syn::parse_str::<Ident>(&text) {
-        Ok(mut ident) => {
+        Ok(mut ident) if ident == text => {
             ident.set_span(lit.span());
             Ok(ident)
         }
-        Err(_) => Err(syn::Error::new(
+        _ => Err(syn::Error::new(
             lit.span(),
             format!("`{key}` must be a Rust identifier, and `{text}` is not one"),
         )),

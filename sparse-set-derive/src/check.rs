@@ -56,6 +56,27 @@ fn check_key(input: &Input<'_>, errors: &mut Errors) {
         Type::Reference(reference) => &*reference.elem,
         ty => ty,
     };
+    // A type the storage cannot name, or one no crate may implement `Key` for: one error here,
+    // not one per method.
+    let written = match ty {
+        Type::Infer(_) => Some("`_` names no type"),
+        Type::ImplTrait(_) => Some("`impl Trait` names no type a storage can hold"),
+        Type::TraitObject(_) => Some("a trait object is no key"),
+        Type::Never(_) => Some("`!` has no values to key rows with"),
+        Type::Tuple(_) | Type::Array(_) | Type::Slice(_) | Type::BareFn(_) | Type::Ptr(_) => {
+            Some("a tuple, array, slice, function pointer or raw pointer is no key")
+        }
+        _ => None,
+    };
+    if let Some(problem) = written {
+        errors.push(syn::Error::new_spanned(
+            &key.value,
+            format!(
+                "{problem}: keys are `u8`, `u16`, `u32`, `u64`, `usize` and `Entity`; write one of them, or a type of your own that implements `Key`, as the `Key` docs show"
+            ),
+        ));
+        return;
+    }
     let Type::Path(path) = ty else { return };
     let segments = &path.path.segments;
     let (Some(first), Some(last)) = (segments.first(), segments.last()) else { return };
@@ -290,6 +311,21 @@ mod tests {
             let messages = messages(&input);
             assert_eq!(messages.len(), 1, "{key}: {messages:#?}");
             assert!(messages[0].contains("cannot key a sparse set"), "{key}: {messages:#?}");
+        }
+        for key in [
+            quote!(_),
+            quote!(impl Copy),
+            quote!(dyn Copy),
+            quote!(!),
+            quote!((u32, u32)),
+            quote!([u32; 2]),
+            quote!(fn() -> u32),
+            quote!(*const u32),
+        ] {
+            let input = parse_quote! { #[sparse_soa(key = #key)] struct Body { mass: f32 } };
+            let messages = messages(&input);
+            assert_eq!(messages.len(), 1, "{key}: {messages:#?}");
+            assert!(messages[0].contains("keys are `u8`"), "{key}: {messages:#?}");
         }
         for key in [
             quote!(u64),

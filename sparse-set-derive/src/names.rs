@@ -1,7 +1,7 @@
 //! Every identifier the derive generates is made here, and nowhere else; so is the text of types
 //! shown in messages and docs.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote};
 use syn::ext::IdentExt;
 use syn::{GenericParam, Generics, Ident, Lifetime, Path};
@@ -80,7 +80,9 @@ pub(crate) const STORAGE_METHODS: &[&str] = &[
 ];
 
 /// Methods of the storage's traits that users call as methods (`storage.clone()`), which an
-/// inherent column accessor of the same name would shadow.
+/// inherent column accessor of the same name would shadow; with them rayon's, which the
+/// storage has with the `rayon` feature (`storage.par_iter()`), reserved with or without it so
+/// that a struct's names do not depend on a feature.
 pub(crate) const STORAGE_TRAIT_METHODS: &[&str] = &[
     "clone",
     "clone_from",
@@ -92,6 +94,10 @@ pub(crate) const STORAGE_TRAIT_METHODS: &[&str] = &[
     "from_iter",
     "into_iter",
     "to_owned",
+    "par_iter",
+    "par_iter_mut",
+    "into_par_iter",
+    "par_extend",
 ];
 
 /// The names of the generated types and the lifetime they borrow with.
@@ -125,7 +131,9 @@ pub(crate) struct Names {
 }
 
 impl Names {
-    pub(crate) fn new(ident: &Ident, name: Option<&Ident>, generics: &Generics) -> Self {
+    /// The names for struct `ident` (renamed to `name`), whose tokens name the lifetimes
+    /// `lifetimes` (its parameters, and any other: a `for<'a>` in a field's type).
+    pub(crate) fn new(ident: &Ident, name: Option<&Ident>, lifetimes: &[String]) -> Self {
         let base = ident.unraw();
         let make = |suffix: &str| format_ident!("{base}{suffix}", span = Span::call_site());
         Names {
@@ -138,7 +146,7 @@ impl Names {
             iter_mut: make("IterMut"),
             into_iter: make("IntoIter"),
             drain: make("Drain"),
-            lifetime: fresh_lifetime(generics),
+            lifetime: fresh_lifetime(lifetimes),
             keys_field: format_ident!("__keys"),
             observer_field: format_ident!("__observer"),
             de_lifetime: Lifetime::new("'__de", Span::call_site()),
@@ -160,20 +168,34 @@ impl Names {
     }
 }
 
-fn fresh_lifetime(generics: &Generics) -> Lifetime {
-    let used: Vec<String> = generics
-        .params
-        .iter()
-        .filter_map(|param| match param {
-            GenericParam::Lifetime(param) => Some(param.lifetime.ident.to_string()),
-            _ => None,
-        })
-        .collect();
+/// `'a`, or the first of `'b`, `'c`, ... that is not in `used`: a lifetime the generated
+/// items declare, which must not be the struct's own nor shadow one its tokens bind (a
+/// `for<'a>` in a field's type or a `where` clause).
+fn fresh_lifetime(used: &[String]) -> Lifetime {
     let name = ('a'..='z')
         .map(String::from)
         .find(|name| !used.contains(name))
         .unwrap_or_else(|| String::from("__soa"));
     Lifetime::new(&format!("'{name}"), Span::call_site())
+}
+
+/// The names of every lifetime `tokens` mention (`'a` gives `a`), in any position.
+pub(crate) fn lifetimes_in(tokens: TokenStream) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut quote = false;
+    for tree in tokens {
+        match tree {
+            TokenTree::Punct(punct) => {
+                quote = punct.as_char() == '\'' && punct.spacing() == Spacing::Joint;
+                continue;
+            }
+            TokenTree::Ident(ident) if quote => found.push(ident.to_string()),
+            TokenTree::Group(group) => found.extend(lifetimes_in(group.stream())),
+            _ => {}
+        }
+        quote = false;
+    }
+    found
 }
 
 /// A type parameter named `base` (`__W`), or `base` with underscores appended, that none of
@@ -259,7 +281,7 @@ mod tests {
 
     use super::{
         Names, STORAGE_METHODS, STORAGE_TRAIT_METHODS, accessor, accessor_mut, fresh_lifetime,
-        fresh_type_param, type_text,
+        fresh_type_param, lifetimes_in, type_text,
     };
     use crate::ast::Input;
     use crate::errors::Errors;
@@ -414,13 +436,18 @@ mod tests {
     }
 
     #[test]
-    fn fresh_lifetime_skips_the_structs_lifetimes() {
-        let fresh = |generics: Generics| fresh_lifetime(&generics).to_string();
-        assert_eq!(fresh(parse_quote!()), "'a");
-        assert_eq!(fresh(parse_quote!(<T, const N: usize>)), "'a");
-        assert_eq!(fresh(parse_quote!(<'a, T>)), "'b");
-        assert_eq!(fresh(parse_quote!(<'b, 'a, 'c>)), "'d");
-        assert_eq!(fresh(parse_quote!(<'x>)), "'a");
+    fn fresh_lifetime_skips_every_lifetime_the_struct_names() {
+        let fresh = |tokens: proc_macro2::TokenStream| fresh_lifetime(&lifetimes_in(tokens));
+        assert_eq!(fresh(quote::quote!()).to_string(), "'a");
+        assert_eq!(fresh(quote::quote!(<T, const N: usize>)).to_string(), "'a");
+        assert_eq!(fresh(quote::quote!(<'a, T>)).to_string(), "'b");
+        assert_eq!(fresh(quote::quote!(<'b, 'a, 'c>)).to_string(), "'d");
+        assert_eq!(fresh(quote::quote!(<'x>)).to_string(), "'a");
+        // Bound inside a field's type or a `where` clause, or a field named `a`.
+        let input = quote::quote! {
+            struct S<F> where F: for<'a> Fn(&'a u8) { f: F, g: for<'b> fn(&'b u8), a: u8 }
+        };
+        assert_eq!(fresh(input).to_string(), "'c");
     }
 
     #[test]
@@ -436,12 +463,14 @@ mod tests {
             .map(|letter| syn::Lifetime::new(&format!("'{letter}"), proc_macro2::Span::call_site()))
             .collect();
         let generics: Generics = parse_quote!(<#(#params),*>);
-        assert_eq!(fresh_lifetime(&generics).to_string(), "'__soa");
+        let used = lifetimes_in(quote::ToTokens::to_token_stream(&generics));
+        assert_eq!(fresh_lifetime(&used).to_string(), "'__soa");
     }
 
     #[test]
     fn names_derive_from_the_struct() {
-        let names = Names::new(&parse_quote!(Position), None, &parse_quote!(<'a, T>));
+        let names =
+            Names::new(&parse_quote!(Position), None, &lifetimes_in(quote::quote!(<'a, T>)));
         assert_eq!(names.storage, "PositionSoa");
         assert_eq!(names.refs, "PositionRef");
         assert_eq!(names.muts, "PositionMut");
@@ -458,7 +487,7 @@ mod tests {
     #[test]
     fn name_sets_the_storage_only() {
         let positions: Ident = parse_quote!(Positions);
-        let names = Names::new(&parse_quote!(Position), Some(&positions), &Generics::default());
+        let names = Names::new(&parse_quote!(Position), Some(&positions), &[]);
         assert_eq!(names.storage, "Positions");
         assert_eq!(names.refs, "PositionRef");
         let helpers: Vec<String> = names.helper_types().iter().map(ToString::to_string).collect();
@@ -468,7 +497,7 @@ mod tests {
 
     #[test]
     fn names_of_a_raw_identifier() {
-        let names = Names::new(&parse_quote!(r#Match), None, &Generics::default());
+        let names = Names::new(&parse_quote!(r#Match), None, &[]);
         assert_eq!(names.storage, "MatchSoa");
         assert_eq!(names.refs, "MatchRef");
     }

@@ -379,13 +379,13 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
 
                     #[inline]
                     #[track_caller]
-                    fn spawn_rows<R: ::core::iter::Iterator<Item = Self>>(
+                    fn spawn_rows<__R: ::core::iter::Iterator<Item = Self>>(
                         world: &mut #ident,
-                        rows: &mut R,
+                        rows: &mut __R,
                         spawned: ::core::option::Option<&mut #p::Vec<#p::Entity>>,
                         all: ::core::primitive::bool,
                     ) {
-                        #p::spawn_rows_one::<#ident, #at, Self, R>(world, rows, spawned, all);
+                        #p::spawn_rows_one::<#ident, #at, Self, __R>(world, rows, spawned, all);
                     }
                 }
             });

@@ -424,4 +424,31 @@ fn a_worlds_rows_into_an_observed_group_refuse_cleanly_at_every_allocation() {
         check,
     );
     reached("a world's try_spawn_batch into an observed group", points);
+
+    // The plain calls panic where memory cannot be had, with the world consistent: nothing is
+    // allocated to report it, and a batch's buffers are asked for fallibly.
+    let points = sweep_plain(
+        make,
+        |scene| scene.spawn((Place { x: 0.5 }, Pace { dx: 2.0 }, 9)),
+        REFUSED,
+        |scene, _| check(scene),
+    );
+    reached("a world's spawn into an observed group", points);
+    let rows = || (0..40).map(|n| (Place { x: 0.5 }, Pace { dx: 0.0 }, n));
+    let points = sweep_plain(
+        make,
+        |scene| scene.spawn_batch(rows()).count(),
+        REFUSED,
+        |scene, _| check(scene),
+    );
+    reached("a world's spawn_batch, stepped through", points);
+    let points = sweep_plain(
+        make,
+        |scene| drop(scene.spawn_batch(rows())),
+        REFUSED,
+        |scene, _| {
+            check(scene);
+        },
+    );
+    reached("a world's spawn_batch, dropped", points);
 }

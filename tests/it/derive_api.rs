@@ -626,3 +626,26 @@ fn storage_trait_and_joins() {
     assert_eq!(Storage::insert(&mut positions, 9, pos(9.0)), None);
     assert_eq!(Storage::remove(&mut positions, 9), Some(pos(9.0)));
 }
+
+fn first(bytes: &[u8]) -> &u8 {
+    &bytes[0]
+}
+
+/// Lifetimes bound inside the struct (`for<'a>` in a field's type and in a `where` clause):
+/// the generated items borrow with a lifetime none of them shadows.
+#[derive(SparseSoa)]
+struct Callback<F>
+where
+    F: for<'a> Fn(&'a [u8]) -> &'a u8,
+{
+    pick: F,
+    plain: for<'a> fn(&'a [u8]) -> &'a u8,
+}
+
+#[test]
+fn lifetimes_bound_in_field_types_are_not_shadowed() {
+    let mut callbacks = CallbackSoa::new();
+    callbacks.insert(3, Callback { pick: first, plain: first });
+    let row = callbacks.get(3).unwrap();
+    assert_eq!(((row.pick)(&[7, 8]), (row.plain)(&[9])), (&7, &9));
+}

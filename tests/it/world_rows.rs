@@ -876,3 +876,17 @@ fn try_spawn_batch_spawns_every_row_or_none() {
         Ok(3)
     );
 }
+
+/// A world whose name is one a generated item could use for a type parameter.
+#[derive(World)]
+struct R {
+    entities: Entities,
+    hp: SparseMap<Entity, u32>,
+}
+
+#[test]
+fn a_world_named_like_a_type_parameter_spawns_rows() {
+    let mut world = R { entities: Entities::new(), hp: SparseMap::new() };
+    let entities: Vec<Entity> = world.spawn_batch([1_u32, 2, 3]).collect();
+    assert_eq!(world.hp.get(entities[1]), Some(&2));
+}

@@ -18,7 +18,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 use crate::entity::Entity;
-use crate::error::Error;
+use crate::error::{Error, reserve_or_fail};
 use crate::world::row::{
     Bundle, Component, Place, Refused, RowStorage, RowWorld, distinct, spawn, try_spawn,
 };
@@ -170,6 +170,12 @@ macro_rules! row_tuple {
             type Buffers = ($(Vec<$c>,)+);
 
             #[inline]
+            fn reserve_buffers(buffers: &mut Self::Buffers, rows: usize) -> Result<(), Error> {
+                $(crate::error::try_reserve(&mut buffers.$n, rows)?;)+
+                Ok(())
+            }
+
+            #[inline]
             fn gather(buffers: &mut Self::Buffers, rows: impl Iterator<Item = Self>) {
                 // std's `Extend` for a tuple of `Vec`s: one pass, and no check of each
                 // buffer's room when the rows' length is known (a `map` of a range is).
@@ -250,6 +256,9 @@ row_tuple!(
 trait Runs<W, I>: Sized {
     /// One `Vec` per component.
     type Buffers: Default;
+    /// Room in `buffers` for `rows` more rows, so that gathering no more than that many never
+    /// allocates (std's `Extend` would abort when memory cannot be had).
+    fn reserve_buffers(buffers: &mut Self::Buffers, rows: usize) -> Result<(), Error>;
     /// Moves the components of every row of `rows` to the end of `buffers`. If `rows` panics,
     /// `buffers` holds the rows it gave before, each whole.
     fn gather(buffers: &mut Self::Buffers, rows: impl Iterator<Item = Self>);
@@ -293,6 +302,11 @@ impl<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I> Gathered<'_, W, B, I> {
     #[track_caller]
     fn store(&mut self, mut spawned: Option<&mut Vec<Entity>>) {
         let rows = B::gathered(&self.buffers);
+        // Room for the entities handed out, before any is spawned: a failed allocation panics
+        // with nothing stored (the rows gathered are spawned one by one as the batch drops).
+        if let Some(spawned) = spawned.as_deref_mut() {
+            reserve_or_fail(spawned, rows);
+        }
         // Room for the run in every storage, and its sparse index laid out over the entities'
         // new slots (a hint; the run measures what it finds).
         let slots = self.world.entities().fresh_slots(rows);
@@ -337,9 +351,13 @@ fn spawn_listed<W: RowWorld, B: Bundle<W, I>, I>(
     row: B,
     spawned: Option<&mut Vec<Entity>>,
 ) {
-    let entity = spawn(world, row);
-    if let Some(spawned) = spawned {
-        spawned.push(entity);
+    match spawned {
+        Some(spawned) => {
+            // The entity's room first, so that a failed allocation panics with nothing stored.
+            reserve_or_fail(spawned, 1);
+            spawned.push(spawn(world, row));
+        }
+        None => drop(spawn(world, row)),
     }
 }
 
@@ -363,11 +381,13 @@ fn spawn_runs<W: RowWorld, B: Bundle<W, I> + Runs<W, I>, I, R: Iterator<Item = B
         Gathered::<W, B, I> { world, buffers: B::Buffers::default(), entities: Vec::new() };
     loop {
         let (at_least, _) = rows.size_hint();
-        if at_least < MIN_RUN {
+        let wanted = at_least.min(RUN);
+        // Without room for a run's buffers, one by one: each spawn then panics where memory
+        // cannot be had, rather than the gathering aborting.
+        if at_least < MIN_RUN || B::reserve_buffers(&mut gathered.buffers, wanted).is_err() {
             let Some(row) = rows.next() else { break };
             spawn_listed(gathered.world, row, spawned.as_deref_mut());
         } else {
-            let wanted = at_least.min(RUN);
             B::gather(&mut gathered.buffers, rows.by_ref().take(wanted));
             // Fewer rows than the hint promised: the rows ended (as a `for` loop, ask no more).
             let ended = B::gathered(&gathered.buffers) < wanted;

@@ -858,12 +858,24 @@ pub fn insert<W: RowWorld, B: Bundle<W, I>, I>(world: &mut W, entity: Entity, ro
 #[inline(never)]
 #[track_caller]
 fn fail_row<W>(what: &str, entity: Option<Entity>, refused: &Refused) -> ! {
-    let world = core::any::type_name::<W>();
+    /// What could not be done, formatted where the panic's message is: nothing is allocated
+    /// before the panic, which may be reporting that memory cannot be had.
+    struct Subject<'a> {
+        what: &'a str,
+        entity: Option<Entity>,
+        world: &'a str,
+    }
+    impl core::fmt::Display for Subject<'_> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            let Subject { what, world, .. } = self;
+            match self.entity {
+                Some(entity) => write!(f, "{what} {entity} in `{world}`"),
+                None => write!(f, "{what} `{world}`"),
+            }
+        }
+    }
     let error = &refused.error;
-    let subject = match entity {
-        Some(entity) => alloc::format!("{what} {entity} in `{world}`"),
-        None => alloc::format!("{what} `{world}`"),
-    };
+    let subject = Subject { what, entity, world: core::any::type_name::<W>() };
     match refused.component {
         Some(component) => {
             panic!("cannot {subject}: the storage of `{component}` refused it: {error}")

@@ -145,6 +145,7 @@ fn ref_impls(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::core::cmp::PartialEq for #ref_ty #eq_where {
             #[inline]
+            #[allow(unpredictable_function_pointer_comparisons, reason = "the fields compared as `#[derive(PartialEq)]` compares them")]
             fn eq(&self, other: &Self) -> ::core::primitive::bool {
                 true #(&& *self.#members == *other.#members)*
             }

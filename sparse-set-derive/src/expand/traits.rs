@@ -264,6 +264,7 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
         impl #impl_generics ::core::cmp::PartialEq for #self_ty #eq_where {
             /// Two storages are equal when they hold the same keys with equal elements, in any
             /// dense order.
+            #[allow(unpredictable_function_pointer_comparisons, reason = "the fields compared as `#[derive(PartialEq)]` compares them")]
             fn eq(&self, other: &Self) -> #bool {
                 if self.#keys.len() != other.#keys.len() {
                     return false;

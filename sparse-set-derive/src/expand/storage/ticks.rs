@@ -189,6 +189,7 @@ fn set_if_neq(input: &Input<'_>) -> TokenStream {
             /// observer knows of.
             ///
             /// Computes in **O(1)** time, plus the comparisons.
+            #[allow(unpredictable_function_pointer_comparisons, reason = "the fields compared as `#[derive(PartialEq)]` compares them")]
             pub fn set_if_neq(&mut self, key: #k, value: #value) -> #bool
             where
                 #(#compared,)*

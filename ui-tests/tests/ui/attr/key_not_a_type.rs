@@ -12,4 +12,16 @@ struct Velocity {
     x: f32,
 }
 
+#[derive(SparseSoa)]
+#[sparse_soa(key = _)]
+struct Inferred {
+    x: f32,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(key = impl Copy)]
+struct Opaque {
+    x: f32,
+}
+
 fn main() {}

@@ -12,4 +12,11 @@ struct Velocity {
     x: f32,
 }
 
+#[derive(SparseSoa)]
+#[sparse_soa(name = "Speeds // the storage")]
+struct Speed {
+    #[sparse_soa(rename = " dx ")]
+    x: f32,
+}
+
 fn main() {}
