@@ -338,6 +338,7 @@ fn rows(world: &World<'_>) -> TokenStream {
 fn components(world: &World<'_>) -> Vec<TokenStream> {
     let World { ident, private: p, .. } = world;
     let mut components = Vec::new();
+    let mut checks = Vec::new();
     for (field, storage) in world.storages.iter().enumerate() {
         let (member, ty) = (&storage.member, storage.ty);
         let mut component = |span: Span, value: TokenStream, part: TokenStream| {
@@ -402,9 +403,19 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
             if let Ok(part) = tag_part(storage, index, p) {
                 let value = &tag.value;
                 component(tag.span, quote!(#value), quote!(#p::Tag<#part>));
+                // A tag's storage keeps only the key: a value that holds something would be
+                // dropped unseen. Checked where the world is compiled, at the attribute.
+                let message = format!(
+                    "`tag = {}` names a type that holds data, which a tag's storage would drop: a tag is a unit struct (`struct Frozen;`); store a value in a storage of its own",
+                    value.to_token_stream()
+                );
+                checks.push(quote_spanned! {tag.span=>
+                    const _: () = ::core::assert!(::core::mem::size_of::<#value>() == 0, #message);
+                });
             }
         }
     }
+    components.extend(checks);
     components
 }
 
