@@ -233,17 +233,17 @@ pub(crate) fn reserve_exact_or_fail<T>(vec: &mut Vec<T>, additional: usize) {
     }
 }
 
-/// A copy of `vec` with the same capacity, which panics, never aborts, when the memory cannot be
-/// had: how an observer that keeps room for a bounded storage's events clones, so that the
-/// copy allocates no more than the original.
+/// A copy of `vec`, with its capacity if `keep_room` (else its length), which panics, never
+/// aborts, when the memory cannot be had: how an observer that keeps room for a bounded
+/// storage's events clones, so that the copy allocates no more than the original.
 ///
 /// # Panics
 ///
 /// If the memory cannot be had, or `T::clone` panics (the elements cloned so far are dropped).
 #[track_caller]
-pub(crate) fn clone_with_room<T: Clone>(vec: &Vec<T>) -> Vec<T> {
+pub(crate) fn clone_with_room<T: Clone>(vec: &Vec<T>, keep_room: bool) -> Vec<T> {
     let mut copy = Vec::new();
-    reserve_exact_or_fail(&mut copy, vec.capacity());
+    reserve_exact_or_fail(&mut copy, if keep_room { vec.capacity() } else { vec.len() });
     copy.extend_from_slice(vec);
     copy
 }

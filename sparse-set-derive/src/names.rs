@@ -97,7 +97,6 @@ pub(crate) const STORAGE_TRAIT_METHODS: &[&str] = &[
     "par_iter",
     "par_iter_mut",
     "into_par_iter",
-    "par_extend",
 ];
 
 /// The names of the generated types and the lifetime they borrow with.

@@ -181,6 +181,11 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
     let (despawn, retain) = match world.entities.first() {
         Some(entities) => {
             let member = &entities.member;
+            // Through one function, so that a field that is no allocator is one error, there.
+            let alloc_ty = entities.ty;
+            let allocator = quote_spanned! {entities.ty.span()=>
+                #p::allocator::<#alloc_ty, _>(&mut self.#member)
+            };
             (
                 quote! {
                     // Removed from the storages even when dead: a storage may still hold it if
@@ -188,11 +193,11 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
                     // generation.
                     #storages
                     #p::despawn(&mut __storages, entity);
-                    self.#member.despawn(entity)
+                    #allocator.despawn(entity)
                 },
                 quote! {
                     #storages
-                    self.#member.retain(|__entity| {
+                    #allocator.retain(|__entity| {
                         let __keep = keep(__entity);
                         if !__keep {
                             #p::despawn(&mut __storages, __entity);
@@ -265,7 +270,10 @@ fn check_alive(world: &World<'_>) -> TokenStream {
     let (impl_generics, ty_generics, _) = generics.split_for_impl();
     let entity = quote!(#p::Entity);
     let where_clause = where_clause_with(world, &entity);
-    let allocator = &entities.member;
+    let member = &entities.member;
+    let alloc_ty = entities.ty;
+    let allocator =
+        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&self.#member));
     let storages = world.storages.iter().map(|storage| {
         let member = &storage.member;
         let name = names::field_name(member);
@@ -276,7 +284,7 @@ fn check_alive(world: &World<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::CheckAlive for #ident #ty_generics #where_clause {
             fn check_alive(&self) -> #result {
-                #p::check_world_alive(&self.#allocator, &[#(#storages),*])
+                #p::check_world_alive(#allocator, &[#(#storages),*])
             }
         }
     }
@@ -324,7 +332,7 @@ fn rows(world: &World<'_>) -> TokenStream {
         return TokenStream::new();
     }
     let components = components(world);
-    let methods = row_methods(world, &entities.member);
+    let methods = row_methods(world, entities);
     quote! {
         #(#components)*
 
@@ -408,7 +416,10 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
                 let message = format!(
                     "`tag = {}` names a type that holds data, which a tag's storage would drop: a tag is a unit struct (`struct Frozen;`); store a value in a storage of its own",
                     value.to_token_stream()
-                );
+                )
+                // The message is `assert!`'s format string: a const generic's braces are text.
+                .replace('{', "{{")
+                .replace('}', "}}");
                 checks.push(quote_spanned! {tag.span=>
                     const _: () = ::core::assert!(::core::mem::size_of::<#value>() == 0, #message);
                 });
@@ -420,8 +431,12 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
 }
 
 /// `RowWorld` and the world's `spawn`, `try_spawn`, `spawn_batch`, `insert`, `try_insert`.
-fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
+fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
     let World { ident, private: p, .. } = world;
+    let member = &entities.member;
+    let alloc_ty = entities.ty;
+    let allocator =
+        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&mut self.#member));
     let entity = quote!(#p::Entity);
     let error = quote!(#p::Error);
     quote! {
@@ -429,7 +444,7 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
         impl #p::RowWorld for #ident {
             #[inline]
             fn entities(&mut self) -> &mut #p::Entities {
-                &mut self.#allocator
+                #allocator
             }
 
             #[inline]
@@ -464,7 +479,9 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             ///
             /// The allocator's, or the first failing storage's (a bounded storage that is
             /// full, a failed allocation); nothing is stored then, and the entity is freed
-            /// again (its generation stays used, as after any despawn).
+            /// again (its generation stays used, as after any despawn). The storages that took
+            /// a component before the refusal gave it back: their observers heard it stored and
+            /// removed (a `Removals` lists the entity, a `Journal` records both).
             #[inline]
             pub fn try_spawn<R: #p::Bundle<Self, I>, I>(
                 &mut self,
@@ -507,7 +524,7 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             /// for the generations used up.
             ///
             /// Computes in **O(rows × components)** amortised time; allocates the `Vec` it
-            /// returns.
+            /// returns, also when a row is then refused.
             ///
             /// # Errors
             ///
@@ -554,7 +571,9 @@ fn row_methods(world: &World<'_>, allocator: &Member) -> TokenStream {
             /// or the first failing storage's error; the world is unchanged then, but for rows
             /// an older generation of `entity` left in the storages the row names (despawned
             /// from the allocator alone), which the row replaced: those are dropped, not given
-            /// to `entity`.
+            /// to `entity`. The storages that took a component before the refusal gave it back:
+            /// their observers heard both (an insert and a removal, or a replacement and the
+            /// old value put back, which `Ticks` counts as a change).
             #[inline]
             pub fn try_insert<R: #p::Bundle<Self, I>, I>(
                 &mut self,

@@ -403,3 +403,15 @@ fn a_group_marks_only_its_prefix_written() {
         assert_eq!(second.changed_since(seen_second).count(), 3, "{what}");
     }
 }
+
+/// A growable storage's ticks clone at their length, as its values do: only a bounded
+/// storage's copy keeps the room (see `allocation_bounds`).
+#[test]
+fn a_growable_storages_ticks_clone_at_their_length() {
+    let mut map = SparseMap::<u32, u8, u32, Ticks>::default();
+    map.extend((0..1000).map(|key| (key, 0)));
+    map.clear();
+    let copy = map.clone();
+    assert_eq!(Observer::<u32, u8>::spare_rows(copy.observer()), 0);
+    assert!(Observer::<u32, u8>::spare_rows(map.observer()) >= 1000);
+}

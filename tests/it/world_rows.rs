@@ -890,3 +890,20 @@ fn a_world_named_like_a_type_parameter_spawns_rows() {
     let entities: Vec<Entity> = world.spawn_batch([1_u32, 2, 3]).collect();
     assert_eq!(world.hp.get(entities[1]), Some(&2));
 }
+
+/// A zero-sized tag with a const generic argument, whose braces are part of the check's text.
+struct Mark<const N: usize>;
+
+#[derive(World)]
+struct Marked {
+    entities: Entities,
+    #[sparse_soa(tag = Mark<{ 1 + 1 }>)]
+    marked: sparse_soa::SparseSet<Entity>,
+}
+
+#[test]
+fn a_const_generic_tag_is_stored() {
+    let mut world = Marked { entities: Entities::new(), marked: sparse_soa::SparseSet::new() };
+    let entity = world.spawn(Mark::<2>);
+    assert!(world.marked.contains(entity));
+}

@@ -430,8 +430,12 @@ where
         key: M::Key,
         value: <NthOf<X, I> as Storage>::Value,
     ) -> Result<Option<<NthOf<X, I> as Storage>::Value>, Error> {
-        // A newer version of a held key replaces it: the older one is no longer excluded.
+        // A newer version of a held key replaces it: the older one is no longer excluded, and
+        // may join (the group's observer's room first).
         let held = self.group.excluded.nth().as_sparse_set().other_version(key);
+        if held.is_some() {
+            self.group.reserve_observer_row()?;
+        }
         self.group.change(None, [Some(key), held], |group| {
             group.excluded.nth_mut().try_insert(key, value)
         })

@@ -84,7 +84,8 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     ///
     /// # Errors
     ///
-    /// As the storage's `try_insert`; nothing changed then.
+    /// As the storage's `try_insert`, or the group's observer's `try_reserve` (room for the
+    /// older version to join); nothing changed then.
     pub(crate) fn put_excluded<const I: usize>(
         &mut self,
         key: M::Key,
@@ -96,6 +97,9 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         // A newer version of a held key replaces it: the older one is no longer excluded, and
         // may now join.
         let held = self.excluded.nth().as_sparse_set().other_version(key);
+        if held.is_some() {
+            self.reserve_observer_row()?;
+        }
         let replaced = self.excluded.nth_mut().try_insert(key, value)?;
         if let Some(held) = held {
             self.refresh(held);

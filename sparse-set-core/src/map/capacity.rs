@@ -121,7 +121,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     ///
     /// # Panics
     ///
-    /// If `V::clone` panics; the values cloned so far are dropped.
+    /// If `V::clone` panics; the values cloned so far are dropped. If the observer's `clone`
+    /// panics: the shipped observers that keep memory (`Ticks`, `Journal`, removal events)
+    /// panic where theirs cannot be had.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;

@@ -195,7 +195,10 @@ impl<const N: usize> FieldTicks<N> {
     ///
     /// `Error::AllocFailed` if the memory cannot be had.
     pub fn try_reserve_exact(&mut self, capacity: usize) -> Result<(), Error> {
-        self.columns_mut().try_for_each(|stamps| crate::error::try_reserve_exact(stamps, capacity))
+        self.columns_mut()
+            .try_for_each(|stamps| crate::error::try_reserve_exact(stamps, capacity))?;
+        self.clock.bounded = true;
+        Ok(())
     }
 
     /// Reserves room for `additional` more rows in every stamp column: what the storage's
@@ -251,8 +254,8 @@ impl<const N: usize> FieldTicks<N> {
 }
 
 impl<const N: usize> Clone for FieldTicks<N> {
-    /// A copy with the same room: the copy of a bounded storage's stamps, which reserved its
-    /// capacity when it was made, never allocates either.
+    /// A copy; the copy of a bounded storage's stamps, which reserved its capacity when it
+    /// was made, keeps that room, so it never allocates either.
     ///
     /// # Panics
     ///
@@ -260,8 +263,11 @@ impl<const N: usize> Clone for FieldTicks<N> {
     fn clone(&self) -> Self {
         Self {
             clock: self.clock.clone(),
-            added: crate::error::clone_with_room(&self.added),
-            changed: self.changed.each_ref().map(crate::error::clone_with_room),
+            added: crate::error::clone_with_room(&self.added, self.clock.bounded),
+            changed: self
+                .changed
+                .each_ref()
+                .map(|stamps| crate::error::clone_with_room(stamps, self.clock.bounded)),
             all_changed: self.all_changed,
         }
     }
@@ -290,6 +296,7 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
         let now = self.now().get();
         // Attaching is no `try_` call: a failed allocation panics, never aborts.
         let room = bound.unwrap_or(0).max(keys.len());
+        self.clock.bounded = bound.is_some();
         for stamps in self.columns_mut() {
             stamps.clear();
             crate::error::reserve_exact_or_fail(stamps, room);

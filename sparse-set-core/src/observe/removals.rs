@@ -147,13 +147,14 @@ impl<K> Removals<K> {
 
 impl<K: Clone> Clone for Removals<K> {
     /// A copy with the same room: the copy of a bounded storage's removals, which reserved its
-    /// capacity when attached, allocates no sooner than the original.
+    /// capacity when attached, allocates no sooner than the original (a growable storage's
+    /// list keeps the room its removals between two clears took).
     ///
     /// # Panics
     ///
     /// If the memory cannot be had.
     fn clone(&self) -> Self {
-        Self { keys: clone_with_room(&self.keys) }
+        Self { keys: clone_with_room(&self.keys, true) }
     }
 }
 
@@ -322,7 +323,7 @@ impl<K: Clone, V: Clone> Clone for RemovedValues<K, V> {
     ///
     /// If the memory cannot be had, or `V::clone` panics.
     fn clone(&self) -> Self {
-        Self { rows: clone_with_room(&self.rows) }
+        Self { rows: clone_with_room(&self.rows, true) }
     }
 }
 

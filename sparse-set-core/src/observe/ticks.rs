@@ -92,6 +92,9 @@ pub struct Ticks {
     now: u32,
     /// The tick the last advance ended (0 before any: every stamp is newer).
     previous: u32,
+    /// Whether the stamps' room was reserved for a bounded storage's capacity, which a clone
+    /// keeps.
+    pub(super) bounded: bool,
 }
 
 impl Ticks {
@@ -112,6 +115,7 @@ impl Ticks {
             all_changed: 1u32.wrapping_sub(MAX_AGE),
             now: 1,
             previous: 0,
+            bounded: false,
         }
     }
 
@@ -410,19 +414,20 @@ impl fmt::Debug for Ticks {
 }
 
 impl Clone for Ticks {
-    /// A copy with the same room: the copy of a bounded storage's ticks, which reserved the
-    /// storage's capacity when attached, never allocates either.
+    /// A copy; the copy of a bounded storage's ticks, which reserved the storage's capacity
+    /// when attached, keeps that room, so it never allocates either.
     ///
     /// # Panics
     ///
     /// If the memory cannot be had.
     fn clone(&self) -> Self {
         Self {
-            added: clone_with_room(&self.added),
-            changed: clone_with_room(&self.changed),
+            added: clone_with_room(&self.added, self.bounded),
+            changed: clone_with_room(&self.changed, self.bounded),
             all_changed: self.all_changed,
             now: self.now,
             previous: self.previous,
+            bounded: self.bounded,
         }
     }
 }
@@ -433,6 +438,7 @@ impl<K, V> Observer<K, V> for Ticks {
         self.changed.clear();
         // Attaching is no `try_` call: a failed allocation panics, never aborts.
         let room = bound.unwrap_or(0).max(keys.len());
+        self.bounded = bound.is_some();
         reserve_exact_or_fail(&mut self.added, room);
         reserve_exact_or_fail(&mut self.changed, room);
         self.added.resize(keys.len(), self.now);

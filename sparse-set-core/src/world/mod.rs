@@ -17,6 +17,7 @@ pub use row::{
     reserve_one, spawn, try_insert, try_spawn,
 };
 
+use crate::entity::Entities;
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};
 use crate::observe::Observer;
 use crate::storage::Storage;
@@ -200,6 +201,75 @@ impl<'a, S: 'a> Lend<'a, S> for &'a mut S {
         S: WorldStorage<K>,
     {
         self
+    }
+}
+
+/// What a world's allocator field is: an [`Entities`](Entities), which a field of that
+/// type, or one marked `#[sparse_soa(entities)]`, must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an `Entities` allocator",
+    label = "not `Entities`",
+    note = "a world's allocator is a field of type `Entities` (found by that name, or marked `#[sparse_soa(entities)]` when written through an alias); a storage field needs no attribute"
+)]
+pub trait Allocator {
+    /// The allocator.
+    fn entities(&self) -> &Entities;
+    /// The allocator, mutably.
+    fn entities_mut(&mut self) -> &mut Entities;
+}
+
+impl Allocator for Entities {
+    #[inline]
+    fn entities(&self) -> &Entities {
+        self
+    }
+
+    #[inline]
+    fn entities_mut(&mut self) -> &mut Entities {
+        self
+    }
+}
+
+/// `allocator` (`&A` or `&mut A`) as the world's `Entities`, shared or mutable alike. The
+/// generated code passes the allocator field through it, so a field that is no allocator is
+/// reported on that field once, with [`Allocator`]'s note on what to do.
+#[inline]
+pub fn allocator<'a, A: Allocator + 'a, R: LendAllocator<'a, A>>(allocator: R) -> R::Entities {
+    allocator.lend()
+}
+
+/// A shared or mutable reference to an allocator, which [`allocator`] turns into one to its
+/// `Entities` of the same kind.
+pub trait LendAllocator<'a, A: 'a> {
+    /// `&Entities` or `&mut Entities`.
+    type Entities;
+    /// The allocator's `Entities`.
+    fn lend(self) -> Self::Entities
+    where
+        A: Allocator;
+}
+
+impl<'a, A: 'a> LendAllocator<'a, A> for &'a A {
+    type Entities = &'a Entities;
+
+    #[inline]
+    fn lend(self) -> &'a Entities
+    where
+        A: Allocator,
+    {
+        self.entities()
+    }
+}
+
+impl<'a, A: 'a> LendAllocator<'a, A> for &'a mut A {
+    type Entities = &'a mut Entities;
+
+    #[inline]
+    fn lend(self) -> &'a mut Entities
+    where
+        A: Allocator,
+    {
+        self.entities_mut()
     }
 }
 

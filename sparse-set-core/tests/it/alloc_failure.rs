@@ -726,4 +726,24 @@ fn an_observed_groups_joins_refuse_cleanly_at_every_allocation() {
         },
     );
     reached("observed group's excluded remove", points);
+
+    // A newer version stored in an excluded storage over an older one lets the older join:
+    // the room first, so `try_insert` is an `Err` with the group unchanged.
+    let make = || {
+        let a: SparseMap<Entity, u64> = (0..16).map(|index| (entity(index, 1), 1)).collect();
+        let b: SparseMap<Entity, u64> = (0..16).map(|index| (entity(index, 1), 1)).collect();
+        let hidden: SparseSet<Entity> = [entity(3, 1)].into_iter().collect();
+        Group::with_excluded((a, b), (hidden,)).observed_by(Ticks::new())
+    };
+    let points = sweep_try(
+        make,
+        |group| group.excluded_mut::<0>().try_insert(entity(3, 2), ()),
+        &Error::AllocFailed,
+        |group| (group.keys().to_vec(), group.observer().len()),
+        |group| {
+            group.assert_invariants();
+            assert_eq!(group.observer().len(), group.len(), "the stamps follow the prefix");
+        },
+    );
+    reached("observed group's excluded try_insert of a newer version", points);
 }
