@@ -64,10 +64,10 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// it in as it qualifies.
     #[inline]
     fn joined(&mut self, key: M::Key, position: usize) {
-        // The observer's room for the event (a `Ticks`' stamps): a member's `try_insert`
-        // reserved it before it changed anything; a join no insert of the caller's made (an
-        // excluded storage's removal) cannot return an error, so a failed allocation panics
-        // here, never aborts.
+        // The observer's room for the event (a `Ticks`' stamps): every change that can make a
+        // key join reserved it before it changed anything (`Group::reserve_observer_row`: a
+        // put into a member, an excluded storage's removal or newer version), so this finds it;
+        // where none did, a failed allocation panics here, never aborts.
         if O::OBSERVES {
             if let Err(error) = self.observer.try_reserve(1) {
                 fail(error);
