@@ -34,7 +34,7 @@ use core::fmt;
 use core::mem::size_of;
 use core::ops::Range;
 
-use crate::error::{fail, reserve_exact_or_fail, try_reserve, try_reserve_exact};
+use crate::error::{clone_with_room, fail, reserve_exact_or_fail, try_reserve, try_reserve_exact};
 use crate::observe::Observer;
 use crate::observe::journal::changes::{ORDER_PER_OP, Op};
 use crate::permutation::Permutation;
@@ -466,10 +466,7 @@ impl<K: Copy> Clone for Journal<K> {
         let mut ops = Vec::new();
         reserve_exact_or_fail(&mut ops, if self.fixed { self.ops.capacity() } else { self.count });
         ops.extend_from_slice(self.recorded());
-        let mut dirty = Vec::new();
-        let words = if self.fixed { self.dirty.capacity() } else { self.dirty.len() };
-        reserve_exact_or_fail(&mut dirty, words);
-        dirty.extend_from_slice(&self.dirty);
+        let dirty = clone_with_room(&self.dirty, self.fixed);
         Self {
             ops,
             count: self.count,
