@@ -1,7 +1,8 @@
 //! Fixed-capacity storages: a `bounded(capacity, key_limit)` set, map or derived storage
-//! allocates everything when it is made and never again (the documented promise; the one
-//! exception among storages is the stable sorts of maps and derived storages, which allocate a
-//! permutation; a world's `spawn_batch` also allocates buffers of its own).
+//! allocates everything when it is made and never again (the documented promise; the
+//! exceptions are the stable sorts of maps and derived storages and any sort of a storage with
+//! an observer, which allocate a permutation, and removal events kept past `capacity` removals
+//! between clears; a world's `spawn_batch` also allocates buffers of its own).
 //! Past its bounds every `try_` call returns an `Error` and changes nothing, and the plain call
 //! panics with that message, prefixed by the call that refused.
 //!

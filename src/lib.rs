@@ -42,9 +42,10 @@
 //!
 //! # Features
 //!
-//! - `std` (default): links the standard library. Nothing in the API depends on it today:
-//!   without it everything, the generated code included, needs only `core` and `alloc` and
-//!   behaves the same.
+//! - `std` (default): links the standard library. No API depends on it: without it
+//!   everything, the generated code included, needs only `core` and `alloc`; only the seed
+//!   of the hash lane (the pages of keys spread far apart) is drawn differently, from the
+//!   table's address and a counter instead of std's `RandomState`.
 //! - `rayon`: parallel iteration (module `par`): `par_iter` / `par_iter_mut` for maps, groups
 //!   and derived storages (the derive emits rayon's traits for them), `par_iter` for sets (their
 //!   keys), and `Query::par_for_each`. Implies `std`.
@@ -99,9 +100,9 @@ pub mod __private {
         LevelMember, Member, One, Refused, RowWorld, Tag, Whole, WorldStorage, allocator,
         check_bounded, check_world_alive, despawn, disjoint_positions, disjoint_rows_mut,
         fail_bounded, fail_insert, fail_swap, get_index_below, get_index_of_or_max, insert,
-        pop_down_to, put_one, remove_at, report_drain, reserve_one, retain_keys, shrink, spawn,
-        spawn_rows_one, try_insert, try_reserve, try_reserve_exact, try_spawn, try_spawn_batch,
-        vec_bytes, world_storage,
+        pop_down_to, put_one, remove_at, report_drain, report_replacement, reserve_one,
+        retain_keys, shrink, spawn, spawn_rows_one, try_insert, try_reserve, try_reserve_exact,
+        try_spawn, try_spawn_batch, vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
         FieldTicks, Observed, Observer, RemovedValues, RowChanges, Since, Tick, Ticks, Tracks,

@@ -488,13 +488,39 @@ impl Entities {
     }
 
     /// Makes room for `additional` more spawns without reallocating: the free slots are used
-    /// first, and new slots reserved for the rest.
+    /// first, and new slots reserved for the rest. Does nothing for a bounded allocator.
+    ///
+    /// Computes in **O(1)** time (plus the allocation).
+    ///
+    /// # Panics
+    ///
+    /// If the memory cannot be had, with the message of the [`Error`] that
+    /// [`try_reserve`](Self::try_reserve) would return; the allocator is then unchanged.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::new();
+    /// entities.reserve(100);
+    /// assert!(entities.allocated_bytes() >= 100 * 8);
+    /// ```
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(error) = self.try_reserve(additional) {
+            fail(error);
+        }
+    }
+
+    /// The fallible twin of [`reserve`](Self::reserve): makes room for `additional` more
+    /// spawns without reallocating, the free slots first, new slots for the rest.
     ///
     /// Computes in **O(1)** time (plus the allocation).
     ///
     /// # Errors
     ///
     /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`]; the allocator is unchanged.
+    /// A bounded allocator reserves nothing and returns `Ok` (its room is fixed): the spawn
+    /// past [`remaining_capacity`](Self::remaining_capacity) is the one that returns
+    /// [`Error::EntitiesFull`].
     ///
     /// ```
     /// # use sparse_set_core::Entities;

@@ -72,11 +72,13 @@
 //!
 //! # Features
 //!
-//! - `std` (default): links the standard library. Nothing in the API depends on it today:
-//!   everything, the [`Error`] type included (it implements `core::error::Error`), works with
-//!   `alloc` alone, so `default-features = false` changes no behaviour and lets the crate build
-//!   for targets without `std`. The feature exists so that later `std`-only additions are not
-//!   breaking changes.
+//! - `std` (default): links the standard library. No API depends on it: everything, the
+//!   error types included (they implement `core::error::Error`), works with `alloc` alone, so
+//!   `default-features = false` lets the crate build for targets without `std`. One thing
+//!   differs without it: the seed of the hash lane (the pages of keys spread far apart) mixes
+//!   the table's address and a counter, where with `std` it also draws from std's
+//!   `RandomState`. The feature exists so that later `std`-only additions are not breaking
+//!   changes.
 //! - `rayon`: parallel iteration (module `par`): rayon's `par_iter` / `par_iter_mut` for
 //!   [`SparseMap`] and derived storages, `par_iter` for [`SparseSet`] (its keys),
 //!   `Group::par_iter` / `par_iter_mut`, `Query::par_for_each`. Implies `std`.
@@ -160,6 +162,7 @@ pub mod __private {
     pub use crate::error::{
         fail_bounded, fail_insert, fail_swap, shrink, try_reserve, try_reserve_exact, vec_bytes,
     };
+    pub use crate::observe::report_replacement;
     #[cfg(feature = "rayon")]
     pub use crate::par::ParRows;
     pub use crate::storage::pop_down_to;

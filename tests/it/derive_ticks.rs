@@ -422,3 +422,34 @@ fn a_grouped_tracked_storage_advances_its_clock() {
     assert_eq!(sorted(family.level_excluded_mut::<1, 0>().hp_changed_since(seen)), [0]);
     family.assert_invariants();
 }
+
+/// A tracked storage keyed by `Entity`, for the test below.
+#[derive(SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = sparse_soa::Entity)]
+struct Mote {
+    #[sparse_soa(track)]
+    pos: u32,
+    #[sparse_soa(track)]
+    hp: u32,
+}
+
+/// The newer generation of a slot whose older entity left its row behind (despawned from the
+/// allocator alone) takes that row over: a new row, so added, and every tracked field changed;
+/// an insert over a present key changes every field and adds nothing.
+#[test]
+fn a_newer_generation_taking_over_a_row_is_added_with_every_field() {
+    let mut entities = sparse_soa::Entities::new();
+    let [a, b] = [(); 2].map(|()| entities.spawn());
+    let mut motes: MoteSoa =
+        [(a, Mote { pos: 1, hp: 1 }), (b, Mote { pos: 2, hp: 2 })].into_iter().collect();
+    entities.despawn(a); // its row stays
+    let a2 = entities.spawn();
+    let seen = motes.ticks_mut().advance();
+    assert_eq!(motes.insert(a2, Mote { pos: 3, hp: 3 }), Some(Mote { pos: 1, hp: 1 }));
+    motes.insert(b, Mote { pos: 4, hp: 4 });
+    assert_eq!(motes.added_since(seen).collect::<Vec<_>>(), [a2]);
+    assert_eq!(motes.pos_changed_since(seen).collect::<Vec<_>>(), [a2, b]);
+    assert_eq!(motes.hp_changed_since(seen).collect::<Vec<_>>(), [a2, b]);
+    sparse_soa::Storage::assert_invariants(&motes);
+    motes.ticks().assert_invariants(motes.len());
+}

@@ -143,7 +143,10 @@ fn check(family: &Family, model: &Model) {
     assert_eq!(&sprites.keys()[..nested.len()], nested.keys());
     for &key in &moving {
         assert_eq!(nested.contains(key), drawn.contains(&key));
-        assert_eq!(family.index_of(key).is_some_and(|i| i < nested.len()), drawn.contains(&key));
+        assert_eq!(
+            family.get_index_of(key).is_some_and(|i| i < nested.len()),
+            drawn.contains(&key)
+        );
     }
 
     // The nested level's rows, walked and queried, match the reference.

@@ -342,6 +342,44 @@ fn a_tracked_journaled_map_reports_to_both() {
     assert_eq!(map.observer().1.patch().rows().collect::<Vec<_>>(), [2]);
 }
 
+/// An entity despawned from the allocator alone leaves its row behind; the newer generation of
+/// its slot that is inserted next takes that row over. To the change ticks it is a new row
+/// (added and changed), not a change of the old one; an insert over a present key stays a
+/// change, not an addition. A derived storage with `Ticks` hears the same.
+#[test]
+fn a_newer_generation_taking_over_a_row_counts_as_added() {
+    let mut entities = sparse_soa::Entities::new();
+    let [a, b] = [(); 2].map(|()| entities.spawn());
+    let mut map = SparseMap::<sparse_soa::Entity, u32, u32, Ticks>::default();
+    let mut glow = GlowSoa::with_observer(Ticks::default());
+    for (key, value) in [(a, 1), (b, 2)] {
+        map.insert(key, value);
+        glow.insert(key, Glow { level: value });
+    }
+    entities.despawn(a); // the rows stay
+    let a2 = entities.spawn();
+    assert_eq!(a2.index(), a.index());
+    let seen = map.ticks_mut().advance();
+    assert_eq!(glow.ticks_mut().advance(), seen);
+    assert_eq!(map.insert(a2, 10), Some(1));
+    assert_eq!(glow.insert(a2, Glow { level: 10 }), Some(Glow { level: 1 }));
+    map.insert(b, 20); // present: changed, not added
+    glow.insert(b, Glow { level: 20 });
+    assert_eq!(map.added_since(seen).collect::<Vec<_>>(), [a2]);
+    assert_eq!(map.changed_since(seen).collect::<Vec<_>>(), [a2, b]);
+    assert_eq!(glow.added_since(seen).collect::<Vec<_>>(), [a2]);
+    assert_eq!(glow.changed_since(seen).collect::<Vec<_>>(), [a2, b]);
+    map.ticks().assert_invariants(map.len());
+    glow.ticks().assert_invariants(glow.len());
+}
+
+/// A derived storage keyed by `Entity`, for the test above.
+#[derive(sparse_soa::SparseSoa, Clone, Copy, Debug, PartialEq)]
+#[sparse_soa(key = sparse_soa::Entity)]
+struct Glow {
+    level: u32,
+}
+
 /// A derived member for the group below, with ticks of its own.
 #[derive(sparse_soa::SparseSoa, Clone, Copy, Debug, PartialEq)]
 struct Heat {

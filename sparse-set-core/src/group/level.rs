@@ -479,7 +479,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     where
         N: Level<M::Key, D>,
     {
-        if let Some(position) = self.index_of(key) {
+        if let Some(position) = self.get_index_of(key) {
             let outer = &mut Reporting(&mut self.members, &mut self.observer);
             self.nested.refresh_level(outer, key, position);
         }

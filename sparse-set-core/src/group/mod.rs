@@ -70,13 +70,13 @@
 //! Measured on the development machine (2-core AMD EPYC; BENCHMARKS.md, groups `systems_grouped`,
 //! `systems_parallel` and `systems_grouped_cycle`): the move system over a group of positions and
 //! velocities with frozen entities excluded walks 100,000 or 1,000,000 entities in 0.22x to
-//! 0.27x the time of a `bevy_ecs` table query and 0.73x to 0.94x that of a loop over plain
-//! `Vec<f32>` columns holding just the moving entities; the same system as a query over
-//! ungrouped storages takes 0.93x bevy's sparse-set query and about 12x the group's time at
-//! 100,000. The other side of the trade: an insert or a remove that changes a key's membership
-//! costs 3x to 8x one in an ungrouped storage (a lookup in every storage of the group and a swap
-//! of two rows in every member, each a cache miss for a random key). Group what a system walks
-//! every frame, not what changes every frame.
+//! 0.31x the time of a `bevy_ecs` table query and 0.73x to 1.05x that of a loop over plain
+//! `Vec<f32>` columns holding just the moving entities (two full runs); the same system as a
+//! query over ungrouped storages takes 0.93x to 1.07x bevy's sparse-set query and about 12x the
+//! group's time at 100,000. The other side of the trade: an insert or a remove that changes a
+//! key's membership costs 2x to 9x one in an ungrouped storage (a lookup in every storage of the
+//! group and a swap of two rows in every member, each a cache miss for a random key). Group
+//! what a system walks every frame, not what changes every frame.
 //!
 //! # Invariant
 //!
@@ -302,7 +302,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     #[inline]
     #[must_use]
     pub fn contains(&self, key: M::Key) -> bool {
-        self.index_of(key).is_some()
+        self.get_index_of(key).is_some()
     }
 
     /// The position of `key` in the aligned prefix (the same in every member).
@@ -314,11 +314,11 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     ///
     /// let a: SparseMap<u32, u8> = [(1, 0), (2, 0)].into_iter().collect();
     /// let b: SparseMap<u32, u8> = [(2, 0)].into_iter().collect();
-    /// assert_eq!(Group::new((a, b)).index_of(2), Some(0));
+    /// assert_eq!(Group::new((a, b)).get_index_of(2), Some(0));
     /// ```
     #[inline]
     #[must_use]
-    pub fn index_of(&self, key: M::Key) -> Option<usize> {
+    pub fn get_index_of(&self, key: M::Key) -> Option<usize> {
         self.members.first_position(key).filter(|&position| position < self.len)
     }
 
@@ -374,7 +374,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     #[inline]
     #[must_use]
     pub fn get(&self, key: M::Key) -> Option<M::Refs<'_>> {
-        self.members.views(self.index_of(key)?)
+        self.members.views(self.get_index_of(key)?)
     }
 
     /// Every column of every member over the aligned prefix: a tuple with each member's
@@ -502,7 +502,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     where
         X: GroupExcludedMut<M::Key>,
     {
-        let (taken, nested_taken, held) = if let Some(position) = self.index_of(key) {
+        let (taken, nested_taken, held) = if let Some(position) = self.get_index_of(key) {
             // Aligned: at `position` in every member. Out of the nested prefix first, then out
             // of this one: the prefix shortens, and each member takes the row out so that the
             // prefix's last row fills its place (a member with no keys past the prefix swaps
@@ -578,7 +578,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// ```
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<M::Muts<'_>> {
-        let index = self.index_of(key)?;
+        let index = self.get_index_of(key)?;
         self.members.views_mut(index)
     }
 
@@ -687,6 +687,12 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     ///
     /// Computes in **O(1)** time, plus what `attached` costs.
     ///
+    /// # Panics
+    ///
+    /// If the observer's `attached` panics: the observers of this crate reserve their room
+    /// there (for the prefix's rows and the smallest capacity of the bounded members), and
+    /// panic if that memory cannot be had.
+    ///
     /// ```
     /// use sparse_set_core::observe::Journal;
     /// use sparse_set_core::{Group, SparseMap};
@@ -706,6 +712,31 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
         observer.attached(self.keys(), self.bound());
         let Group { members, excluded, nested, len, .. } = self;
         Group { members, excluded, nested, len, observer }
+    }
+
+    /// The group without its own observer, and the observer: the group keeps its members (and
+    /// their observers), its prefix and its levels. What a group with an observer goes through
+    /// to be saved, or taken apart with [`into_parts`](Group::into_parts).
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::Removals;
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let a: SparseMap<u32, f32> = [(1, 1.0), (2, 2.0)].into_iter().collect();
+    /// let b: SparseMap<u32, f32> = [(2, 0.5)].into_iter().collect();
+    /// let mut moving = Group::new((a, b)).observed_by(Removals::new());
+    /// moving.remove(2); // 2 leaves the prefix
+    /// let (moving, left) = moving.into_unobserved();
+    /// assert_eq!(left.keys(), &[2]);
+    /// let ((a, b), ()) = moving.into_parts();
+    /// assert_eq!((a.len(), b.len()), (1, 0));
+    /// ```
+    #[must_use]
+    pub fn into_unobserved(self) -> (Group<M, X, N>, O) {
+        let Group { members, excluded, nested, len, observer } = self;
+        (Group { members, excluded, nested, len, observer: () }, observer)
     }
 
     /// The smallest capacity of the bounded members, which the prefix never passes: the

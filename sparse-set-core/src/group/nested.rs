@@ -123,11 +123,12 @@ use crate::unwind::then;
 /// accelerations nested costs what sparsey's family of the same components does, and what
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
 /// costs what a change to the third member of one wide group does, and what sparsey's does
-/// (0.76x to 1.09x of it over four full runs).
+/// (0.76x to 1.09x of it over five full runs).
 /// In a family of three levels (spins nested inside the accelerations' level; groups
 /// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.90x to 1.04x what it
-/// costs in sparsey's family of three groups (five runs), and a despawn + respawn of a whole
-/// row 0.91x, 1.05x and 1.16x (the last three).
+/// costs in sparsey's family of three groups (five runs; 0.49x in a later one, where ours ran
+/// in half its time and sparsey's in the same), and a despawn + respawn of a whole row 0.91x,
+/// 1.05x, 1.16x and 1.00x (the last four).
 ///
 /// # Limits
 ///

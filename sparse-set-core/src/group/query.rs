@@ -212,7 +212,7 @@ impl<'a, M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Mem
 
     #[inline]
     fn slot_of(&self, key: M::Key) -> Option<usize> {
-        self.index_of(key)
+        self.get_index_of(key)
     }
 
     #[inline]
@@ -249,7 +249,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Memb
 
     #[inline]
     fn slot_of(&self, key: M::Key) -> Option<usize> {
-        self.index_of(key)
+        self.get_index_of(key)
     }
 
     #[inline]

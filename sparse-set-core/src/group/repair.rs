@@ -81,7 +81,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     /// Moves `key` out of the prefix if it is there: swaps it with the prefix's last key in
     /// every member, and shortens the prefix.
     pub(super) fn leave(&mut self, key: M::Key) {
-        if let Some(position) = self.index_of(key) {
+        if let Some(position) = self.get_index_of(key) {
             self.leave_at(position);
         }
     }

@@ -142,13 +142,13 @@ where
     /// let b: SparseMap<u32, i32> = [(3, 30), (1, 10)].into_iter().collect();
     /// let mut family = Group::new((a,)).nest(Nested::new((b,)));
     /// let mut nested = family.nested_mut();
-    /// assert!(nested.index_of(3).is_some_and(|position| position < 2));
-    /// assert_eq!(nested.index_of(2), None); // in the group's prefix, not the nested one
+    /// assert!(nested.get_index_of(3).is_some_and(|position| position < 2));
+    /// assert_eq!(nested.get_index_of(2), None); // in the group's prefix, not the nested one
     /// ```
     #[inline]
     #[must_use]
-    pub fn index_of(&self, key: M::Key) -> Option<usize> {
-        self.family.index_of(key).filter(|&position| position < self.len())
+    pub fn get_index_of(&self, key: M::Key) -> Option<usize> {
+        self.family.get_index_of(key).filter(|&position| position < self.len())
     }
 
     /// Whether `key` is in the nested prefix.
@@ -168,7 +168,7 @@ where
     #[inline]
     #[must_use]
     pub fn contains(&self, key: M::Key) -> bool {
-        self.index_of(key).is_some()
+        self.get_index_of(key).is_some()
     }
 
     /// The views of `key`'s row, if it is in the nested prefix.
@@ -188,7 +188,7 @@ where
     #[inline]
     #[must_use]
     pub fn get(&self, key: M::Key) -> Option<<PathOf<N, M, D> as GroupRows>::Refs<'_>> {
-        let position = self.index_of(key)?;
+        let position = self.get_index_of(key)?;
         let family = &*self.family;
         family.nested.path_views::<M>(family.members.views(position)?, position)
     }
@@ -212,7 +212,7 @@ where
     /// ```
     #[inline]
     pub fn get_mut(&mut self, key: M::Key) -> Option<<PathOf<N, M, D> as GroupRows>::Muts<'_>> {
-        let position = self.index_of(key)?;
+        let position = self.get_index_of(key)?;
         let family = &mut *self.family;
         family.nested.path_views_mut::<M>(family.members.views_mut(position)?, position)
     }
@@ -418,7 +418,7 @@ where
 
     #[inline]
     fn slot_of(&self, key: M::Key) -> Option<usize> {
-        self.index_of(key)
+        self.get_index_of(key)
     }
 
     #[inline]

@@ -50,6 +50,11 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The
     /// elements are unchanged either way (the capacity of one side may have grown).
     ///
+    /// `Ok` is not a promise of room for `additional` elements: as [`reserve`](Self::reserve),
+    /// a bounded map reserves nothing and a request past what the dense width addresses is
+    /// capped, so the insert past [`remaining_capacity`](Self::remaining_capacity) is the one
+    /// that returns [`Error::Full`] or [`Error::DenseIndexOverflow`].
+    ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
     ///

@@ -27,7 +27,10 @@ use crate::set::Vacancy;
 pub enum Entry<'a, K: Key, V, D: DenseIndex = u32, O: Observer<K, V> = ()> {
     /// The key is in the map.
     Occupied(OccupiedEntry<'a, K, V, D, O>),
-    /// The key is not in the map.
+    /// The key is not in the map. Its sparse slot may still hold an older version of it (an
+    /// [`Entity`](crate::Entity) of an older generation, despawned but not removed from this
+    /// map): inserting through the entry replaces that row in place and drops its value. To
+    /// get that value back, insert with [`SparseMap::insert`], which returns it.
     Vacant(VacantEntry<'a, K, V, D, O>),
 }
 
@@ -55,7 +58,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> Entry<'a, K, V, D, O> {
     ///
     /// # Panics
     ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    /// As [`SparseMap::insert`], when vacant and the key is refused (it does not fit, or is
+    /// older than the version its slot holds).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -78,7 +82,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> Entry<'a, K, V, D, O> {
     ///
     /// # Panics
     ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    /// As [`SparseMap::insert`], when vacant and the key is refused (it does not fit, or is
+    /// older than the version its slot holds).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -100,7 +105,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> Entry<'a, K, V, D, O> {
     ///
     /// # Panics
     ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    /// As [`SparseMap::insert`], when vacant and the key is refused (it does not fit, or is
+    /// older than the version its slot holds).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -124,7 +130,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> Entry<'a, K, V, D, O> {
     ///
     /// # Panics
     ///
-    /// As [`SparseMap::insert`], when vacant and the key does not fit.
+    /// As [`SparseMap::insert`], when vacant and the key is refused (it does not fit, or is
+    /// older than the version its slot holds).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -283,7 +290,7 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> OccupiedEntry<'a, K, V, D,
     /// ```
     pub fn insert(&mut self, value: V) -> V {
         let key = self.key();
-        self.map.replace_at(key, self.index, value)
+        self.map.replace_at(key, self.index, value, false)
     }
 
     /// Removes the element by **swap-remove** (the last element moves into its position);

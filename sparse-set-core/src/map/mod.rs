@@ -39,7 +39,7 @@ use crate::storage::{Columnar, Storage};
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use iter::{Columns, ColumnsMut, Drain, IntoIter, Iter, IterMut};
 
-use crate::observe::Observer;
+use crate::observe::{Observer, report_replacement};
 use crate::unwind::report_drain;
 
 /// A map from keys to values with **O(1)** insert, remove and lookup, whose values form one
@@ -160,7 +160,9 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
     /// panic, leaving the map unchanged. `reserve` and `shrink_to_fit` do nothing. Only the
     /// stable sorts (`sort_by`, `sort_by_key`) allocate, a [`Permutation`] of `len` positions;
-    /// the unstable ones (`sort_unstable_by`, `sort_keys`) sort in place.
+    /// the unstable ones (`sort_unstable_by`, `sort_keys`) sort in place. With an observer
+    /// ([`observed_by`](Self::observed_by)) every sort allocates the permutation it reports,
+    /// and removal events kept past `capacity` removals between clears grow.
     ///
     /// Computes in **O(`capacity + key_limit`)** time.
     ///
@@ -247,6 +249,12 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     ///
     /// Computes in **O(1)** time, plus what `attached` costs.
     ///
+    /// # Panics
+    ///
+    /// If the observer's `attached` panics: the observers of this crate reserve their room
+    /// there (for the rows it is told of and, for a bounded map, its capacity), and panic if
+    /// that memory cannot be had.
+    ///
     /// ```
     /// use sparse_set_core::SparseMap;
     /// use sparse_set_core::observe::Journal;
@@ -332,11 +340,12 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     }
 
     /// Puts `value` at dense position `index` (in bounds), now `key`'s row; returns the old value,
-    /// after reporting the replacement.
+    /// after reporting the replacement: [`renewed`](Observer::renewed) when the row was an older
+    /// version's of `key` (`renewed`), else [`replaced`](Observer::replaced).
     #[inline]
-    pub(crate) fn replace_at(&mut self, key: K, index: usize, value: V) -> V {
+    pub(crate) fn replace_at(&mut self, key: K, index: usize, value: V, renewed: bool) -> V {
         let old = core::mem::replace(&mut self.values[index], value);
-        self.observer.replaced(key, index, &old, &self.values[index]);
+        report_replacement(&mut self.observer, key, index, &old, &self.values[index], renewed);
         old
     }
 
@@ -545,11 +554,11 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert_eq!(map.try_insert_full(16, 'b'), Err(Error::KeyOutOfRange { index: 16, limit: 16 }));
     /// ```
     pub fn try_insert_full(&mut self, key: K, value: V) -> Result<(usize, Option<V>), Error> {
-        let (index, _) = self.set.try_insert(key)?;
+        let (index, new) = self.set.try_insert(key)?;
         if index < self.values.len() {
-            // `key` was present, or replaced the different key that held its slot: an overwrite
-            // never allocates.
-            return Ok((index, Some(self.replace_at(key, index, value))));
+            // `key` was present, or (`new`) took over the row of an older version of it: an
+            // overwrite never allocates.
+            return Ok((index, Some(self.replace_at(key, index, value, new))));
         }
         self.push_value(key, index, value)?;
         Ok((index, None))
@@ -1023,13 +1032,16 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         }
     }
 
-    /// The value of `key`, inserting `make()` first if `key` is absent.
+    /// The value of `key`, inserting `make()` first if `key` is absent. As an
+    /// [`entry`](Self::entry)'s vacant insert, a row an older version of `key` still holds is
+    /// replaced in place and its value dropped ([`insert`](Self::insert) returns it).
     ///
     /// Computes in **O(1)** amortised time.
     ///
     /// # Panics
     ///
-    /// As [`insert`](Self::insert), when `key` is absent and does not fit.
+    /// As [`insert`](Self::insert), when `key` is absent and refused (it does not fit, or is
+    /// older than the version its slot holds).
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;
@@ -1050,8 +1062,8 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     ///
     /// # Errors
     ///
-    /// When `key` is absent and does not fit, as [`try_insert`](Self::try_insert): the map is
-    /// then unchanged and the value `make` made is dropped.
+    /// When `key` is absent and refused, as [`try_insert`](Self::try_insert): the map is then
+    /// unchanged and the value `make` made is dropped.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};
@@ -1084,8 +1096,8 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// the panic unwinds (a second panicking hook aborts, as in every bulk removal) and the map
     /// is emptied, dropping their values.
     ///
-    /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and **O(len)**
-    /// with an observer).
+    /// Computes in **O(len)** time when called (each key's slot is reset, and with an observer
+    /// each row reported), plus **O(1)** per element yielded or dropped.
     ///
     /// ```
     /// # use sparse_set_core::SparseMap;

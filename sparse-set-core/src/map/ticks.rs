@@ -79,7 +79,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         self.ticks().rows_changed_since(self.keys(), since)
     }
 
-    /// The keys of the rows added after `since`, in dense order.
+    /// The keys of the rows added after `since`, in dense order. An insert over a present key
+    /// is a change, not an addition; an [`Entity`](crate::Entity) that takes over the row an
+    /// older generation of its slot left behind (despawned from the allocator alone, its rows
+    /// never removed) is an addition ([`Observer::renewed`]).
     ///
     /// Computes in **O(1)** time; the iterator runs in O(len).
     ///
@@ -131,7 +134,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
         if self.values[index] == value {
             return false;
         }
-        self.replace_at(key, index, value);
+        self.replace_at(key, index, value, false);
         true
     }
 

@@ -55,6 +55,9 @@ impl<K: Key, V: Eq, D: DenseIndex, O: Observer<K, V>> Eq for SparseMap<K, V, D, 
 
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Extend<(K, V)> for SparseMap<K, V, D, O> {
     /// Inserts every pair; a later value for the same key replaces an earlier one.
+    /// An [`Entity`](crate::Entity) of a newer generation counts as the same key: it replaces
+    /// its older version's row (whose value is dropped), and an older version met after a
+    /// newer one panics, as `insert` does ([`Error::StaleKey`]).
     ///
     /// # Panics
     ///
@@ -72,6 +75,9 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V> + Default> FromIterator<(K, V)>
     for SparseMap<K, V, D, O>
 {
     /// Collects pairs into a new map; a later value for the same key replaces an earlier one.
+    /// An [`Entity`](crate::Entity) of a newer generation counts as the same key: it replaces
+    /// its older version's row (whose value is dropped), and an older version met after a
+    /// newer one panics, as `insert` does ([`Error::StaleKey`]).
     ///
     /// # Panics
     ///

@@ -333,6 +333,15 @@ impl<K, V, const N: usize> Observer<K, V> for FieldTicks<N> {
     }
 
     #[inline]
+    fn renewed(&mut self, _key: K, index: usize, _old: &V, _new: &V) {
+        // A new key in an old row: added, and every field changed, as a new row would be.
+        let now = self.now().get();
+        for stamps in self.columns_mut() {
+            stamps[index] = now;
+        }
+    }
+
+    #[inline]
     fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
         for stamps in self.columns_mut() {
             stamp_removed(stamps, &removed);

@@ -16,6 +16,9 @@
 //!
 //! - a new row: [`inserted`](Observer::inserted), at its final position;
 //! - an insert over a present key: [`replaced`](Observer::replaced), with the old and new value;
+//!   over the row an older version of the key left behind (an `Entity` of an older
+//!   generation): [`renewed`](Observer::renewed), which is `replaced` unless an observer
+//!   tells them apart;
 //! - a removed row: [`removed`](Observer::removed), after the swap-remove, with the removed value
 //!   and where the last row went ([`Removed`]). Bulk removals (`truncate`, `clear`, `drain`,
 //!   `retain`) report each row;
@@ -169,11 +172,25 @@ pub trait Observer<K, V> {
         let _ = (key, index, value);
     }
 
-    /// An insert of `key` overwrote the row at `index`: `old` was its value, `new` is. `key` may
-    /// differ from the key that was there (a newer generation of the same entity slot).
+    /// An insert of `key` overwrote the row at `index`, which `key` held: `old` was its value,
+    /// `new` is.
     #[inline]
     fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
         let _ = (key, index, old, new);
+    }
+
+    /// An insert of `key` took over the row at `index` from an older version of it (an
+    /// [`Entity`](crate::Entity) of an older generation of the same slot, despawned but never
+    /// removed from this storage): the row now holds `key`, with `new` where `old` was. To
+    /// the storage's order it is an overwrite; to the keys it is a new row, so change
+    /// [`Ticks`] count it as added. The older key itself is not at hand (its slot holds `key`
+    /// now), so [`Removals`] do not list it: remove an entity's rows when it is despawned,
+    /// as a world's `despawn` does.
+    ///
+    /// By default the same as [`replaced`](Self::replaced).
+    #[inline]
+    fn renewed(&mut self, key: K, index: usize, old: &V, new: &V) {
+        self.replaced(key, index, old, new);
     }
 
     /// The row of `key`, holding `value`, left the storage. `removed.index` is where it was;
@@ -219,6 +236,27 @@ pub trait Observed {
 
     /// The observer, mutably: to drain or clear what it collected.
     fn observer_mut(&mut self) -> &mut Self::Observer;
+}
+
+/// Tells `observer` of an insert of `key` over the row at `index`: [`renewed`](Observer::renewed)
+/// when `renewed` (the row was an older version's of `key`), else
+/// [`replaced`](Observer::replaced). What a map's and a derived storage's insert call, with the
+/// flag their set's insert returns, so that the choice sits in one place.
+#[doc(hidden)]
+#[inline]
+pub fn report_replacement<K, V, O: Observer<K, V>>(
+    observer: &mut O,
+    key: K,
+    index: usize,
+    old: &V,
+    new: &V,
+    renewed: bool,
+) {
+    if renewed {
+        observer.renewed(key, index, old, new);
+    } else {
+        observer.replaced(key, index, old, new);
+    }
 }
 
 /// No observer: nothing is reported, and nothing is paid.
@@ -276,6 +314,11 @@ macro_rules! observer_tuple {
             #[inline]
             fn replaced(&mut self, key: K, index: usize, old: &V, new: &V) {
                 tell_each!(self.replaced(key, index, old, new); $($index)+);
+            }
+
+            #[inline]
+            fn renewed(&mut self, key: K, index: usize, old: &V, new: &V) {
+                tell_each!(self.renewed(key, index, old, new); $($index)+);
             }
 
             #[inline]

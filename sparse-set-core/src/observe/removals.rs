@@ -12,7 +12,7 @@
 //!
 //! A row that a newer version of its key overwrites in place (an insert of a newer generation
 //! of the same entity slot, which the storage reports as
-//! [`replaced`](Observer::replaced)) is a replacement, not a removal: the older key is not
+//! [`renewed`](Observer::renewed)) is a replacement, not a removal: the older key is not
 //! listed. A world despawns an entity from every storage before its slot is reused, so this
 //! only happens to rows left behind by a despawn from the allocator alone.
 

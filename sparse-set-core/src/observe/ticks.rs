@@ -470,6 +470,13 @@ impl<K, V> Observer<K, V> for Ticks {
     }
 
     #[inline]
+    fn renewed(&mut self, _key: K, index: usize, _old: &V, _new: &V) {
+        // A new key in an old row: added, as a new row would be.
+        self.added[index] = self.now;
+        self.changed[index] = self.now;
+    }
+
+    #[inline]
     fn removed(&mut self, _key: K, _value: &V, removed: Removed<K>) {
         stamp_removed(&mut self.added, &removed);
         stamp_removed(&mut self.changed, &removed);

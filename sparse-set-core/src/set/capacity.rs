@@ -44,6 +44,11 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had. The set is
     /// unchanged either way.
     ///
+    /// `Ok` is not a promise of room for `additional` keys: as [`reserve`](Self::reserve), a
+    /// bounded set reserves nothing and a request past what the dense width addresses is
+    /// capped, so the insert past [`remaining_capacity`](Self::remaining_capacity) is the one
+    /// that returns [`Error::Full`] or [`Error::DenseIndexOverflow`].
+    ///
     /// ```
     /// # use sparse_set_core::SparseSet;
     /// let mut set = SparseSet::<u32>::new();

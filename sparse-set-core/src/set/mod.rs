@@ -215,7 +215,9 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// Everything is allocated here: `capacity` dense positions and the sparse pages covering
     /// `0..key_limit`. Past either bound the `try_` calls return an error and the plain calls
     /// panic, leaving the set unchanged. `reserve` and `shrink_to_fit` do nothing, and no sort
-    /// allocates.
+    /// allocates, except with an observer ([`observed_by`](Self::observed_by)): a sort then
+    /// reports one [`Permutation`](crate::Permutation), which it allocates, and removal events
+    /// kept past `capacity` removals between clears grow.
     ///
     /// Computes in **O(`capacity + key_limit`)** time.
     ///
@@ -365,6 +367,12 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// memory and bounds; the old observer is dropped.
     ///
     /// Computes in **O(1)** time, plus what `attached` costs.
+    ///
+    /// # Panics
+    ///
+    /// If the observer's `attached` panics: the observers of this crate reserve their room
+    /// there (for the rows it is told of and, for a bounded set, its capacity), and panic if
+    /// that memory cannot be had.
     ///
     /// ```
     /// use sparse_set_core::SparseSet;
@@ -833,7 +841,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             check_not_stale(key, *held)?;
             *held = key;
             self.record_version(key, self.sparse.prefix_slots());
-            self.observer.replaced(key, position, &(), &());
+            self.observer.renewed(key, position, &(), &());
             return Ok((position, true));
         }
         self.insert_into_empty(key, slot, place).map(|position| (position, true))

@@ -50,7 +50,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> PartialEq for SparseSet<K, D, O>
 impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Eq for SparseSet<K, D, O> {}
 
 impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Extend<K> for SparseSet<K, D, O> {
-    /// Inserts every key.
+    /// Inserts every key. An [`Entity`](crate::Entity) of a newer generation replaces its older
+    /// version, and an older version met after a newer one panics, as `insert` does
+    /// ([`Error::StaleKey`]).
     ///
     /// # Panics
     ///
@@ -65,7 +67,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> Extend<K> for SparseSet<K, D, O>
 }
 
 impl<K: Key, D: DenseIndex> FromIterator<K> for SparseSet<K, D> {
-    /// Collects keys into a new set; a key met again is kept once, where it was first met.
+    /// Collects keys into a new set; a key met again is kept once, where it was first met. An
+    /// [`Entity`](crate::Entity) of a newer generation replaces its older version there, and an
+    /// older version met after a newer one panics, as `insert` does
+    /// ([`Error::StaleKey`]).
     ///
     /// # Panics
     ///

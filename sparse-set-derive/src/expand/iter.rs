@@ -281,8 +281,8 @@ fn methods(input: &Input<'_>) -> TokenStream {
             /// still reported while the panic unwinds (a second panicking hook aborts, as in
             /// every bulk removal) and the storage is emptied, dropping their values.
             ///
-            /// Computes in **O(1)** time, plus **O(1)** per element yielded or dropped (and
-            /// **O(len)** with an observer).
+            /// Computes in **O(len)** time when called (each key's slot is reset, and with an
+            /// observer each row reported), plus **O(1)** per element yielded or dropped.
             pub fn drain(&mut self) -> #drain_ty {
                 #report_drain
                 #drain_name { __inner: #drain }

@@ -150,7 +150,11 @@ fn construct(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::Extend<(#k, #value)> for #self_ty #where_clause {
-            /// Inserts every pair, reserving room for the iterator's lower size bound first.
+            /// Inserts every pair, reserving room for the iterator's lower size bound first; a
+            /// later pair with the same key replaces an earlier one. An `Entity` of a newer
+            /// generation counts as the same key: it replaces its older version's row (whose
+            /// value is dropped), and an older version met after a newer one panics, as `insert`
+            /// does (`Error::StaleKey`).
             ///
             /// # Panics
             ///
@@ -169,7 +173,10 @@ fn construct(input: &Input<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl #unobserved_generics ::core::iter::FromIterator<(#k, #value)> for #unobserved #unobserved_where {
-            /// A storage of every pair; a later pair with the same key replaces an earlier one.
+            /// A storage of every pair; a later pair with the same key replaces an earlier one. An
+            /// `Entity` of a newer generation counts as the same key: it replaces its older
+            /// version's row (whose value is dropped), and an older version met after a newer one
+            /// panics, as `insert` does (`Error::StaleKey`).
             ///
             /// # Panics
             ///

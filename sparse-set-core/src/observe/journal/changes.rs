@@ -47,8 +47,7 @@ impl fmt::Display for Resync {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for Resync {}
+impl core::error::Error for Resync {}
 
 /// One change of a storage's rows, as [`Journal::changes`](crate::observe::Journal::changes) yields them. Replaying them in order
 /// on a `Vec` of the keys (push, assign, `swap_remove`, `swap`, reorder, `truncate`) gives the

@@ -76,7 +76,9 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         /// Past either bound the `try_` calls return an error and the plain calls panic,
         /// leaving the storage unchanged; `reserve` and `shrink_to_fit` do nothing. Only the
         /// stable sorts (`sort_by`, `sort_by_key`) allocate (a permutation of `len`
-        /// positions); `sort_unstable_by` and `sort_keys` sort in place.
+        /// positions); `sort_unstable_by` and `sort_keys` sort in place. With an observer
+        /// (`observed_by`) every sort allocates the permutation it reports, and removal
+        /// events kept past `capacity` removals between clears grow.
         ///
         /// Computes in **O(`capacity + key_limit`)** time.
         ///
@@ -155,6 +157,12 @@ pub(super) fn observer(input: &Input<'_>) -> TokenStream {
         /// Keeps the storage's memory and bounds; the old observer is dropped.
         ///
         /// Computes in **O(1)** time, plus what `attached` costs.
+        ///
+        /// # Panics
+        ///
+        /// If the observer's `attached` panics: the observers of this crate reserve their room
+        /// there (for the rows it is told of and, for a bounded storage, its capacity), and
+        /// panic if that memory cannot be had.
         #[must_use]
         pub fn observed_by<__P>(self, mut observer: __P) -> #storage<#(#args,)* __P>
         where
@@ -298,6 +306,12 @@ pub(super) fn capacity(input: &Input<'_>) -> TokenStream {
         /// `Error::CapacityOverflow` if a new capacity needs more than `isize::MAX` bytes;
         /// `Error::AllocFailed` if the memory cannot be had. The contents are unchanged either
         /// way (some columns may have grown their capacity).
+        ///
+        /// `Ok` is not a promise of room for `additional` elements: as
+        /// [`reserve`](Self::reserve), a bounded storage reserves nothing and a request past
+        /// what the dense width addresses is capped, so the insert past
+        /// [`remaining_capacity`](Self::remaining_capacity) is the one that returns
+        /// `Error::Full` or `Error::DenseIndexOverflow`.
         pub fn try_reserve(&mut self, additional: #usize) -> #result<(), #p::Error> {
             if self.#keys.key_limit().is_none() {
                 let __additional = #capped;

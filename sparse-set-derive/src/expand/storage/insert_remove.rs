@@ -126,7 +126,10 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
                 // The old fields, each in the local its new value was in.
                 #(let #bindings = ::core::mem::replace(&mut self.#columns[__index], #bindings);)*
                 if #observes {
-                    #hear::replaced(&mut self.#observer, key, __index, &#old_row, &#new_row);
+                    // `__new`: `key` took over the row of an older version of it.
+                    #p::report_replacement(
+                        &mut self.#observer, key, __index, &#old_row, &#new_row, __new,
+                    );
                 }
                 #result::Ok((__index, #option::Some(#ident { #(#members: #bindings,)* })))
             }

@@ -73,7 +73,10 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
                 self.ticks().rows_changed_since(self.#keys.as_slice(), since)
             }
 
-            /// The keys of the rows added after `since`, in dense order.
+            /// The keys of the rows added after `since`, in dense order. An insert over a
+            /// present key is a change, not an addition; an `Entity` that takes over the row an
+            /// older generation of its slot left behind (despawned from the allocator alone, its
+            /// rows never removed) is an addition (`Observer::renewed`).
             ///
             /// Computes in **O(1)** time; the iterator runs in O(len).
             #[must_use]
