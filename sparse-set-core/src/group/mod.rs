@@ -72,7 +72,7 @@
 //! velocities with frozen entities excluded walks 100,000 or 1,000,000 entities in 0.22x to
 //! 0.31x the time of a `bevy_ecs` table query and 0.73x to 1.05x that of a loop over plain
 //! `Vec<f32>` columns holding just the moving entities (two full runs); the same system as a
-//! query over ungrouped storages takes 0.93x to 1.07x bevy's sparse-set query and about 12x the
+//! query over ungrouped storages takes 0.93x to 1.06x bevy's sparse-set query and about 12x the
 //! group's time at 100,000. The other side of the trade: an insert or a remove that changes a
 //! key's membership costs 2x to 9x one in an ungrouped storage (a lookup in every storage of the
 //! group and a swap of two rows in every member, each a cache miss for a random key). Group
