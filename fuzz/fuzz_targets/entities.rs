@@ -1,9 +1,8 @@
 //! `Entities` with `Entity`-keyed storages (a `SparseMap` and a derived storage), stale handles
 //! included, against a model of slots: a storage holds at most one generation per index, a
-//! newer one replaces an older one in place, an older one is refused as stale. A slot of a
-//! storage's sparse prefix also remembers the newest generation it held after that one left,
-//! and may refuse an older one then too: the model allows that refusal exactly when a newer
-//! generation was stored in that slot before, and names it as `held`.
+//! newer one replaces an older one in place, an older one is refused as stale. A slot also
+//! remembers the newest generation it held after that one left, and refuses an older one then
+//! too, naming it as `held`.
 
 #![no_main]
 
@@ -57,19 +56,14 @@ fn check_insert<V: Clone + PartialEq + std::fmt::Debug>(
     entity: Entity,
     value: V,
 ) {
-    let newer_held =
-        slots.get(&entity.index()).is_some_and(|(held, _)| held.generation() > entity.generation());
-    if let Err(Error::StaleKey { index, version, held }) = got {
-        if !newer_held {
-            // Remembered by the slot, not held: a newer generation was stored there before.
-            let newest = seen.get(&entity.index()).copied().unwrap_or(0);
-            assert_eq!((index, version), (u64::from(entity.index()), entity.generation().get()));
-            assert!(
-                held > version && held <= newest,
-                "{entity}: refused for {held}, newest stored {newest}"
-            );
-            return;
-        }
+    let empty = !slots.contains_key(&entity.index());
+    let newest = seen.get(&entity.index()).copied().unwrap_or(0);
+    if empty && newest > entity.generation().get() {
+        // Remembered by the empty slot: a newer generation was stored there before.
+        let index = u64::from(entity.index());
+        let version = entity.generation().get();
+        assert_eq!(got, Err(Error::StaleKey { index, version, held: newest }), "{entity}");
+        return;
     }
     assert_eq!(got, insert(slots, entity, value));
     if got.is_ok() {

@@ -55,8 +55,8 @@ pub enum Error {
     },
     /// A key older than the one holding its slot, or than the newest one its slot has held, was
     /// inserted: for an [`Entity`](crate::Entity), a handle kept past its despawn. Nothing
-    /// changed. (A storage keeps the newest version each slot of its sparse prefix has seen,
-    /// held or not; see [`SparseSet`](crate::SparseSet).)
+    /// changed. (A storage keeps the newest version each slot has seen, held or not; see
+    /// "Stale keys" in the [`set`](crate::set) module docs.)
     StaleKey {
         /// The slot both keys address ([`Key::sparse_slot`](crate::Key::sparse_slot)).
         index: u64,

@@ -1,6 +1,9 @@
 //! The error collector: every user error found while reading and checking the input, reported
 //! together so that a user sees all problems at once, each at its own span.
 
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::ToTokens;
+
 /// The fields of `input` if it is a struct. For an enum or a union, the error that stops the
 /// reading, at its `enum` or `union` keyword: "`{derive}` cannot be derived for enums:
 /// {enums}" (unions alike).
@@ -48,6 +51,24 @@ impl Errors {
             earlier
         }))
     }
+}
+
+/// `tokens` with every span set to `span`, groups included: where the compiler reports an
+/// error in generated code that names the user's tokens (a type, a path).
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree.into_token_stream()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -349,8 +349,17 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
     let mut checks = Vec::new();
     for (field, storage) in world.storages.iter().enumerate() {
         let (member, ty) = (&storage.member, storage.ty);
-        let mut component = |span: Span, value: TokenStream, part: TokenStream| {
+        let mut component = |span: Span, value: TokenStream, part: TokenStream, whole: bool| {
             let at = quote!(#p::At<#field, #part, #ty>);
+            // What every method of the `Bundle` needs, as the impl's bound for a tag or a
+            // group's part: a field that cannot store it is one error, at the attribute or the
+            // field, instead of one in each method. (A field that is no storage at all is
+            // reported by `FieldValue`, whose message says so.)
+            let stores = if whole {
+                TokenStream::new()
+            } else {
+                errors::respan(quote!(where #ty: #p::RowStorage<#part, #value>), span)
+            };
             components.push(quote_spanned! {span=>
                 #[automatically_derived]
                 #[diagnostic::do_not_recommend]
@@ -365,7 +374,7 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
 
                 #[automatically_derived]
                 #[diagnostic::do_not_recommend]
-                impl #p::Bundle<#ident, #p::One<#at>> for #value {
+                impl #p::Bundle<#ident, #p::One<#at>> for #value #stores {
                     type Replaced = ::core::option::Option<Self>;
 
                     #[inline]
@@ -400,17 +409,17 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
             });
         };
         let value = quote_spanned!(storage.span=> <#ty as #p::FieldValue>::Value);
-        component(storage.span, value, quote!(#p::Whole));
+        component(storage.span, value, quote!(#p::Whole), true);
         if let Some(parts) = group_parts(ty) {
             for (part, part_ty) in parts.all() {
                 let value = quote_spanned!(storage.span=> <#part_ty as #p::Storage>::Value);
-                component(storage.span, value, part.tokens(p));
+                component(storage.span, value, part.tokens(p), false);
             }
         }
         for (index, tag) in storage.tags.iter().enumerate() {
             if let Ok(part) = tag_part(storage, index, p) {
                 let value = &tag.value;
-                component(tag.span, quote!(#value), quote!(#p::Tag<#part>));
+                component(tag.span, quote!(#value), quote!(#p::Tag<#part>), false);
                 // A tag's storage keeps only the key: a value that holds something would be
                 // dropped unseen. Checked where the world is compiled, at the attribute.
                 let message = format!(

@@ -400,12 +400,16 @@ fn a_stale_entity_is_refused_and_changes_nothing() {
     );
     assert_eq!(healths.keys(), &[live]);
     assert_eq!(healths.hp(), &[10]);
-    // A newer generation replaces the older, dead one in place and hands back its value.
+    // The emptied slot still refuses the older handle: it keeps the newest version it held.
     healths.remove(live);
-    healths.insert(stale, Health { hp: 1, max: 10 }); // `stale` is now the only key of slot 0
-    assert_eq!(healths.insert(live, Health { hp: 2, max: 10 }), Some(Health { hp: 1, max: 10 }));
-    assert_eq!(healths.keys(), &[live]);
+    assert_eq!(healths.try_insert(stale, Health { hp: 1, max: 10 }), Err(error));
     healths.assert_invariants();
+    // A newer generation replaces an older, dead one in place and hands back its value.
+    let mut others = Healths::new();
+    others.insert(stale, Health { hp: 1, max: 10 }); // a storage that never saw `live`
+    assert_eq!(others.insert(live, Health { hp: 2, max: 10 }), Some(Health { hp: 1, max: 10 }));
+    assert_eq!(others.keys(), &[live]);
+    others.assert_invariants();
 }
 
 #[test]

@@ -155,7 +155,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        self.dense.capacity() * size_of::<K>() + self.sparse.allocated_bytes()
+        self.dense.capacity() * size_of::<K>()
+            + self.sparse.allocated_bytes()
+            + self.graves.allocated_bytes()
     }
 
     /// The fallible twin of `clone`: a copy of the set, bounded alike (with its full capacity)
@@ -186,6 +188,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             dense,
             bounds: self.bounds,
             observer: self.observer.clone(),
+            graves: self.graves.try_clone()?,
         })
     }
 }

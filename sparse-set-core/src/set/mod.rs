@@ -13,8 +13,8 @@
 //! version beside its value in the sparse prefix (slots from 0 up), and compares it; for other
 //! keys, and outside the prefix, the dense key at that position is compared. For every key in
 //! a slot of the prefix, the version beside the slot is `key.version()`; an empty slot of the
-//! prefix keeps the version of the newest key it held since it joined the prefix (see "Stale
-//! keys" below).
+//! prefix keeps the version of the newest key it held, and the graves (see "Stale keys" below)
+//! keep no slot of the prefix and none newer than the key that holds its slot.
 //!
 //! # Why `clear` is O(len), not O(1)
 //!
@@ -47,13 +47,21 @@
 //!
 //! # Stale keys
 //!
-//! A slot of the prefix keeps the version of the newest key stored in it, also once that key
-//! is removed, so inserting an older version of a key the slot has held is refused
-//! ([`Error::StaleKey`]), whether the slot is held or empty: a handle kept past a despawn
-//! cannot come back. Outside the prefix, and in a page that joined the prefix since (or was
-//! rebuilt by [`shrink_to_fit`](SparseSet::shrink_to_fit)), an empty slot has no version: there
-//! an older version is refused only while a newer one holds the slot. A world's insertions
-//! (`#[derive(World)]`) check every `Entity` against its allocator, which closes that window.
+//! A slot keeps the version of the newest key stored in it, also once that key is removed, so
+//! inserting an older version of a key the slot has held is refused ([`Error::StaleKey`]),
+//! whether the slot is held or empty: a handle kept past a despawn cannot come back, as with
+//! slotmap's `SecondaryMap`. A slot of the prefix keeps it beside its value; a slot outside the
+//! prefix that a removal empties leaves it in the set's **graves** (the `graves` module: a paged
+//! array of their own, from slot to version, allocated at the first such removal and moved into
+//! the prefix's cells when their page joins it). So a versioned set's memory follows the slots
+//! it has held, not only those it holds; a bounded set's key range is all prefix, and it never
+//! allocates graves. If the memory for a grave cannot be had, the removal keeps no version there
+//! (a removal never fails). [`shrink_to_fit`](SparseSet::shrink_to_fit) is the one window: a
+//! page of the prefix it turns into a thinly used one forgets the versions of its emptied
+//! slots, and an older version is refused there only while a newer one holds the slot. A
+//! world's insertions (`#[derive(World)]`) check every `Entity` against its allocator, which
+//! closes that window too. A set saved and loaded (the `serde` feature) knows the versions of
+//! the keys it holds only.
 //!
 //! # Observer
 //!
@@ -66,6 +74,7 @@
 
 mod capacity;
 mod fresh;
+mod graves;
 mod iter;
 mod probe;
 mod reorder;
@@ -83,6 +92,7 @@ use crate::key::{Key, check_not_stale};
 use crate::observe::Observer;
 use crate::pages::{Pages, Prefix, Spot};
 use crate::unwind::{report_drain, then};
+use graves::Graves;
 
 pub use crate::removed::{Moved, Removed};
 pub use iter::{Drain, IntoIter, Iter, KeyRows, Keys};
@@ -134,6 +144,8 @@ pub struct SparseSet<K = u32, D: DenseIndex = u32, O = ()> {
     dense: Vec<K>,
     bounds: Option<Bounds>,
     observer: O,
+    /// The versions of the slots emptied outside the prefix (a versioned set's only).
+    graves: Graves,
 }
 
 /// An empty slot outside a set's prefix, found by [`SparseSet::get_index_or_vacancy`] for the
@@ -274,7 +286,13 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         let mut dense = Vec::new();
         try_reserve_exact(&mut dense, capacity)?;
         let sparse = Pages::try_bounded(key_limit as u64, K::SLOT_AND_VERSION_ARE_KEY)?;
-        Ok(Self { sparse, dense, bounds: Some(Bounds { capacity, key_limit }), observer: () })
+        Ok(Self {
+            sparse,
+            dense,
+            bounds: Some(Bounds { capacity, key_limit }),
+            observer: (),
+            graves: Graves::new(),
+        })
     }
 
     /// The bytes a bounded storage of this index allocates up front: what
@@ -359,6 +377,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             dense: Vec::new(),
             bounds: None,
             observer,
+            graves: Graves::new(),
         }
     }
 
@@ -412,8 +431,13 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
 
     /// The same keys and memory with `observer`, and the observer the set had.
     fn swap_observer<P>(self, observer: P) -> (SparseSet<K, D, P>, O) {
-        let set =
-            SparseSet { sparse: self.sparse, dense: self.dense, bounds: self.bounds, observer };
+        let set = SparseSet {
+            sparse: self.sparse,
+            dense: self.dense,
+            bounds: self.bounds,
+            observer,
+            graves: self.graves,
+        };
         (set, self.observer)
     }
 
@@ -936,15 +960,16 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     }
 
     /// `Err(StaleKey)` if `key` is older than the version its empty `slot` last held: a
-    /// versioned set keeps the newest version each slot of its prefix has seen, held or not,
-    /// so that a handle kept past a despawn cannot come back (see the module docs for the slots
-    /// outside the prefix).
+    /// versioned set keeps the newest version each slot has seen, held or not (in its prefix's
+    /// cells or its graves), so that a handle kept past a despawn cannot come back.
     #[inline]
     fn check_not_older_than_seen(&self, key: K, slot: u64) -> Result<(), Error> {
         if !K::SLOT_AND_VERSION_ARE_KEY {
             return Ok(());
         }
+        // Graves lie outside the prefix only, so at most one of the two is kept.
         let seen = self.sparse.prefix_version(usize::try_from(slot).unwrap_or(usize::MAX));
+        let seen = seen.max(self.graves.version(slot));
         if key.version() < seen {
             return Err(Error::StaleKey { index: slot, version: key.version(), held: seen });
         }
@@ -972,11 +997,16 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[cold]
     pub(crate) fn fill_versions(&mut self, from: usize) {
         let dense = &self.dense;
-        for cell in self.sparse.prefix_cells_mut_from(from) {
+        let graves = &mut self.graves;
+        for (slot, cell) in (from as u64..).zip(self.sparse.prefix_cells_mut_from(from)) {
+            // The slot joins the prefix: its grave, if any, moves into its cell.
+            let buried = if graves.is_unused() { 0 } else { graves.take(slot) };
             let position = cell[0].to_usize().checked_sub(1);
             // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
             if let Some(key) = position.and_then(|position| dense.get(position)) {
                 Prefix::set_version_in(cell, key.version());
+            } else if buried > Prefix::version_in(cell) {
+                Prefix::set_version_in(cell, buried);
             }
         }
     }
@@ -1087,7 +1117,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             (index < self.dense.len()).then_some(index)?
         } else {
             let index = self.get_index_of(key).filter(|&index| index < self.dense.len())?;
-            self.sparse.take_in(slot, Self::STRIDE);
+            self.take_slot(key);
             index
         };
         let key = self.dense.swap_remove(index);
@@ -1101,10 +1131,37 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[inline]
     pub(crate) fn remove_index(&mut self, index: usize) -> Removed<K> {
         let key = self.dense.swap_remove(index);
-        self.sparse.take_in(key.sparse_slot(), Self::STRIDE);
+        self.take_slot(key);
         let removed = self.fill_gap(index);
         self.observer.removed(key, &(), removed);
         removed
+    }
+
+    /// Zeroes the slot of `key`, which holds it. In a versioned set a slot outside the prefix
+    /// keeps `key`'s version in the graves, as a prefix slot keeps it in its cell.
+    #[inline(always)]
+    #[expect(clippy::inline_always, reason = "on every removal's path")]
+    fn take_slot(&mut self, key: K) -> D {
+        let slot = key.sparse_slot();
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            if let Some(cell) = self.sparse.prefix_cell_mut(slot, Self::STRIDE) {
+                return core::mem::replace(&mut cell[0], D::ZERO);
+            }
+            return self.take_slot_outside_prefix(key);
+        }
+        self.sparse.take_in(slot, Self::STRIDE)
+    }
+
+    /// [`take_slot`](Self::take_slot) of a versioned key outside the prefix.
+    #[cold]
+    #[inline(never)]
+    fn take_slot_outside_prefix(&mut self, key: K) -> D {
+        let slot = key.sparse_slot();
+        let taken = self.sparse.take(slot);
+        if taken != D::ZERO {
+            self.graves.bury(slot, key.version());
+        }
+        taken
     }
 
     /// After a swap-remove at `index` (slot already cleared): re-points the key that moved in.
@@ -1145,7 +1202,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// ```
     pub fn pop(&mut self) -> Option<K> {
         let key = self.dense.pop()?;
-        self.sparse.take_in(key.sparse_slot(), Self::STRIDE);
+        self.take_slot(key);
         self.observer.removed(key, &(), Removed { index: self.dense.len(), moved: None });
         Some(key)
     }
@@ -1174,12 +1231,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             then(self, pop_down, pop_down);
             return;
         }
-        if let Some(removed) = self.dense.get(len..) {
-            for key in removed {
-                self.sparse.clear(key.sparse_slot());
-            }
-            self.dense.truncate(len);
+        for at in len..self.dense.len() {
+            self.take_slot(self.dense[at]);
         }
+        self.dense.truncate(len);
     }
 
     /// Removes every key, yielding them in dense order. The set is empty as soon as this is
@@ -1219,6 +1274,12 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
 
     /// Zeroes the slot of every key: the sparse half of emptying the set.
     fn reset_slots(&mut self) {
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            let prefix = self.sparse.prefix_slots() as u64;
+            for key in self.dense.iter().filter(|key| key.sparse_slot() >= prefix) {
+                self.graves.bury(key.sparse_slot(), key.version());
+            }
+        }
         self.sparse.clear_all(self.dense.iter().map(|key| key.sparse_slot()));
     }
 
@@ -1293,8 +1354,11 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
                     let kept = self.sparse.prefix_version(at);
                     assert_eq!(kept, key.version(), "the version kept beside {key:?} is {kept}");
                 }
+                let buried = self.graves.version(slot);
+                assert!(buried <= key.version(), "{key:?} holds a slot whose grave is {buried}");
             }
         }
         assert_eq!(self.sparse.check(), len, "slots that no key holds are not all zero");
+        self.graves.check(self.sparse.prefix_slots(), K::SLOT_AND_VERSION_ARE_KEY);
     }
 }

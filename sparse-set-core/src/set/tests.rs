@@ -1,5 +1,6 @@
 //! Batches of new keys: a run measured and pushed over slots that follow each other against
-//! the same run key by key. And the lookup whose miss is `usize::MAX` against `get_index_of`.
+//! the same run key by key. The lookup whose miss is `usize::MAX` against `get_index_of`. And
+//! the graves: where a versioned set keeps the versions of slots emptied outside its prefix.
 
 use core::num::NonZeroU32;
 
@@ -119,4 +120,46 @@ fn the_lookups_with_a_sentinel_or_a_bound_answer_as_get_index_of() {
     check_or_max(SparseSet::<u64>::new(), |index, generation| {
         u64::from(index) | (u64::from(generation) << 40)
     });
+}
+
+/// A removal outside the prefix of a versioned set leaves its version in the graves (counted
+/// in the set's memory), the newest one if the slot empties again; removals from the prefix,
+/// from a set of integers and from a bounded set leave none and allocate nothing.
+#[test]
+fn graves_keep_the_versions_emptied_outside_the_prefix_and_only_there() {
+    let mut integers = SparseSet::<u32>::new();
+    integers.insert(5);
+    integers.remove(5);
+    integers.clear();
+    assert!(integers.graves.is_unused());
+
+    let mut bounded = SparseSet::<Entity>::bounded(4, 16);
+    bounded.insert(entity(5, 2));
+    bounded.remove(entity(5, 2));
+    assert!(bounded.graves.is_unused());
+    assert_eq!(bounded.sparse.prefix_version(5), 2);
+
+    let mut set = SparseSet::<Entity>::new();
+    set.insert(entity(5, 2));
+    assert!(set.graves.is_unused());
+    let before = set.allocated_bytes();
+    set.remove(entity(5, 2));
+    assert_eq!(set.graves.version(5), 2);
+    assert!(set.allocated_bytes() > before, "the graves' memory is counted");
+    set.insert(entity(5, 3));
+    set.assert_invariants();
+    set.truncate(0);
+    assert_eq!(set.graves.version(5), 3);
+    set.insert(entity(6, 1));
+    set.insert(entity(7, 1));
+    set.pop();
+    set.clear();
+    assert_eq!((set.graves.version(6), set.graves.version(7)), (1, 1));
+    assert_eq!(
+        set.try_insert(entity(5, 2)),
+        Err(Error::StaleKey { index: 5, version: 2, held: 3 })
+    );
+    set.assert_invariants();
+    let copy = set.try_clone().expect("a small copy");
+    assert_eq!(copy.graves.version(5), 3);
 }

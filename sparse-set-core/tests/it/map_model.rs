@@ -135,6 +135,9 @@ struct Model<K> {
     bounds: Option<(usize, usize)>,
     max_len: usize,
     width: &'static str,
+    /// The newest version each slot has held (for `Entity` keys): an empty slot refuses older
+    /// ones.
+    seen: BTreeMap<u64, u32>,
 }
 
 impl<K: Key + Ord> Model<K> {
@@ -145,6 +148,7 @@ impl<K: Key + Ord> Model<K> {
             bounds,
             max_len: D::MAX_LEN,
             width: D::NAME,
+            seen: BTreeMap::new(),
         }
     }
 
@@ -171,6 +175,14 @@ impl<K: Key + Ord> Model<K> {
             }
             return Ok(());
         }
+        let seen = self.seen.get(&key.sparse_slot()).copied().unwrap_or(0);
+        if key.version() < seen {
+            return Err(Error::StaleKey {
+                index: key.sparse_slot(),
+                version: key.version(),
+                held: seen,
+            });
+        }
         let len = self.order.len();
         if let Some((capacity, key_limit)) = self.bounds {
             if key.sparse_slot() >= key_limit as u64 {
@@ -192,6 +204,8 @@ impl<K: Key + Ord> Model<K> {
     /// Inserts `key` (which must fit): its position and the value it replaced, which for a
     /// different key holding the slot is that key's value.
     fn insert(&mut self, key: K, value: i64) -> (usize, Option<i64>) {
+        let seen = self.seen.entry(key.sparse_slot()).or_insert(0);
+        *seen = (*seen).max(key.version());
         if let Some(position) = self.slot_holder(key) {
             let held = std::mem::replace(&mut self.order[position], key);
             let old = self.values.remove(&held);

@@ -1,10 +1,10 @@
-//! Stale `Entity` handles against a model of the rule the storages document: in the sparse
-//! prefix a slot keeps the newest version it has seen, held or not, and an older version is
-//! refused with `Error::StaleKey` naming that version; an equal or newer one is stored
-//! (replacing what the slot holds). A bounded storage's key range is one prefix from the start,
-//! so there the rule holds for every slot; a growable storage's slots outside the prefix are
-//! checked against the weaker rule its docs state (refused only while a newer version holds the
-//! slot).
+//! Stale `Entity` handles against a model of the rule the storages document: a slot keeps the
+//! newest version it has seen, held or not, and an older version is refused with
+//! `Error::StaleKey` naming that version; an equal or newer one is stored (replacing what the
+//! slot holds). A bounded storage's key range is one prefix from the start; a growable one's
+//! slots lie in the prefix, in thinly used pages, in pages the prefix has not reached and in the
+//! hash lane, and pages join the prefix as they fill: the rule is the same everywhere. The one
+//! window, `shrink_to_fit`, is pinned by a test of its own.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -16,6 +16,36 @@ use sparse_soa_test_support::model;
 /// Slots 0..SLOTS, versions 1..=VERSIONS.
 const SLOTS: u32 = 24;
 const VERSIONS: u32 = 5;
+
+/// The slots of the growable storages, by the numbers `0..SLOTS` the operations name: page 0,
+/// which fills and joins the prefix as its keys come and go; a thinly used page; a page the
+/// prefix does not reach; pages of the hash lane.
+const SPREAD: [u32; SLOTS as usize] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    512,
+    513,
+    514,
+    5000,
+    5001,
+    1 << 30,
+    (1 << 30) + 1,
+    3_000_000_000,
+    u32::MAX - 1,
+    u32::MAX,
+];
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -67,14 +97,17 @@ impl Model {
     }
 }
 
-/// Runs `ops` on a bounded map and a bounded set (the whole key range one prefix), checking
-/// every result against the model.
-fn run_bounded(ops: &[Op]) {
-    let mut map = SparseMap::<Entity, i64>::bounded(SLOTS as usize, SLOTS as usize);
-    let mut set = SparseSet::<Entity>::bounded(SLOTS as usize, SLOTS as usize);
+/// Runs `ops` on a map and a set, their slots named through `slots`, checking every result
+/// against the model.
+fn run(ops: &[Op], mut map: SparseMap<Entity, i64>, mut set: SparseSet<Entity>, slots: &[u32]) {
     let mut model = Model::default();
     for (value, op) in (0_i64..).zip(ops) {
-        match *op {
+        let op = match *op {
+            Op::Insert(slot, version) => Op::Insert(slots[slot as usize], version),
+            Op::Remove(slot, version) => Op::Remove(slots[slot as usize], version),
+            ref op => op.clone(),
+        };
+        match op {
             Op::Insert(slot, version) => {
                 let key = entity(slot, version);
                 let expected = model.insert(slot, version, value);
@@ -109,60 +142,6 @@ fn run_bounded(ops: &[Op]) {
     }
 }
 
-/// Runs `ops` on a growable map, whose slots may lie outside the prefix: there an older version
-/// must be refused while a newer one holds the slot, may be refused once the slot is empty (if
-/// the slot is in the prefix by then), and a result is otherwise the model's.
-fn run_growable(ops: &[Op]) {
-    let mut map = SparseMap::<Entity, i64>::new();
-    let mut held: BTreeMap<u32, (u32, i64)> = BTreeMap::new();
-    for (value, op) in (0_i64..).zip(ops) {
-        match *op {
-            Op::Insert(slot, version) => {
-                let key = entity(slot, version);
-                let holder = held.get(&slot).copied();
-                match map.try_insert(key, value) {
-                    Ok(replaced) => {
-                        assert!(
-                            holder.is_none_or(|(v, _)| v <= version),
-                            "{key:?} over a newer one"
-                        );
-                        assert_eq!(replaced, holder.map(|(_, old)| old));
-                        held.insert(slot, (version, value));
-                    }
-                    Err(Error::StaleKey { index, version: refused, held: newer }) => {
-                        assert_eq!((index, refused), (u64::from(slot), version));
-                        assert!(newer > version, "{key:?} refused for version {newer}");
-                        if let Some((holding, _)) = holder {
-                            assert_eq!(newer, holding, "the refusal names the holder");
-                        }
-                    }
-                    Err(error) => panic!("unexpected {error}"),
-                }
-            }
-            Op::Remove(slot, version) => {
-                let expected = match held.get(&slot) {
-                    Some(&(v, value)) if v == version => {
-                        held.remove(&slot);
-                        Some(value)
-                    }
-                    _ => None,
-                };
-                assert_eq!(map.remove(entity(slot, version)), expected);
-            }
-            Op::Clear => {
-                map.clear();
-                held.clear();
-            }
-            Op::RetainEven => {
-                map.retain(|key, _| key.index() % 2 == 0);
-                held.retain(|slot, _| slot % 2 == 0);
-            }
-        }
-        map.assert_invariants();
-        assert_eq!(map.len(), held.len());
-    }
-}
-
 proptest! {
     #![proptest_config(model::config())]
 
@@ -170,31 +149,77 @@ proptest! {
     fn bounded_storages_refuse_every_version_older_than_seen(
         ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 200 }),
     ) {
-        run_bounded(&ops);
+        let slots: Vec<u32> = (0..SLOTS).collect();
+        let map = SparseMap::bounded(SLOTS as usize, SLOTS as usize);
+        run(&ops, map, SparseSet::bounded(SLOTS as usize, SLOTS as usize), &slots);
     }
 
     #[test]
-    fn growable_storages_refuse_what_their_docs_promise(
-        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 200 }),
+    fn growable_storages_refuse_every_version_older_than_seen_in_every_lane(
+        ops in prop::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 300 }),
     ) {
-        run_growable(&ops);
+        run(&ops, SparseMap::new(), SparseSet::new(), &SPREAD);
     }
 }
 
-/// The window the docs state, pinned: a growable map whose only keys sit on a thinly used page
-/// (outside the prefix) forgets the version of an emptied slot; a bounded one does not.
+/// Outside the prefix too an emptied slot keeps the version it held: a growable storage whose
+/// only keys sit on a thinly used page refuses an older handle as a bounded one does; so does
+/// a slot emptied while its page was thinly used, once the page has filled and joined the
+/// prefix; a clone keeps the versions; a set of integer keys keeps none (and allocates none).
 #[test]
-fn an_emptied_slot_outside_the_prefix_forgets_its_version_and_a_prefix_slot_does_not() {
+fn an_emptied_slot_keeps_its_version_in_every_lane() {
     let (old, new) = (entity(3, 1), entity(3, 2));
+    let stale = Err(Error::StaleKey { index: 3, version: 1, held: 2 });
     let mut growable = SparseMap::<Entity, i64>::new();
     growable.insert(new, 2);
     growable.remove(new);
-    assert_eq!(growable.try_insert(old, 1), Ok(None), "outside the prefix: the window");
-
+    assert_eq!(growable.try_insert(old, 1), stale);
+    assert_eq!(growable.clone().try_insert(old, 1), stale, "a clone keeps the versions");
+    let mut set = SparseSet::<Entity>::new();
+    set.insert(new);
+    set.clear();
+    assert_eq!(set.try_insert(old), stale.map(|_| (0, true)));
     let mut bounded = SparseMap::<Entity, i64>::bounded(4, 8);
     bounded.insert(new, 2);
     bounded.remove(new);
-    assert_eq!(bounded.try_insert(old, 1), Err(Error::StaleKey { index: 3, version: 1, held: 2 }));
+    assert_eq!(bounded.try_insert(old, 1), stale);
+
+    // Page 0 fills and joins the prefix: slot 3's version moves into the prefix with it.
+    for slot in (0..512).filter(|&slot| slot != 3) {
+        growable.insert(entity(slot, 1), 0);
+    }
+    growable.assert_invariants();
+    assert_eq!(growable.try_insert(old, 1), stale, "the slot joined the prefix");
+    assert_eq!(growable.try_insert(new, 2), Ok(None));
+
+    // The hash lane: a handle far from every other key.
+    let far = |version| entity(u32::MAX - 7, version);
+    growable.insert(far(4), 4);
+    growable.remove(far(4));
+    assert_eq!(
+        growable.try_insert(far(3), 3),
+        Err(Error::StaleKey { index: u64::from(u32::MAX - 7), version: 3, held: 4 })
+    );
+    growable.assert_invariants();
+}
+
+/// The window the docs state, pinned: `shrink_to_fit` rebuilds the pages, and a page of the
+/// prefix it turns into a thinly used one forgets the versions of its emptied slots.
+#[test]
+fn shrink_to_fit_forgets_the_versions_of_the_prefix_pages_it_releases() {
+    let mut map = SparseMap::<Entity, i64>::new();
+    for slot in 0..512 {
+        map.insert(entity(slot, 2), 0);
+    }
+    map.retain(|key, _| key.index() < 4);
+    map.shrink_to_fit();
+    map.assert_invariants();
+    assert_eq!(map.try_insert(entity(100, 1), 1), Ok(None), "the window");
+    assert_eq!(
+        map.try_insert(entity(2, 1), 1),
+        Err(Error::StaleKey { index: 2, version: 1, held: 2 }),
+        "a held slot refuses an older handle everywhere"
+    );
 }
 
 #[test]

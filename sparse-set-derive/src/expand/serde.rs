@@ -11,6 +11,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 
 use crate::ast::Input;
+use crate::errors;
 
 pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     let Some(span) = input.serde else { return unmarked(input) };
@@ -25,7 +26,7 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     with_de.params.insert(0, syn::GenericParam::Lifetime(syn::LifetimeParam::new(de.clone())));
     let impl_de = with_de.split_for_impl().0;
     let storage = input.owning(&names.storage);
-    let value = respan(input.owning(input.ident), span);
+    let value = errors::respan(input.owning(input.ident), span);
     let refs = &names.refs;
     let cloned = quote!(#refs::cloned);
     let predicates: TokenStream = generics
@@ -99,27 +100,9 @@ fn clone_bounds(input: &Input<'_>) -> TokenStream {
 /// without serde's traits is reported.
 fn invocation(input: &Input<'_>, span: Span, arguments: TokenStream) -> TokenStream {
     let p = &input.private;
-    let mut path = respan(quote!(#p::serde_impls!), span);
+    let mut path = errors::respan(quote!(#p::serde_impls!), span);
     let mut braces = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, arguments);
     braces.set_span(span);
     path.extend([TokenTree::Group(braces)]);
     path
-}
-
-/// `tokens` with every span set to `span`, groups included.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut tree| {
-            if let TokenTree::Group(group) = &tree {
-                let mut inner =
-                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
-                tree = TokenTree::Group(inner);
-            } else {
-                tree.set_span(span);
-            }
-            tree.into_token_stream()
-        })
-        .collect()
 }
