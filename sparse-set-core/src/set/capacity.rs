@@ -122,8 +122,10 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         }
         shrink(&mut self.dense);
         self.sparse.release_empty_pages();
-        // Pages that joined the prefix in the rebuild bring no versions: give them their keys'.
+        // Pages that joined the prefix in the rebuild bring no versions: give them their keys'
+        // (and their graves').
         self.fill_versions(0);
+        self.graves.shrink();
     }
 
     /// The number of sparse pages allocated. Each covers 512 consecutive slots; a page with up to

@@ -75,6 +75,17 @@ impl Graves {
         self.pages.is_empty()
     }
 
+    /// Releases the pages whose graves all moved into the prefix, and the graves' pages
+    /// altogether when none is left (`shrink_to_fit`).
+    pub(crate) fn shrink(&mut self) {
+        if let Some(pages) = self.pages.first_mut() {
+            pages.release_empty_pages();
+            if pages.page_count() == 0 {
+                self.pages = Vec::new();
+            }
+        }
+    }
+
     /// A copy, allocated fallibly.
     pub(crate) fn try_clone(&self) -> Result<Self, Error> {
         let mut pages = Vec::new();

@@ -162,4 +162,19 @@ fn graves_keep_the_versions_emptied_outside_the_prefix_and_only_there() {
     set.assert_invariants();
     let copy = set.try_clone().expect("a small copy");
     assert_eq!(copy.graves.version(5), 3);
+
+    // Page 0 fills and joins the prefix: the graves move into its cells, and `shrink_to_fit`
+    // frees what held them.
+    for slot in 0..512 {
+        set.insert(entity(slot, 3));
+    }
+    set.assert_invariants();
+    assert_eq!(set.graves.version(5), 0);
+    set.shrink_to_fit();
+    assert!(set.graves.is_unused());
+    set.remove(entity(6, 3));
+    assert_eq!(
+        set.try_insert(entity(6, 2)),
+        Err(Error::StaleKey { index: 6, version: 2, held: 3 })
+    );
 }
