@@ -33,7 +33,10 @@ use crate::key::Key;
 /// Issued by [`Entities::spawn`]. When an entity is despawned its slot's generation is bumped, so
 /// the old handle no longer matches: [`Entities::is_alive`] rejects it, and so does every
 /// [`SparseSet`](crate::SparseSet) or [`SparseMap`](crate::SparseMap) keyed by `Entity`, even after
-/// the slot is reused. Only the index addresses a set's sparse array.
+/// the slot is reused: a lookup misses it, and an insert is refused
+/// ([`Error::StaleKey`](crate::Error::StaleKey)) once the storage has held a newer generation of
+/// the slot (a world's insert checks the allocator itself). Only the index addresses a set's
+/// sparse array.
 ///
 /// `Entity` is 8 bytes and, because the generation is never zero, so is `Option<Entity>`.
 ///

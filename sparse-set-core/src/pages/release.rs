@@ -7,7 +7,9 @@ use alloc::vec::Vec;
 use crate::dense::DenseIndex;
 use crate::error::{Error, shrink, try_reserve};
 use crate::pages::compact::Compact;
-use crate::pages::{COMPACT, Entry, Found, PageRef, Pages, flat_index, new_full};
+use crate::pages::{
+    COMPACT, COMPACT_LEN, Entry, Found, PAGE_LEN, PageRef, Pages, flat_index, new_full,
+};
 
 impl<D: DenseIndex> Pages<D> {
     /// Every page number with a page, and the page's slots.
@@ -84,6 +86,18 @@ impl<D: DenseIndex> Pages<D> {
                 Ok(())
             }
         }
+    }
+
+    /// The slots of the prefix that [`release_empty_pages`](Self::release_empty_pages) keeps in
+    /// it: those of its pages from page 0 up that hold more slots than a compact page takes
+    /// (the first page with fewer turns compact or goes, and the prefix ends there).
+    pub(crate) fn prefix_slots_kept_by_release(&self) -> usize {
+        let stride = self.prefix.stride();
+        let kept = self
+            .prefix
+            .pages_words()
+            .take_while(|words| PageRef::Prefix(words, stride).used() > COMPACT_LEN);
+        kept.count() * PAGE_LEN
     }
 
     /// Releases every page whose slots are all zero, turns full pages with few slots in use

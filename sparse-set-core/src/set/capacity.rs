@@ -7,6 +7,7 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
 use crate::key::Key;
 use crate::observe::Observer;
+use crate::pages::Prefix;
 use crate::set::SparseSet;
 
 impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
@@ -95,6 +96,20 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         }
     }
 
+    /// Moves the versions of the empty slots of the prefix from slot `from` on into the graves:
+    /// what [`shrink_to_fit`](Self::shrink_to_fit) does for the pages that leave the prefix,
+    /// so that their slots go on refusing older keys. (If the pages stay, `fill_versions` moves
+    /// the versions back.)
+    fn bury_prefix_versions_from(&mut self, from: usize) {
+        let graves = &mut self.graves;
+        for (slot, cell) in (from as u64..).zip(self.sparse.prefix_cells_mut_from(from)) {
+            let version = Prefix::version_in(cell);
+            if cell[0] == D::ZERO && version != 0 {
+                graves.bury(slot, version);
+            }
+        }
+    }
+
     /// `additional`, capped to the keys the dense width still has room for: a narrow width
     /// never reserves room it cannot use.
     pub(crate) fn cap_additional(&self, additional: usize) -> usize {
@@ -121,6 +136,9 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
             return;
         }
         shrink(&mut self.dense);
+        if K::SLOT_AND_VERSION_ARE_KEY {
+            self.bury_prefix_versions_from(self.sparse.prefix_slots_kept_by_release());
+        }
         self.sparse.release_empty_pages();
         // Pages that joined the prefix in the rebuild bring no versions: give them their keys'
         // (and their graves').

@@ -5,7 +5,8 @@
 //! keys, a page the prefix has not reached, the hash lane) a slot holds only a dense position,
 //! so a removal there leaves the removed key's version here: a paged sparse array of its own,
 //! from slot to version, which follows the slots emptied, as the set's index follows the slots
-//! held. A set with no such removal, a set that is not versioned, and a bounded set (whose
+//! held. `shrink_to_fit` buries here the versions of the emptied slots of the prefix pages it
+//! releases. A set with no such removal, a set that is not versioned, and a bounded set (whose
 //! prefix covers its whole key range) never allocate one.
 //!
 //! # Invariant

@@ -54,14 +54,14 @@
 //! prefix that a removal empties leaves it in the set's **graves** (the `graves` module: a paged
 //! array of their own, from slot to version, allocated at the first such removal and moved into
 //! the prefix's cells when their page joins it). So a versioned set's memory follows the slots
-//! it has held, not only those it holds; a bounded set's key range is all prefix, and it never
-//! allocates graves. If the memory for a grave cannot be had, the removal keeps no version there
-//! (a removal never fails). [`shrink_to_fit`](SparseSet::shrink_to_fit) is the one window: a
-//! page of the prefix it turns into a thinly used one forgets the versions of its emptied
-//! slots, and an older version is refused there only while a newer one holds the slot. A
-//! world's insertions (`#[derive(World)]`) check every `Entity` against its allocator, which
-//! closes that window too. A set saved and loaded (the `serde` feature) knows the versions of
-//! the keys it holds only.
+//! it has held, not only those it holds (4 bytes a slot where they are dense, as in a prefix);
+//! a bounded set's key range is all prefix, and it never allocates graves.
+//! [`shrink_to_fit`](SparseSet::shrink_to_fit) moves the versions of the emptied slots of the
+//! prefix pages it releases into the graves. Two cases forget: a grave whose memory cannot be
+//! had (a removal never fails, so it keeps no version there), and a set saved and loaded (the
+//! `serde` feature), which knows the versions of the keys it holds only. There an older version
+//! is refused only while a newer one holds the slot. A world's insertions (`#[derive(World)]`)
+//! check every `Entity` against its allocator, which closes those windows too.
 //!
 //! # Observer
 //!
