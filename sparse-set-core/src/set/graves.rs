@@ -70,7 +70,8 @@ impl Graves {
         self.pages.first_mut().map_or(0, |pages| pages.take(slot))
     }
 
-    /// Whether any grave was ever dug (the pages exist).
+    /// Whether there are no graves' pages: none dug yet, or all released by
+    /// [`shrink`](Self::shrink).
     #[inline]
     pub(crate) fn is_unused(&self) -> bool {
         self.pages.is_empty()
@@ -103,8 +104,9 @@ impl Graves {
             + self.pages.first().map_or(0, Pages::allocated_bytes)
     }
 
-    /// Checks the pages' own invariants, that no grave lies below `prefix_slots` (checked slot
-    /// by slot, so only where graves exist) and, through `held`, each held slot's.
+    /// Checks the pages' own invariants and that no grave lies below `prefix_slots` (slot by
+    /// slot, so only where graves exist). The set checks each held slot's grave against its
+    /// key.
     pub(crate) fn check(&self, prefix_slots: usize, versioned: bool) {
         let Some(pages) = self.pages.first() else { return };
         assert!(versioned, "a set that is not versioned keeps graves");
