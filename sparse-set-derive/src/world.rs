@@ -230,8 +230,10 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
         (
             "Despawns `entity`: removes it from every storage of the world (a swap-remove in \
              each) and from the `Entities` allocator. Returns whether it was alive. A stale \
-             handle never touches a newer entity of its slot.\n\nComputes in \
-             **O(storages)** time.",
+             handle never touches a newer entity of its slot.\n\nIf a removal panics (a \
+             value's `Drop`, an observer's hook), the panic propagates with the entity still \
+             alive and the storages after that one still holding it: despawning it again \
+             finishes the despawn.\n\nComputes in **O(storages)** time.",
             "Asks `keep` about every live entity, once each, and despawns the ones it rejects \
              (from every storage and from the allocator).\n\nComputes in **O(slots + removed · \
              storages)** time, without allocating.",

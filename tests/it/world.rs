@@ -71,6 +71,48 @@ fn despawn_removes_from_every_storage_and_the_allocator() {
     game.frames += 1;
 }
 
+/// A value whose `Drop` panics when it is armed.
+struct Bomb(bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        assert!(!self.0, "a bomb's drop panics");
+    }
+}
+
+#[derive(Default, World)]
+struct Minefield {
+    entities: Entities,
+    positions: PositionSoa,
+    bombs: SparseMap<Entity, Bomb>,
+    names: SparseMap<Entity, String>,
+}
+
+/// A removal that panics in the middle of a despawn, as its docs say: the entity stays alive,
+/// the storages before the panicking one have removed it and those after it hold it; a second
+/// despawn finishes.
+#[test]
+fn a_despawn_whose_value_panics_on_drop_is_finished_by_despawning_again() {
+    let mut field = Minefield::default();
+    let (doomed, other) = (field.entities.spawn(), field.entities.spawn());
+    for (entity, armed) in [(doomed, true), (other, false)] {
+        field.positions.insert(entity, Position { x: 1, y: 2 });
+        field.bombs.insert(entity, Bomb(armed));
+        field.names.insert(entity, "n".into());
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| field.despawn(doomed)));
+    assert!(result.is_err(), "the bomb's drop panics");
+    assert!(field.entities.is_alive(doomed));
+    assert!(field.positions.get(doomed).is_none() && field.bombs.get(doomed).is_none());
+    assert!(field.names.get(doomed).is_some());
+    assert!(field.despawn(doomed));
+    assert!(!field.entities.is_alive(doomed) && field.names.get(doomed).is_none());
+    assert_eq!(field.names.keys(), &[other]);
+    field.entities.assert_invariants();
+    field.names.assert_invariants();
+    assert!(field.despawn(other));
+}
+
 #[test]
 fn despawn_cleans_storages_of_an_entity_despawned_from_the_allocator_alone() {
     let mut game = Game::default();
