@@ -133,9 +133,9 @@ pub trait Storage {
     /// # Errors
     ///
     /// As the storage's inherent `try_insert`: [`Error::StaleKey`] for a key older than the
-    /// version its slot holds, or, in a slot of the sparse prefix, has held (see "Stale keys" in
-    /// the [`set`](crate::set) module docs for the window outside it); for a new key,
-    /// the limits of a bounded storage or of the dense width, or a failed allocation.
+    /// version its slot holds or has held (see "Stale keys" in the [`set`](crate::set) module
+    /// docs); for a new key, the limits of a bounded storage or of the dense width, or a failed
+    /// allocation.
     ///
     /// ```
     /// use core::num::NonZeroU32;

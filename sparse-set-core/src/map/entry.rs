@@ -396,7 +396,8 @@ impl<'a, K: Key, V, D: DenseIndex, O: Observer<K, V>> VacantEntry<'a, K, V, D, O
     ///
     /// As with [`SparseMap::insert`], if the key's sparse slot is held by an older version of
     /// it (an [`Entity`](crate::Entity) of an older generation), that element is replaced in
-    /// place and its value dropped; if it is held by a newer one, the key is stale and refused.
+    /// place and its value dropped; if it holds or has held a newer one, the key is stale and
+    /// refused.
     ///
     /// Computes in **O(1)** amortised time.
     ///

@@ -452,9 +452,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// A map holds one key per sparse slot. If `key`'s slot is held by an older version of it
     /// (for an [`Entity`](crate::Entity): the same index, an older generation, so an entity that
     /// was despawned), that element is replaced in place: `key` takes its position, and its
-    /// value is returned as `Some(old)`. If the slot is held by a newer version, `key` is stale:
-    /// the call is refused ([`Error::StaleKey`]) and nothing changes, so a handle kept past a
-    /// despawn never overwrites another entity's data.
+    /// value is returned as `Some(old)`. If the slot holds a newer version, or has held one
+    /// since emptied, `key` is stale: the call is refused ([`Error::StaleKey`]) and nothing
+    /// changes, so a handle kept past a despawn never overwrites another entity's data nor
+    /// comes back.
     ///
     /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
     /// first in its sparse page (never for a bounded map).
@@ -518,7 +519,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// # Errors
     ///
     /// Leaving the map unchanged (and dropping `value`): [`Error::StaleKey`] when `key`'s slot
-    /// holds a newer version of it; [`Error::KeyOutOfRange`] and [`Error::Full`] when a new key
+    /// holds or has held a newer version of it; [`Error::KeyOutOfRange`] and [`Error::Full`] when a new key
     /// does not fit a bounded map, [`Error::DenseIndexOverflow`] when a new key does not fit the
     /// dense width `D`, [`Error::CapacityOverflow`] or [`Error::AllocFailed`] when memory cannot
     /// be had.

@@ -739,8 +739,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     ///
     /// A set holds one key per sparse slot: if `key`'s slot is held by an older version of it
     /// (for an [`Entity`](crate::Entity): the same index, an older generation), that key is
-    /// replaced in place and this returns `true`; if it is held by a newer version, `key` is
-    /// stale and refused ([`Error::StaleKey`]).
+    /// replaced in place and this returns `true`; if it holds a newer version, or has held one
+    /// since emptied, `key` is stale and refused ([`Error::StaleKey`]).
     ///
     /// Computes in **O(1)** amortised time; allocates when the dense side is full or `key` is the
     /// first in its sparse page.
@@ -792,8 +792,8 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     ///
     /// # Errors
     ///
-    /// Leaving the set unchanged: [`Error::StaleKey`] when `key`'s slot holds a newer version
-    /// of it; and for a new key only, [`Error::KeyOutOfRange`] and [`Error::Full`] past a
+    /// Leaving the set unchanged: [`Error::StaleKey`] when `key`'s slot holds or has held a
+    /// newer version of it; and for a new key only, [`Error::KeyOutOfRange`] and [`Error::Full`] past a
     /// bounded set's limits, [`Error::DenseIndexOverflow`] when the set already holds
     /// `D::MAX_LEN` keys, [`Error::CapacityOverflow`] or [`Error::AllocFailed`] when memory
     /// cannot be had.

@@ -35,9 +35,9 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         ///
         /// A new key is appended at the end of every column. If `key`'s sparse slot is held
         /// by an older version of it (for an `Entity`: the same index, an older generation,
-        /// so a despawned entity), that element is replaced in place and returned; if it is
-        /// held by a newer one, `key` is stale and refused (`Error::StaleKey`), changing
-        /// nothing.
+        /// so a despawned entity), that element is replaced in place and returned; if it
+        /// holds a newer one, or has held one since emptied, `key` is stale and refused
+        /// (`Error::StaleKey`), changing nothing.
         ///
         /// Computes in **O(1)** amortised time.
         ///
@@ -76,11 +76,11 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
         ///
         /// # Errors
         ///
-        /// `Error::StaleKey` when `key`'s slot holds a newer version of it; and for a new key
-        /// only, `Error::KeyOutOfRange` and `Error::Full` past a bounded storage's limits,
-        /// `Error::DenseIndexOverflow` when the dense index width is exhausted,
-        /// `Error::AllocFailed` when memory cannot be had. The storage is then unchanged and
-        /// `value` is dropped.
+        /// `Error::StaleKey` when `key`'s slot holds or has held a newer version of it; and
+        /// for a new key only, `Error::KeyOutOfRange` and `Error::Full` past a bounded
+        /// storage's limits, `Error::DenseIndexOverflow` when the dense index width is
+        /// exhausted, `Error::AllocFailed` when memory cannot be had. The storage is then
+        /// unchanged and `value` is dropped.
         #[inline]
         pub fn try_insert(&mut self, key: #k, value: #value) -> #result<#option<#value>, #p::Error> {
             match self.try_insert_full(key, value) {
