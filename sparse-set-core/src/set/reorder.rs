@@ -136,6 +136,27 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         self.sort_unstable_by(K::cmp);
     }
 
+    /// Sorts the keys: [`sort_unstable`](Self::sort_unstable) under the name every other
+    /// storage gives its sort by key (`SparseMap::sort_keys`, a derived storage's and a
+    /// group's), so that a tag sorts as they do. The keys are distinct, so a stable sort would
+    /// give the same order; this one allocates nothing (but see
+    /// [`sort_unstable_by`](Self::sort_unstable_by) for a set with an [`Observer`]).
+    ///
+    /// Computes in **O(len log len)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::SparseSet;
+    /// let mut set: SparseSet<u32> = [3, 1, 2].into_iter().collect();
+    /// set.sort_keys();
+    /// assert_eq!(set.as_slice(), &[1, 2, 3]);
+    /// ```
+    pub fn sort_keys(&mut self)
+    where
+        K: Ord,
+    {
+        self.sort_unstable();
+    }
+
     /// Sorts the keys with a comparator (unstable) and re-points their slots. A set with an
     /// [`Observer`] sorts through one [`Permutation`] of `len` positions instead (allocated),
     /// which it reports.
