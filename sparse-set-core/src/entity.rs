@@ -25,7 +25,7 @@ use core::fmt;
 use core::num::NonZeroU32;
 use core::ops::Range;
 
-use crate::error::{Error, fail, try_reserve, try_reserve_exact};
+use crate::error::{Error, fail, shrink, shrink_to, try_reserve, try_reserve_exact};
 use crate::key::Key;
 
 /// A generational id: a slot `index` plus the `generation` of that slot it was issued for.
@@ -540,6 +540,31 @@ impl Entities {
         try_reserve(&mut self.slots, new_slots)?;
         // `despawn` pushes to the free list without allocating: room for every slot.
         self.reserve_free_list(self.slots.len().saturating_add(new_slots))
+    }
+
+    /// Releases the memory the allocator holds past its slots (a growable one: a bounded one
+    /// keeps its memory, so that it never allocates again). Every slot stays, alive, free or
+    /// retired, each at its generation: a slot's generation is what refuses its old handles.
+    /// The free list keeps room for every slot, so `despawn` still never allocates. Where the
+    /// allocator refuses a smaller allocation, that part keeps its memory (this never fails,
+    /// and never aborts).
+    ///
+    /// Computes in **O(slots)** time.
+    ///
+    /// ```
+    /// # use sparse_set_core::Entities;
+    /// let mut entities = Entities::with_capacity(1_000);
+    /// let e = entities.spawn();
+    /// entities.shrink_to_fit();
+    /// assert!(entities.capacity() < 1_000);
+    /// assert!(entities.despawn(e));
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        if self.bound.is_some() {
+            return;
+        }
+        shrink(&mut self.slots);
+        shrink_to(&mut self.free, self.slots.len());
     }
 
     /// Room on the free list for `slots` slots in all, those it lists included (rule 5: room
@@ -1101,5 +1126,27 @@ mod tests {
         assert!(!entities.despawn(first));
         assert!(entities.is_alive(second));
         entities.assert_invariants();
+    }
+
+    #[test]
+    fn shrink_to_fit_keeps_every_slot_and_room_to_despawn_them() {
+        let mut entities = Entities::with_capacity(4_096);
+        let all: Vec<Entity> = (0..1_000).map(|_| entities.spawn()).collect();
+        for &entity in all.iter().step_by(2) {
+            entities.despawn(entity);
+        }
+        let before = entities.clone();
+        entities.shrink_to_fit();
+        entities.assert_invariants(); // the free list has room for every slot
+        assert_eq!(entities, before, "the same slots, generations and free list");
+        assert_eq!(entities.capacity(), 1_000);
+        assert!(!entities.is_alive(all[0]) && entities.is_alive(all[1]));
+        for &entity in all.iter().skip(1).step_by(2) {
+            assert!(entities.despawn(entity));
+        }
+        entities.assert_invariants();
+        let mut bounded = Entities::bounded(64);
+        bounded.shrink_to_fit();
+        assert_eq!(bounded.capacity(), 64);
     }
 }

@@ -173,15 +173,22 @@ fn check_capacity<T>(len: usize, additional: usize) -> Result<(), Error> {
 /// `Vec::shrink_to_fit` that keeps the vector as it is when the allocator refuses the smaller
 /// allocation (where `shrink_to_fit` would abort): the elements move into an exact allocation.
 pub fn shrink<T>(vec: &mut Vec<T>) {
-    if vec.capacity() == vec.len() {
+    shrink_to(vec, 0);
+}
+
+/// [`shrink`] to a capacity of at least `min` (and the length): what a vector that must keep
+/// room for `min` elements releases.
+pub(crate) fn shrink_to<T>(vec: &mut Vec<T>, min: usize) {
+    let capacity = vec.len().max(min);
+    if vec.capacity() <= capacity {
         return;
     }
-    if vec.is_empty() {
+    if capacity == 0 {
         *vec = Vec::new();
         return;
     }
     let mut exact = Vec::new();
-    if exact.try_reserve_exact(vec.len()).is_ok() {
+    if exact.try_reserve_exact(capacity).is_ok() {
         exact.append(vec);
         *vec = exact;
     }
