@@ -31,6 +31,8 @@ enum Op {
     Get(u16),
     RetainAlive,
     Clear,
+    /// Every storage and the allocator release memory; nothing they refuse changes.
+    ShrinkToFit,
 }
 
 /// One slot per index: the handle held and its value.
@@ -158,6 +160,11 @@ fuzz_target!(|ops: Vec<Op>| {
             Op::Clear => {
                 entities.clear();
                 alive.clear();
+            }
+            Op::ShrinkToFit => {
+                entities.shrink_to_fit();
+                map.shrink_to_fit();
+                bodies.shrink_to_fit();
             }
         }
         entities.assert_invariants();

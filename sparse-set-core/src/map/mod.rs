@@ -584,14 +584,14 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     #[expect(clippy::inline_always, reason = "the tail of every insert of a new key")]
     fn push_value(&mut self, key: K, index: usize, value: V) -> Result<(), Error> {
         debug_assert_eq!(index, self.values.len());
-        // A new key is last in the set, so a refusal undoes it with `pop`. A bounded map
+        // A new key is last in the set, so a refusal undoes it (`undo_push`). A bounded map
         // reserved its values up front, so this never allocates there.
         // One more value never overflows the capacity (the set holds it already), so a refusal
         // here is a failed allocation.
         // The observer's room too (a `Ticks`' stamps), so its event allocates nothing.
         let reserved = self.values.try_reserve(1).map_err(Error::from);
         if let Err(error) = reserved.and_then(|()| self.observer.try_reserve(1)) {
-            self.set.pop();
+            self.set.undo_push();
             return Err(error);
         }
         self.values.push(value);

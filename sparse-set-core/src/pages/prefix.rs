@@ -7,7 +7,8 @@
 //! `u32` and `usize`, two for `u16`, four for `u8`). One cache line then answers "is this key
 //! here, and where". The version stays when the slot is emptied, so the set can refuse an older
 //! version of a key it has seen (a handle kept past a despawn); a page that joins the prefix
-//! brings no versions of its empty slots (zero: none seen). In any other set `stride` is 1.
+//! brings the versions the set kept for its empty slots elsewhere (its graves: see the `set`
+//! module; zero where none). In any other set `stride` is 1.
 //!
 //! # Invariant
 //!
@@ -147,7 +148,7 @@ impl<D: DenseIndex> Prefix<D> {
     }
 
     /// The version kept for slot `at`: zero past the prefix, in a prefix that is not versioned,
-    /// or for a slot no key has been stored in since it joined the prefix.
+    /// or for a slot no key has been stored in (as far as the set remembers).
     #[inline]
     pub(crate) fn version(&self, at: usize) -> u32 {
         if self.stride == 1 {

@@ -89,8 +89,12 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         if self.bounds.is_none() && slots.end.saturating_sub(slots.start) <= room {
             let prefix = self.sparse.prefix_slots();
             let joined = self.sparse.try_reserve_slots(slots.start, slots.end);
-            if K::SLOT_AND_VERSION_ARE_KEY && joined == Ok(true) {
-                // Pages holding keys joined the prefix: their slots get their versions.
+            // Pages holding keys joined the prefix, or pages that slots emptied before left
+            // graves in: their slots get their versions.
+            let grown = self.sparse.prefix_slots() > prefix;
+            if K::SLOT_AND_VERSION_ARE_KEY
+                && (joined == Ok(true) || (grown && !self.graves.is_unused()))
+            {
                 self.fill_versions(prefix);
             }
         }
@@ -121,6 +125,11 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     ///
     /// Shrinking moves memory into smaller allocations; where the allocator refuses one, that
     /// part keeps its memory (this never fails, and never aborts).
+    ///
+    /// A set of versioned keys (`Entity`) keeps the version of every slot it has emptied, so
+    /// that it refuses older handles there (see "Stale keys" in the [`set`](crate::set) module
+    /// docs): the versions of the prefix pages this releases move to where it keeps those of
+    /// the other pages (4 bytes a slot where they lie dense), and those stay.
     ///
     /// Computes in **O(allocated sparse slots)** time.
     ///

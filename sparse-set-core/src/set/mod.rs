@@ -1207,6 +1207,17 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         Some(key)
     }
 
+    /// Takes back the key just pushed (the last), whose insert a caller could not finish: its
+    /// slot is emptied as if it had never been stored, with no grave (a removal outside the
+    /// prefix leaves one) and no report: for a set without an observer (a map's index). The
+    /// version a slot of the prefix keeps beside its value stays the key's.
+    pub(crate) fn undo_push(&mut self) {
+        debug_assert!(!O::OBSERVES, "an observed set cannot take back what it reported");
+        if let Some(key) = self.dense.pop() {
+            self.sparse.take(key.sparse_slot());
+        }
+    }
+
     /// Keeps the first `len` keys in dense order and removes the rest; nothing else moves. Does
     /// nothing if `len >= self.len()`.
     ///

@@ -178,3 +178,54 @@ fn graves_keep_the_versions_emptied_outside_the_prefix_and_only_there() {
         Err(Error::StaleKey { index: 6, version: 2, held: 3 })
     );
 }
+
+/// Pages that join the prefix empty, when a batch lays out its slots, take the versions their
+/// slots left in the graves: a page emptied and released by `shrink_to_fit`, or a thinly used
+/// page whose grave outlived it.
+#[test]
+fn slots_laid_out_for_a_batch_take_their_graves() {
+    let stale = |slot: u32| Err(Error::StaleKey { index: u64::from(slot), version: 1, held: 2 });
+    let mut thin = SparseSet::<Entity>::new();
+    thin.insert(entity(5, 2));
+    thin.remove(entity(5, 2));
+    thin.shrink_to_fit(); // the empty page goes; its grave stays
+    let mut released = SparseSet::<Entity>::new();
+    for slot in 0..512 {
+        released.insert(entity(slot, 2));
+    }
+    released.clear();
+    released.shrink_to_fit(); // page 0 leaves the prefix; its versions go to the graves
+    for (set, slot) in [(&mut thin, 5), (&mut released, 7)] {
+        assert_eq!(set.try_insert(entity(slot, 1)), stale(slot));
+        set.reserve(512);
+        set.reserve_slots(0..512);
+        assert_eq!(set.sparse.prefix_slots(), 512, "the page joined the prefix");
+        set.assert_invariants();
+        assert_eq!(set.try_insert(entity(slot, 1)), stale(slot));
+        assert_eq!(set.fresh_run_len(&[entity(slot, 1)]), 0);
+    }
+}
+
+/// An observer that refuses to reserve while `refusing`.
+#[derive(Clone, Default)]
+struct Refusing {
+    refusing: bool,
+}
+
+impl<K, V> Observer<K, V> for Refusing {
+    fn try_reserve(&mut self, _: usize) -> Result<(), Error> {
+        if self.refusing { Err(Error::AllocFailed) } else { Ok(()) }
+    }
+}
+
+/// A map's insert that fails after its index took the key leaves no trace of it: no grave, so
+/// an older version of the key is still welcome.
+#[test]
+fn a_failed_map_insert_leaves_no_grave() {
+    let mut map =
+        crate::SparseMap::<Entity, u8, u32, Refusing>::with_observer(Refusing { refusing: true });
+    assert_eq!(map.try_insert(entity(5, 3), 1), Err(Error::AllocFailed));
+    map.observer_mut().refusing = false;
+    assert_eq!(map.try_insert(entity(5, 2), 1), Ok(None));
+    map.assert_invariants();
+}

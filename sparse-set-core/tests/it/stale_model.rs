@@ -54,6 +54,11 @@ enum Op {
     Clear,
     RetainEven,
     ShrinkToFit,
+    /// Keeps the first `n` keys in dense order.
+    Truncate(usize),
+    Pop,
+    /// Lays out the slots of page 0 for a batch (`Storage::reserve_slots`).
+    ReserveSlots,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -63,6 +68,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Clear),
         1 => Just(Op::RetainEven),
         1 => Just(Op::ShrinkToFit),
+        1 => (0..6_usize).prop_map(Op::Truncate),
+        1 => Just(Op::Pop),
+        1 => Just(Op::ReserveSlots),
     ]
 }
 
@@ -136,6 +144,27 @@ fn run(ops: &[Op], mut map: SparseMap<Entity, i64>, mut set: SparseSet<Entity>, 
             Op::ShrinkToFit => {
                 map.shrink_to_fit();
                 set.shrink_to_fit();
+            }
+            Op::Truncate(len) => {
+                for key in map.keys().iter().skip(len) {
+                    model.held.remove(&key.index());
+                }
+                map.truncate(len);
+                set.truncate(len);
+            }
+            Op::Pop => {
+                let popped = map.pop();
+                assert_eq!(set.pop(), popped.map(|(key, _)| key), "the same dense order");
+                if let Some((key, value)) = popped {
+                    let held = model.held.remove(&key.index());
+                    assert_eq!(held, Some((key.generation().get(), value)));
+                }
+            }
+            Op::ReserveSlots => {
+                map.reserve(512);
+                Storage::reserve_slots(&mut map, 0..512);
+                set.reserve(512);
+                Storage::reserve_slots(&mut set, 0..512);
             }
         }
         map.assert_invariants();
