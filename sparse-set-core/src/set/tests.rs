@@ -222,8 +222,9 @@ impl<K, V> Observer<K, V> for Refusing {
 /// an older version of the key is still welcome.
 #[test]
 fn a_failed_map_insert_leaves_no_grave() {
-    let mut map =
-        crate::SparseMap::<Entity, u8, u32, Refusing>::with_observer(Refusing { refusing: true });
+    let mut map = crate::map::SparseMap::<Entity, u8, u32, Refusing>::with_observer(Refusing {
+        refusing: true,
+    });
     assert_eq!(map.try_insert(entity(5, 3), 1), Err(Error::AllocFailed));
     map.observer_mut().refusing = false;
     assert_eq!(map.try_insert(entity(5, 2), 1), Ok(None));
