@@ -522,9 +522,9 @@ impl<D: DenseIndex> Pages<D> {
         self.take_outside_prefix(slot)
     }
 
-    /// [`take`](Self::take) past the prefix.
+    /// [`take`](Self::take) past the prefix (`slot` must lie past it).
     #[inline(never)]
-    fn take_outside_prefix(&mut self, slot: u64) -> D {
+    pub(crate) fn take_outside_prefix(&mut self, slot: u64) -> D {
         let (page, offset) = split(slot);
         if let Some(Some(full)) = self.flat_full.get_mut(flat_index(page)) {
             return core::mem::replace(&mut full[offset], D::ZERO);

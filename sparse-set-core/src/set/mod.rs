@@ -1000,7 +1000,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
         let graves = &mut self.graves;
         for (slot, cell) in (from as u64..).zip(self.sparse.prefix_cells_mut_from(from)) {
             // The slot joins the prefix: its grave, if any, moves into its cell.
-            let buried = if graves.is_unused() { 0 } else { graves.take(slot) };
+            let buried = graves.take(slot);
             let position = cell[0].to_usize().checked_sub(1);
             // `get`: a slot pointing past the keys (see `insert_into_stale_slot`) has no key.
             if let Some(key) = position.and_then(|position| dense.get(position)) {
@@ -1157,7 +1157,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[inline(never)]
     fn take_slot_outside_prefix(&mut self, key: K) -> D {
         let slot = key.sparse_slot();
-        let taken = self.sparse.take(slot);
+        let taken = self.sparse.take_outside_prefix(slot);
         if taken != D::ZERO {
             self.graves.bury(slot, key.version());
         }
