@@ -52,6 +52,23 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         Ok(replaced)
     }
 
+    /// Asks the processor for the cells of member `I`'s sparse index that a row of `key` will
+    /// write (`SparseSet::prefetch`): `key`'s own, and that of the member's first key past the
+    /// prefix, which a row completing the group displaces from the prefix's end (a random line
+    /// when the member holds keys outside the group, such as sparks without a velocity).
+    /// Changes nothing.
+    #[inline]
+    pub(crate) fn prefetch_member<const I: usize>(&self, key: M::Key)
+    where
+        M: Nth<I, Storage: Columnar<Key = M::Key>>,
+    {
+        let member = self.members.nth().as_sparse_set();
+        member.prefetch(key);
+        if let Some(&displaced) = member.as_slice().get(self.len) {
+            member.prefetch(displaced);
+        }
+    }
+
     /// After member `I` replaced the value of `key`'s slot in place: if that slot sits in the
     /// prefix and the other members hold another key there (an older version of `key`, which
     /// member `I` no longer holds), the row leaves the prefix.

@@ -336,6 +336,7 @@ mod tests {
     use alloc::vec::Vec;
 
     use super::*;
+    use crate::entity::Entity;
     use crate::map::SparseMap;
     use crate::set::SparseSet;
 
@@ -376,6 +377,35 @@ mod tests {
         let (keys, tags, len) = parts(&group, &tags);
         assert_eq!(keys, [vec![2, 1], vec![2], vec![1]]);
         assert_eq!((tags, len), (vec![4], 1));
+    }
+
+    /// A row's prefetch of a group's member reads the entity's cell and the cell of the
+    /// member's first key past the prefix (the row a completed row displaces), for a fresh
+    /// entity, a held one and a member holding nothing past the prefix, and changes nothing;
+    /// the row put after it still completes the group.
+    #[test]
+    fn a_row_prefetch_changes_nothing_and_the_completed_row_still_joins() {
+        type Motion = Group<(SparseMap<Entity, u8>, SparseMap<Entity, u8>)>;
+        let mut entities = Entities::new();
+        let [a, b, c, d] = [(); 4].map(|()| entities.spawn());
+        let positions: SparseMap<Entity, u8> = [(a, 1), (b, 2), (c, 3)].into_iter().collect();
+        let velocities: SparseMap<Entity, u8> = [(a, 10)].into_iter().collect();
+        let mut group: Motion = Group::new((positions, velocities));
+        let keys = |group: &Motion| {
+            let (positions, velocities) = group.members();
+            (positions.keys().to_vec(), velocities.keys().to_vec(), group.len())
+        };
+        let before = keys(&group);
+        assert_eq!(before, (vec![a, b, c], vec![a], 1));
+        for entity in [a, c, d] {
+            RowStorage::<Member<0>, u8>::prefetch(&group, entity);
+            RowStorage::<Member<1>, u8>::prefetch(&group, entity);
+        }
+        assert_eq!(keys(&group), before);
+        assert_eq!(RowStorage::<Member<1>, u8>::put(&mut group, c, 30), Ok(None));
+        RowStorage::<Member<1>, u8>::finish(&mut group, c);
+        assert_eq!(keys(&group), (vec![a, c, b], vec![a, c], 2));
+        group.assert_invariants();
     }
 
     #[test]

@@ -131,7 +131,8 @@ pub trait RowStorage<P, V> {
     /// As the storage's `try_insert`; nothing changed then.
     fn put(&mut self, entity: Entity, value: V) -> Result<Option<V>, Error>;
     /// Asks the processor for `entity`'s cell of the storage's sparse index, before
-    /// [`put`](Self::put): `SparseSet::prefetch`. Changes nothing.
+    /// [`put`](Self::put): `SparseSet::prefetch` (a group's member also asks for the cell of
+    /// the key a completed row displaces). Changes nothing.
     fn prefetch(&self, entity: Entity);
     /// Undoes [`put`](Self::put), given what it returned.
     fn take_back(&mut self, entity: Entity, replaced: Option<V>);
@@ -274,7 +275,7 @@ where
 
     #[inline]
     fn prefetch(&self, entity: Entity) {
-        self.members().nth().as_sparse_set().prefetch(entity);
+        self.prefetch_member::<I>(entity);
     }
 
     #[inline]
