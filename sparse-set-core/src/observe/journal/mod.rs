@@ -56,7 +56,7 @@ const MIN_ROOM: usize = 16;
 /// stops recording them and reports [`Resync`]; and one dirty bit per row, which never overflows.
 /// An operation takes 12 bytes with `u32` keys and 16 with [`Entity`](crate::Entity) keys; a
 /// sort records one permutation at 6 bytes per row (8 with `Entity` keys: two positions an
-/// operation).
+/// operation), and nothing when it moves no row.
 ///
 /// ```
 /// use sparse_set_core::SparseMap;
@@ -583,11 +583,13 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
 
     fn permuted(&mut self, permutation: &Permutation) {
         let order = permutation.order();
-        let moved = order.iter().enumerate().filter(|&(new, &old)| new != old);
-        for (new, _) in moved {
+        let mut moved = 0;
+        for (new, _) in order.iter().enumerate().filter(|&(new, &old)| new != old) {
             self.mark(new);
+            moved += 1;
         }
-        if order.is_empty() || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
+        // A permutation that moves nothing (a sort of sorted rows) is not recorded.
+        if moved == 0 || !self.room(1 + order.len().div_ceil(ORDER_PER_OP)) {
             return;
         }
         self.put(Op::Permute(Self::at(order.len())));
@@ -667,8 +669,10 @@ mod tests {
                             let salt = next(len);
                             let permutation = Permutation::sorted_by_key(len, |i| i ^ salt);
                             Observer::<u32, ()>::permuted(&mut journal, &permutation);
-                            recorded += 1 + len.div_ceil(2);
-                            changes += 1;
+                            // A permutation that moves nothing (a salt of 0) is not recorded.
+                            let moves = salt != 0;
+                            recorded += if moves { 1 + len.div_ceil(2) } else { 0 };
+                            changes += usize::from(moves);
                         }
                         _ => {
                             journal.clear();
