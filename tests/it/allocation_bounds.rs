@@ -3,7 +3,7 @@
 //! `retain`, `clear`, swaps, unstable sorts), nor do groups of them (200,000 inserts and
 //! removals through the handles, exclusions, despawns, unstable sorts and `sort_keys`) or a
 //! world of them spawning, inserting and despawning 100,000 whole rows; growable ones make **O(log n)** allocations while
-//! growing to n elements.
+//! growing to n elements, and a group reserved ahead grows no column while rows join it.
 //!
 //! Only allocations made by the test's own thread are counted. Run with `--nocapture` to see the
 //! counts. Under miri the sizes shrink so that the test still runs there.
@@ -588,4 +588,80 @@ struct Body {
     x: f32,
     y: f32,
     mass: f64,
+}
+
+/// A group reserves room in every member at every level of its family, and in its observer:
+/// the rows that follow grow no column. Reserving moves no key and changes no prefix; one that
+/// cannot be had changes nothing either; a bounded group reserves nothing and allocates nothing.
+#[test]
+fn a_group_reserved_ahead_grows_no_column_while_rows_join() {
+    use sparse_soa::Error;
+    use sparse_soa::group::Nested;
+    use sparse_soa::observe::Ticks;
+
+    type Family = Group<
+        (SparseMap<u32, u32>, SparseMap<u32, u32>),
+        (SparseSet<u32>,),
+        Nested<(SparseMap<u32, u32>,)>,
+        Ticks,
+    >;
+    let map = |keys: &[u32]| keys.iter().map(|&key| (key, key)).collect::<SparseMap<u32, u32>>();
+    let mut family =
+        Group::with_excluded((map(&[1, 2, 3, 9]), map(&[2, 3, 4])), (SparseSet::new(),))
+            .nest(Nested::new((map(&[3, 4, 7]),)))
+            .observed_by(Ticks::new());
+    let keys = |family: &Family| -> Vec<Vec<u32>> {
+        let (a, b) = family.members();
+        let (c,) = family.nested().members().inner();
+        vec![
+            family.keys().to_vec(),
+            family.nested().keys().to_vec(),
+            a.keys().to_vec(),
+            b.keys().to_vec(),
+            c.keys().to_vec(),
+        ]
+    };
+    let before = keys(&family);
+    let rows = if cfg!(miri) { 40 } else { 1_000 };
+    family.reserve(rows);
+    assert_eq!(keys(&family), before);
+    family.assert_invariants();
+    let capacities = |family: &Family| {
+        let (a, b) = family.members();
+        let (c,) = family.nested().members().inner();
+        [a.capacity(), b.capacity(), c.capacity()]
+    };
+    let reserved = capacities(&family);
+    for (capacity, len) in reserved.into_iter().zip([4, 3, 3]) {
+        assert!(capacity >= len + rows, "{capacity} for {len} + {rows} rows");
+    }
+
+    for key in 100..100 + rows as u32 {
+        family.member_mut::<0>().insert(key, key);
+        family.member_mut::<1>().insert(key, key);
+        family.level_member_mut::<1, 0>().insert(key, key);
+    }
+    assert_eq!(capacities(&family), reserved);
+    assert_eq!(family.nested().len(), 1 + rows);
+    family.assert_invariants();
+
+    // Past what memory can address: refused by the first member, before anything grows.
+    let wide =
+        |keys: &[u32]| -> SparseMap<u32, u32, usize> { keys.iter().map(|&k| (k, k)).collect() };
+    let mut group = Group::new((wide(&[1, 2, 3]), wide(&[3, 2])));
+    let before =
+        (group.keys().to_vec(), group.members().0.capacity(), group.members().1.capacity());
+    assert_eq!(group.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
+    assert_eq!(
+        (group.keys().to_vec(), group.members().0.capacity(), group.members().1.capacity()),
+        before
+    );
+
+    let mut bounded =
+        Group::new((SparseMap::<u32, u32>::bounded(8, 64), SparseMap::<u32, u32>::bounded(8, 64)))
+            .observed_by(Ticks::new());
+    bounded.member_mut::<0>().insert(1, 1);
+    let (result, calls) = allocations_during(|| bounded.try_reserve(1_000));
+    assert_eq!((result, calls), (Ok(()), 0));
+    assert_eq!((bounded.members().0.capacity(), bounded.members().1.capacity()), (8, 8));
 }

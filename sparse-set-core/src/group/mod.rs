@@ -115,6 +115,7 @@ mod view;
 
 use core::fmt;
 
+use crate::error::{Error, fail};
 use crate::group::tuples::Reporting;
 use crate::observe::Observer;
 use crate::removed::{Moved, Removed};
@@ -481,6 +482,62 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         X: Nth<I, Storage: Storage<Key = M::Key>>,
     {
         ExcludedMut { group: self }
+    }
+
+    /// Reserves room for at least `additional` more rows on the dense side of every member of
+    /// the group and of its nested levels, and in the group's observer, as each member's own
+    /// `reserve` does: spawning that many rows then grows no column (the sparse index grows
+    /// with the keys). The keys, their order and the prefix are unchanged. Excluded
+    /// storages are not grown (reserve in them before they join the group). A bounded member
+    /// reserves nothing, as with its own `reserve`: it allocated its room when it was made.
+    ///
+    /// Computes in **O(len)** time when a member reallocates.
+    ///
+    /// # Panics
+    ///
+    /// Where [`try_reserve`](Self::try_reserve) returns an error, with its message.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let mut group = Group::new((SparseMap::<u32, f32>::new(), SparseMap::<u32, f32>::new()));
+    /// group.reserve(1_000);
+    /// let (positions, velocities) = group.members();
+    /// assert!(positions.capacity() >= 1_000 && velocities.capacity() >= 1_000);
+    /// ```
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(error) = self.try_reserve(additional) {
+            fail(error);
+        }
+    }
+
+    /// The fallible twin of [`reserve`](Self::reserve).
+    ///
+    /// Computes in **O(len)** time when a member reallocates.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapacityOverflow`] or [`Error::AllocFailed`], the first failing member's (the
+    /// members are asked in order, the nested levels' after the group's own, the observer
+    /// last). The keys, their order and the prefix are unchanged either way; the members asked
+    /// before the failing one may have grown.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, Group, SparseMap};
+    ///
+    /// let mut group = Group::new((SparseMap::<u64, u8, usize>::new(),));
+    /// assert_eq!(group.try_reserve(10), Ok(()));
+    /// assert_eq!(group.try_reserve(usize::MAX), Err(Error::CapacityOverflow));
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        self.members.try_reserve(additional)?;
+        self.nested.try_reserve(additional)?;
+        // An observer of a bounded group reserved the bound when it was attached.
+        if self.bound().is_none() {
+            self.observer.try_reserve(additional)?;
+        }
+        Ok(())
     }
 
     /// Removes `key` from every member and every excluded storage of the group (dropping its

@@ -2,6 +2,7 @@
 //! [`Nested`]), the trait that reaches it from every change of keys ([`Nest`]), the views of the
 //! level as a group, and its handles.
 
+use crate::error::Error;
 use crate::group::Group;
 use crate::group::both::Both;
 use crate::group::check::{Misaligned, aligned_len};
@@ -403,6 +404,15 @@ pub trait Nest<K: Copy> {
     /// inside it (as [`KeySet::prefetch`]); changes nothing.
     #[doc(hidden)]
     fn prefetch(&self, key: K);
+
+    /// Room for `additional` more rows in every member of the level and of the levels inside
+    /// it (`Storage::try_reserve`); the keys are unchanged either way.
+    ///
+    /// # Errors
+    ///
+    /// The first failing member's.
+    #[doc(hidden)]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
 }
 
 /// A family's levels with one more level put inside the innermost: what
@@ -494,6 +504,11 @@ impl<K: Copy> Nest<K> for () {
 
     #[inline]
     fn prefetch(&self, _: K) {}
+
+    #[inline]
+    fn try_reserve(&mut self, _: usize) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 impl<K, M, X, N> Nest<K> for Nested<M, X, N>
@@ -713,6 +728,12 @@ where
         self.members.prefetch(key);
         self.excluded.prefetch(key);
         self.inner.prefetch(key);
+    }
+
+    #[inline]
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        self.members.try_reserve(additional)?;
+        self.inner.try_reserve(additional)
     }
 }
 

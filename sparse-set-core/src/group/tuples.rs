@@ -4,6 +4,7 @@
 //! every tuple length.
 
 use crate::dense::DenseIndex;
+use crate::error::Error;
 #[cfg(doc)]
 use crate::group::Group;
 use crate::key::Key;
@@ -212,6 +213,13 @@ pub trait GroupMembers: GroupRows {
     fn swap(&mut self, a: usize, b: usize);
     /// Removes `key` from every member (dropping the values); whether any held it.
     fn remove(&mut self, key: Self::Key) -> bool;
+    /// Room for `additional` more rows in every member (`Storage::try_reserve`), in order; the
+    /// keys are unchanged either way.
+    ///
+    /// # Errors
+    ///
+    /// The first failing member's; the members before it may have grown.
+    fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
     /// What [`take_aligned`](Self::take_aligned) takes out: every member's key and value.
     type Taken;
     /// Takes the row at `position` of an aligned prefix of `len` rows out of every member,
@@ -551,6 +559,13 @@ macro_rules! group_tuple {
                     $(Storage::remove(&mut self.$i, key).is_some(),)*
                 ]
                 .contains(&true)
+            }
+
+            #[inline]
+            fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+                Storage::try_reserve(&mut self.0, additional)?;
+                $(Storage::try_reserve(&mut self.$i, additional)?;)*
+                Ok(())
             }
 
             type Taken = (Option<(K, $first::Value)>, $(Option<(K, $member::Value)>,)*);
