@@ -208,6 +208,22 @@ pub trait Storage {
         let _ = slots;
     }
 
+    /// Releases spare memory, as the storage's own `shrink_to_fit` does (a bounded storage
+    /// keeps its memory); the keys, their order and the values are unchanged. What a
+    /// [`Group`](crate::Group)'s `shrink_to_fit` asks of each of its storages. The default
+    /// does nothing.
+    ///
+    /// ```
+    /// use sparse_set_core::{SparseMap, Storage};
+    ///
+    /// let mut map: SparseMap<u32, char> = (0..1_000).map(|key| (key, 'a')).collect();
+    /// map.retain(|key, _| key < 10);
+    /// Storage::shrink_to_fit(&mut map);
+    /// assert!(map.capacity() < 1_000);
+    /// assert_eq!(map.keys(), (0..10).collect::<Vec<u32>>());
+    /// ```
+    fn shrink_to_fit(&mut self) {}
+
     /// How many of `keys` (distinct, such as entities just spawned), from the first,
     /// [`push_fresh_run`](Self::push_fresh_run) can store: each new to the storage on its
     /// insert's common path, with room already reserved for it in every column. What a batch of
@@ -433,6 +449,11 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     #[inline]
     fn reserve_slots(&mut self, slots: Range<u64>) {
         SparseSet::reserve_slots(self, slots);
+    }
+
+    #[inline]
+    fn shrink_to_fit(&mut self) {
+        SparseSet::shrink_to_fit(self);
     }
 
     #[inline]

@@ -3,7 +3,8 @@
 //! `retain`, `clear`, swaps, unstable sorts), nor do groups of them (200,000 inserts and
 //! removals through the handles, exclusions, despawns, unstable sorts and `sort_keys`) or a
 //! world of them spawning, inserting and despawning 100,000 whole rows; growable ones make **O(log n)** allocations while
-//! growing to n elements, and a group reserved ahead grows no column while rows join it.
+//! growing to n elements; a group reserved ahead grows no column while rows join it, and
+//! shrinks every storage of its family without moving a key.
 //!
 //! Only allocations made by the test's own thread are counted. Run with `--nocapture` to see the
 //! counts. Under miri the sizes shrink so that the test still runs there.
@@ -664,4 +665,81 @@ fn a_group_reserved_ahead_grows_no_column_while_rows_join() {
     let (result, calls) = allocations_during(|| bounded.try_reserve(1_000));
     assert_eq!((result, calls), (Ok(()), 0));
     assert_eq!((bounded.members().0.capacity(), bounded.members().1.capacity()), (8, 8));
+}
+
+/// A group releases the spare memory of every storage at every level of its family, members and
+/// excluded storages alike, and moves no key: the prefixes and every storage's order stay. A
+/// bounded group keeps its memory and allocates nothing.
+#[test]
+fn a_group_shrinks_every_storage_of_its_family_and_moves_no_key() {
+    use sparse_soa::group::Nested;
+
+    type Family = Group<
+        (SparseMap<u32, u32>, SparseSet<u32>),
+        (SparseSet<u32>,),
+        Nested<(SparseMap<u32, u8>,), (SparseSet<u32>,)>,
+    >;
+    let all = if cfg!(miri) { 300 } else { 20_000 };
+    let kept = 40;
+    let map = |keys: &mut dyn Iterator<Item = u32>| keys.map(|key| (key, key)).collect();
+    let set = |keys: &mut dyn Iterator<Item = u32>| keys.collect::<SparseSet<u32>>();
+    let mut family: Family = Group::with_excluded(
+        (map(&mut (0..all)), set(&mut (0..all).rev())),
+        (set(&mut (0..all).step_by(7)),),
+    )
+    .nest(Nested::with_excluded(
+        ((0..all).step_by(2).map(|key| (key, 0)).collect(),),
+        (set(&mut (0..all).step_by(5)),),
+    ));
+    for key in kept..all {
+        family.remove(key);
+    }
+    let keys = |family: &Family| -> Vec<Vec<u32>> {
+        let (values, tags) = family.members();
+        let (skipped,) = family.excluded();
+        let (inner,) = family.nested().members().inner();
+        let (inner_skipped,) = family.nested().excluded().inner();
+        [
+            family.keys(),
+            family.nested().keys(),
+            values.keys(),
+            tags.as_slice(),
+            skipped.as_slice(),
+            inner.keys(),
+            inner_skipped.as_slice(),
+        ]
+        .map(<[u32]>::to_vec)
+        .to_vec()
+    };
+    let capacities = |family: &Family| {
+        let (values, tags) = family.members();
+        let (skipped,) = family.excluded();
+        let (inner,) = family.nested().members().inner();
+        let (inner_skipped,) = family.nested().excluded().inner();
+        [
+            values.capacity(),
+            tags.capacity(),
+            skipped.capacity(),
+            inner.capacity(),
+            inner_skipped.capacity(),
+        ]
+    };
+    let before = keys(&family);
+    let grown = capacities(&family);
+    family.shrink_to_fit();
+    assert_eq!(keys(&family), before);
+    let lens = [kept, kept, kept.div_ceil(7), kept / 2, kept.div_ceil(5)].map(|len| len as usize);
+    for ((shrunk, grown), len) in capacities(&family).into_iter().zip(grown).zip(lens) {
+        assert!(shrunk < grown && shrunk >= len, "{shrunk} from {grown} for {len} keys");
+    }
+    family.assert_invariants();
+
+    let mut bounded =
+        Group::new((SparseMap::<u32, u32>::bounded(8, 64), SparseSet::<u32>::bounded(8, 64)));
+    bounded.member_mut::<0>().insert(1, 1);
+    bounded.member_mut::<1>().insert(1, ());
+    let ((), calls) = allocations_during(|| bounded.shrink_to_fit());
+    assert_eq!(calls, 0);
+    assert_eq!((bounded.members().0.capacity(), bounded.members().1.capacity()), (8, 8));
+    assert_eq!(bounded.keys(), &[1]);
 }

@@ -540,6 +540,38 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         Ok(())
     }
 
+    /// Releases the spare memory of every storage of the group, members and excluded storages
+    /// at every level of a family, as each storage's own `shrink_to_fit` does: spare dense
+    /// capacity and the sparse pages no key uses. The keys, their order, the values and the
+    /// prefixes are unchanged. A bounded storage keeps its memory, as with its own
+    /// `shrink_to_fit`; the group's observer keeps its own.
+    ///
+    /// Computes in **O(len + allocated sparse slots)** time per storage.
+    ///
+    /// ```
+    /// use sparse_set_core::{Group, SparseMap};
+    ///
+    /// let keys = 0..10_000;
+    /// let positions: SparseMap<u32, f32> = keys.clone().map(|key| (key, 0.0)).collect();
+    /// let velocities: SparseMap<u32, f32> = keys.map(|key| (key, 1.0)).collect();
+    /// let mut group = Group::new((positions, velocities));
+    /// for key in 10..10_000 {
+    ///     group.remove(key);
+    /// }
+    /// group.shrink_to_fit();
+    /// let (positions, velocities) = group.members();
+    /// assert!(positions.capacity() < 100 && velocities.capacity() < 100);
+    /// assert_eq!(group.keys(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    /// ```
+    pub fn shrink_to_fit(&mut self)
+    where
+        X: GroupExcludedMut<M::Key>,
+    {
+        self.members.shrink_to_fit();
+        self.excluded.shrink_to_fit();
+        self.nested.shrink_to_fit();
+    }
+
     /// Removes `key` from every member and every excluded storage of the group (dropping its
     /// values): a despawn. Returns whether any of them held it.
     ///

@@ -413,6 +413,11 @@ pub trait Nest<K: Copy> {
     /// The first failing member's.
     #[doc(hidden)]
     fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
+
+    /// Releases the spare memory of every storage of the level and of the levels inside it
+    /// (`Storage::shrink_to_fit`); the keys are unchanged.
+    #[doc(hidden)]
+    fn shrink_to_fit(&mut self);
 }
 
 /// A family's levels with one more level put inside the innermost: what
@@ -509,6 +514,9 @@ impl<K: Copy> Nest<K> for () {
     fn try_reserve(&mut self, _: usize) -> Result<(), Error> {
         Ok(())
     }
+
+    #[inline]
+    fn shrink_to_fit(&mut self) {}
 }
 
 impl<K, M, X, N> Nest<K> for Nested<M, X, N>
@@ -734,6 +742,13 @@ where
     fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         self.members.try_reserve(additional)?;
         self.inner.try_reserve(additional)
+    }
+
+    #[inline]
+    fn shrink_to_fit(&mut self) {
+        self.members.shrink_to_fit();
+        self.excluded.shrink_to_fit();
+        self.inner.shrink_to_fit();
     }
 }
 

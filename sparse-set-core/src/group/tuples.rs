@@ -220,6 +220,9 @@ pub trait GroupMembers: GroupRows {
     ///
     /// The first failing member's; the members before it may have grown.
     fn try_reserve(&mut self, additional: usize) -> Result<(), Error>;
+    /// Releases every member's spare memory (`Storage::shrink_to_fit`): the keys, their order
+    /// and the values are unchanged.
+    fn shrink_to_fit(&mut self);
     /// What [`take_aligned`](Self::take_aligned) takes out: every member's key and value.
     type Taken;
     /// Takes the row at `position` of an aligned prefix of `len` rows out of every member,
@@ -330,6 +333,9 @@ pub trait GroupExcluded<K> {
 pub trait GroupExcludedMut<K>: GroupExcluded<K> {
     /// Removes `key` from every storage (dropping the values); whether any held it.
     fn remove(&mut self, key: K) -> bool;
+    /// Releases every storage's spare memory (`Storage::shrink_to_fit`): the keys are
+    /// unchanged.
+    fn shrink_to_fit(&mut self);
 }
 
 impl<K> GroupExcluded<K> for () {
@@ -359,6 +365,9 @@ impl<K> GroupExcludedMut<K> for () {
     fn remove(&mut self, _: K) -> bool {
         false
     }
+
+    #[inline]
+    fn shrink_to_fit(&mut self) {}
 }
 
 // One invocation per tuple length: element access (`Nth`), the members' plumbing
@@ -568,6 +577,12 @@ macro_rules! group_tuple {
                 Ok(())
             }
 
+            #[inline]
+            fn shrink_to_fit(&mut self) {
+                Storage::shrink_to_fit(&mut self.0);
+                $(Storage::shrink_to_fit(&mut self.$i);)*
+            }
+
             type Taken = (Option<(K, $first::Value)>, $(Option<(K, $member::Value)>,)*);
 
             #[inline]
@@ -667,6 +682,12 @@ macro_rules! group_tuple {
                     $(Storage::remove(&mut self.$i, key).is_some(),)*
                 ]
                 .contains(&true)
+            }
+
+            #[inline]
+            fn shrink_to_fit(&mut self) {
+                Storage::shrink_to_fit(&mut self.0);
+                $(Storage::shrink_to_fit(&mut self.$i);)*
             }
         }
     };

@@ -163,6 +163,11 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Storage for SparseMap<K, V, D,
     }
 
     #[inline]
+    fn shrink_to_fit(&mut self) {
+        SparseMap::shrink_to_fit(self);
+    }
+
+    #[inline]
     fn fresh_run_len(&self, keys: &[K]) -> usize {
         // No more than the values' room, nor the room the observer keeps for rows' events.
         let room = (self.values.capacity() - self.values.len()).min(self.observer.spare_rows());

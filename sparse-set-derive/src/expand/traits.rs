@@ -295,6 +295,34 @@ fn field_traits(input: &Input<'_>) -> TokenStream {
     }
 }
 
+/// `Storage`'s methods of memory: reserving, shrinking, and the runs of new rows a batch checks
+/// for room, forwarding to the inherent methods.
+fn memory(input: &Input<'_>) -> TokenStream {
+    let p = &input.private;
+    let fresh_run = fresh_run(input);
+    quote! {
+        #[inline]
+        fn try_reserve(
+            &mut self,
+            additional: ::core::primitive::usize,
+        ) -> ::core::result::Result<(), #p::Error> {
+            Self::try_reserve(self, additional)
+        }
+
+        #[inline]
+        fn reserve_slots(&mut self, slots: ::core::ops::Range<u64>) {
+            Self::reserve_slots(self, slots);
+        }
+
+        #[inline]
+        fn shrink_to_fit(&mut self) {
+            Self::shrink_to_fit(self);
+        }
+
+        #fresh_run
+    }
+}
+
 /// The runtime's `Storage`, forwarding to the inherent methods, and its invariant checker, which
 /// also checks the columns (a trait method, so that no column accessor name is taken by it).
 fn storage(input: &Input<'_>) -> TokenStream {
@@ -307,7 +335,7 @@ fn storage(input: &Input<'_>) -> TokenStream {
     let value = input.owning(ident);
     let keys = &names.keys_field;
     let columns = input.fields.iter().map(|field| &field.column);
-    let fresh_run = fresh_run(input);
+    let memory = memory(input);
     let messages = input.fields.iter().map(|field| {
         format!("column `{}` has a different length than the keys", field.display_name())
     });
@@ -355,20 +383,7 @@ fn storage(input: &Input<'_>) -> TokenStream {
                 Self::try_insert(self, key, value)
             }
 
-            #[inline]
-            fn try_reserve(
-                &mut self,
-                additional: #usize,
-            ) -> ::core::result::Result<(), #p::Error> {
-                Self::try_reserve(self, additional)
-            }
-
-            #[inline]
-            fn reserve_slots(&mut self, slots: ::core::ops::Range<u64>) {
-                Self::reserve_slots(self, slots);
-            }
-
-            #fresh_run
+            #memory
 
             #[inline]
             fn remove(&mut self, key: #k) -> #option<#value> {
