@@ -1,5 +1,5 @@
 //! Groups against a `BTreeMap` reference: random sequences of inserts, removes, exclusions,
-//! sorts, value changes and despawns through a group (of a derived storage, a map and a tag,
+//! sorts, value changes, reserving, shrinking and despawns through a group (of a derived storage, a map and a tag,
 //! with an excluded tag) and through ungrouped storages beside it in a `World`, with the
 //! group's invariant checker after every step.
 
@@ -46,6 +46,8 @@ enum Op {
     InsertExtra(u32, i32),
     RemoveExtra(u32),
     SortExtraAsGroup,
+    Reserve(u8),
+    ShrinkToFit,
 }
 
 fn key() -> impl Strategy<Value = u32> {
@@ -71,6 +73,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (key(), any::<i32>()).prop_map(|(k, x)| Op::InsertExtra(k, x)),
         1 => key().prop_map(Op::RemoveExtra),
         1 => Just(Op::SortExtraAsGroup),
+        1 => any::<u8>().prop_map(Op::Reserve),
+        1 => Just(Op::ShrinkToFit),
     ]
 }
 
@@ -270,9 +274,35 @@ fn run(ops: &[Op]) {
                 assert_eq!(front, expected.len());
                 assert_eq!(&scene.extra.keys()[..front], expected.as_slice());
             }
+            // Memory alone: no key moves in any storage of the group.
+            Op::Reserve(additional) => {
+                let before = every_order(&scene.moving);
+                scene.moving.reserve(usize::from(additional));
+                let (positions, masses, tags) = scene.moving.members();
+                let room = [
+                    positions.capacity() - positions.len(),
+                    masses.capacity() - masses.len(),
+                    tags.capacity() - tags.len(),
+                ];
+                assert!(room.iter().all(|&room| room >= usize::from(additional)), "{room:?}");
+                assert_eq!(every_order(&scene.moving), before);
+            }
+            Op::ShrinkToFit => {
+                let before = every_order(&scene.moving);
+                scene.moving.shrink_to_fit();
+                assert_eq!(every_order(&scene.moving), before);
+            }
         }
         check(&scene, &model);
     }
+}
+
+/// The keys of the group's prefix and of each of its storages, in their order.
+fn every_order(group: &Moving) -> [Vec<u32>; 5] {
+    let (positions, masses, tags) = group.members();
+    let (frozen,) = group.excluded();
+    [group.keys(), positions.keys(), masses.keys(), tags.as_slice(), frozen.as_slice()]
+        .map(<[u32]>::to_vec)
 }
 
 proptest! {
