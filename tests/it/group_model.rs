@@ -1,7 +1,7 @@
 //! Groups against a `BTreeMap` reference: random sequences of inserts, removes, exclusions,
-//! sorts, value changes, reserving, shrinking and despawns through a group (of a derived storage, a map and a tag,
-//! with an excluded tag) and through ungrouped storages beside it in a `World`, with the
-//! group's invariant checker after every step.
+//! sorts, value changes, reserving, shrinking and despawns through a group (of a derived
+//! storage, a map and a tag, with an excluded tag) and through ungrouped storages beside it in
+//! a `World`, with the group's invariant checker after every step.
 
 use std::collections::{BTreeMap, BTreeSet};
 

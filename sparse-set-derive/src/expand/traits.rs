@@ -310,7 +310,7 @@ fn memory(input: &Input<'_>) -> TokenStream {
         }
 
         #[inline]
-        fn reserve_slots(&mut self, slots: ::core::ops::Range<u64>) {
+        fn reserve_slots(&mut self, slots: ::core::ops::Range<::core::primitive::u64>) {
             Self::reserve_slots(self, slots);
         }
 
