@@ -29,6 +29,7 @@ mod derive_panics;
 mod derive_ticks;
 mod derive_zig_seed;
 mod group_hooks;
+mod group_memory;
 mod group_model;
 mod named_rows;
 mod nested_model;

@@ -115,6 +115,7 @@ mod view;
 
 use core::fmt;
 
+use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
 use crate::group::tuples::Reporting;
 use crate::observe::Observer;
@@ -484,12 +485,13 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
         ExcludedMut { group: self }
     }
 
-    /// Reserves room for at least `additional` more rows on the dense side of every member of
-    /// the group and of its nested levels, and in the group's observer, as each member's own
-    /// `reserve` does: spawning that many rows then grows no column (the sparse index grows
-    /// with the keys). The keys, their order and the prefix are unchanged. Excluded
-    /// storages are not grown (reserve in them before they join the group). A bounded member
-    /// reserves nothing, as with its own `reserve`: it allocated its room when it was made.
+    /// Reserves room for at least `additional` more rows on the dense side of every member of the
+    /// group and of its nested levels, and in the group's observer, as each member's own `reserve`
+    /// does: spawning that many rows then grows no column (the sparse index grows with the keys).
+    /// Like a member's own, a request past what the dense width addresses is capped there, in the
+    /// observer too. The keys, their order and the prefix are unchanged. Excluded storages are not
+    /// grown (reserve in them before they join the group). A bounded member reserves nothing, as
+    /// with its own `reserve`: it allocated its room when it was made.
     ///
     /// Computes in **O(len)** time when a member reallocates.
     ///
@@ -533,9 +535,12 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         self.members.try_reserve(additional)?;
         self.nested.try_reserve(additional)?;
-        // An observer of a bounded group reserved the bound when it was attached.
+        // An observer of a bounded group reserved the bound when it was attached. Otherwise it
+        // is asked for no row past what the first member's dense width addresses, which the
+        // prefix never passes (as a member caps what it asks of its own observer).
         if self.bound().is_none() {
-            self.observer.try_reserve(additional)?;
+            let room = <M::FirstDense as DenseIndex>::MAX_LEN - self.len;
+            self.observer.try_reserve(additional.min(room))?;
         }
         Ok(())
     }
