@@ -535,14 +535,7 @@ impl<M: GroupMembers, X: GroupExcluded<M::Key>, N: Nest<M::Key>, O: Observer<M::
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
         self.members.try_reserve(additional)?;
         self.nested.try_reserve(additional)?;
-        // An observer of a bounded group reserved the bound when it was attached. Otherwise it
-        // is asked for no row past what the first member's dense width addresses, which the
-        // prefix never passes (as a member caps what it asks of its own observer).
-        if self.bound().is_none() {
-            let room = <M::FirstDense as DenseIndex>::MAX_LEN - self.len;
-            self.observer.try_reserve(additional.min(room))?;
-        }
-        Ok(())
+        self.reserve_observer_rows(additional)
     }
 
     /// Releases the spare memory of every storage of the group, members and excluded storages
@@ -841,16 +834,30 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
 
     /// Room in the group's own observer for one more row (a `Ticks`' stamps), asked before a
     /// change that may make a key join, so that a failed allocation leaves the group unchanged.
-    /// An observer of a bounded group reserved the bound when attached: asking there could
-    /// allocate, so it is not asked.
     ///
     /// # Errors
     ///
     /// The observer's, as its `try_reserve` returns it.
     #[inline]
-    pub(crate) fn reserve_observer_row(&mut self) -> Result<(), crate::error::Error> {
-        if O::OBSERVES && self.observer.spare_rows() == 0 && self.bound().is_none() {
-            self.observer.try_reserve(1)?;
+    pub(crate) fn reserve_observer_row(&mut self) -> Result<(), Error> {
+        if O::OBSERVES && self.observer.spare_rows() == 0 {
+            self.reserve_observer_rows(1)?;
+        }
+        Ok(())
+    }
+
+    /// Room in the group's own observer for `additional` more rows of the prefix, but none past
+    /// what the first member's dense width addresses, which the prefix never passes (as a member
+    /// caps what it asks of its own observer). An observer of a bounded group reserved the
+    /// bound when attached: asking there could allocate, so it is not asked.
+    ///
+    /// # Errors
+    ///
+    /// The observer's, as its `try_reserve` returns it.
+    fn reserve_observer_rows(&mut self, additional: usize) -> Result<(), Error> {
+        if self.bound().is_none() {
+            let room = <M::FirstDense as DenseIndex>::MAX_LEN - self.len;
+            self.observer.try_reserve(additional.min(room))?;
         }
         Ok(())
     }
