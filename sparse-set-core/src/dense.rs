@@ -78,3 +78,11 @@ macro_rules! impl_dense {
 }
 
 impl_dense!(u8, u16, u32, usize);
+
+/// `additional` rows, capped to what width `D` still addresses past `len` rows
+/// (`len <= D::MAX_LEN`): what a reservation asks for, so that a narrow width never reserves
+/// room it cannot use.
+#[inline]
+pub(crate) fn cap_rows<D: DenseIndex>(additional: usize, len: usize) -> usize {
+    additional.min(D::MAX_LEN - len)
+}

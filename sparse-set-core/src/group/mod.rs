@@ -115,7 +115,7 @@ mod view;
 
 use core::fmt;
 
-use crate::dense::DenseIndex;
+use crate::dense::cap_rows;
 use crate::error::{Error, fail};
 use crate::group::tuples::Reporting;
 use crate::observe::Observer;
@@ -856,8 +856,7 @@ impl<M: GroupRows, X: GroupExcluded<M::Key>, N, O: Observer<M::Key, ()>> Group<M
     /// The observer's, as its `try_reserve` returns it.
     fn reserve_observer_rows(&mut self, additional: usize) -> Result<(), Error> {
         if self.bound().is_none() {
-            let room = <M::FirstDense as DenseIndex>::MAX_LEN - self.len;
-            self.observer.try_reserve(additional.min(room))?;
+            self.observer.try_reserve(cap_rows::<M::FirstDense>(additional, self.len))?;
         }
         Ok(())
     }

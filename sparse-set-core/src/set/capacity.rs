@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::dense::DenseIndex;
+use crate::dense::{DenseIndex, cap_rows};
 use crate::error::{Error, fail, shrink, try_reserve, try_reserve_exact};
 use crate::key::Key;
 use crate::observe::Observer;
@@ -117,7 +117,7 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// `additional`, capped to the keys the dense width still has room for: a narrow width
     /// never reserves room it cannot use.
     pub(crate) fn cap_additional(&self, additional: usize) -> usize {
-        additional.min(D::MAX_LEN - self.dense.len())
+        cap_rows::<D>(additional, self.dense.len())
     }
 
     /// Releases spare dense capacity and every sparse page that no key uses. Does nothing for
