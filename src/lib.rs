@@ -129,6 +129,24 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use sparse_set_core::__private::serde;
 
+    /// Implemented by every type with `Drop`, and by every struct `#[derive(SparseSoa)]` or
+    /// `#[derive(Bundle)]` is used on (`D`: [`DeriveSparseSoa`] or [`DeriveBundle`], so that one
+    /// struct can derive both): for a struct that implements `Drop` the two impls conflict, and
+    /// the compile error names this trait. Both derives store a struct's fields apart (in
+    /// columns, in components' storages), so there is no whole value for its `drop` to run on:
+    /// moving the fields out of it is not allowed, and where every field is `Copy`, its `drop`
+    /// would run while the fields stay stored.
+    pub trait StructStoredAsFieldsMustNotImplementDrop<D> {}
+
+    #[expect(drop_bounds, reason = "the bound is the point: it is what conflicts")]
+    impl<T: Drop, D> StructStoredAsFieldsMustNotImplementDrop<D> for T {}
+
+    /// `#[derive(SparseSoa)]`'s parameter of [`StructStoredAsFieldsMustNotImplementDrop`].
+    pub enum DeriveSparseSoa {}
+
+    /// `#[derive(Bundle)]`'s parameter of [`StructStoredAsFieldsMustNotImplementDrop`].
+    pub enum DeriveBundle {}
+
     /// A column that can be truncated through a trait object, so that one call can truncate
     /// columns of different types.
     pub trait Column {

@@ -12,6 +12,7 @@ use syn::{DeriveInput, Generics, Ident, Member, Type, parse_quote};
 
 use crate::attr::{self, CrateContainer};
 use crate::errors::{self, Errors};
+use crate::expand;
 use crate::names;
 
 /// The most components a row holds: the runtime's tuples go up to 8.
@@ -117,8 +118,11 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = row.generics.split_for_impl();
     let as_tuple = quote!(<#tuple as #p::Bundle<#w, #i>>);
+    let no_drop = expand::no_drop(ident, row.generics, p, "DeriveBundle");
     let span = ident.span();
     quote_spanned! {span=>
+        #no_drop
+
         #[automatically_derived]
         impl #impl_generics #p::Bundle<#w, #p::Fields<#i>> for #ident #ty_generics #where_clause {
             type Replaced = #as_tuple::Replaced;

@@ -19,8 +19,6 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
         #vis type #storage = #p::SparseSet<#k, #d>;
 
         // A tag is named, never built: this use keeps `dead_code` quiet about it.
-        const _: () = {
-            let _: #ident = #ident;
-        };
+        const _: fn() -> #ident = || #ident;
     }
 }
