@@ -5,7 +5,8 @@
 use crate::dense::DenseIndex;
 use crate::key::Key;
 use crate::observe::Observer;
-use crate::set::{Drain, Moved, Removed, SparseSet};
+use crate::removed::{Moved, Removed};
+use crate::set::{Drain, SparseSet};
 use crate::unwind::{report_drain, then};
 
 impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
