@@ -6,20 +6,11 @@ struct Position {
     x: f32,
 }
 
-#[derive(SparseSoa)]
-#[sparse_soa(key = Entity)]
-struct Velocity {
-    x: f32,
-}
-
 // A row's components are stored apart: a row with `Drop` is refused at its name.
 #[derive(Bundle)]
-struct Body {
-    position: Position,
-    velocity: Velocity,
-}
+struct Placed(Position);
 
-impl Drop for Body {
+impl Drop for Placed {
     fn drop(&mut self) {}
 }
 
