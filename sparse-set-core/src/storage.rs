@@ -437,7 +437,7 @@ impl<K: Key, D: DenseIndex> Storage for SparseSet<K, D> {
     #[inline]
     fn try_insert(&mut self, key: K, (): ()) -> Result<Option<()>, Error> {
         let len = self.len();
-        let (index, _) = SparseSet::try_insert(self, key)?;
+        let (index, _) = SparseSet::try_insert_full(self, key)?;
         Ok((index < len).then_some(()))
     }
 

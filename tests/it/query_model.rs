@@ -43,7 +43,7 @@ impl Storage for Scores {
     }
 
     fn try_insert(&mut self, key: u32, value: i64) -> Result<Option<i64>, sparse_soa::Error> {
-        let (index, added) = self.keys.try_insert(key)?;
+        let (index, added) = self.keys.try_insert_full(key)?;
         if added {
             self.values.push(value);
             Ok(None)

@@ -555,7 +555,7 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// assert_eq!(map.try_insert_full(16, 'b'), Err(Error::KeyOutOfRange { index: 16, limit: 16 }));
     /// ```
     pub fn try_insert_full(&mut self, key: K, value: V) -> Result<(usize, Option<V>), Error> {
-        let (index, new) = self.set.try_insert(key)?;
+        let (index, new) = self.set.try_insert_full(key)?;
         if index < self.values.len() {
             // `key` was present, or (`new`) took over the row of an older version of it: an
             // overwrite never allocates.

@@ -57,13 +57,35 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     #[inline]
     #[track_caller]
     pub fn insert_full(&mut self, key: K) -> (usize, bool) {
-        match self.try_insert(key) {
+        match self.try_insert_full(key) {
             Ok(result) => result,
             Err(error) => fail_insert::<Self, _>(key, error),
         }
     }
 
-    /// The fallible twin of [`insert_full`](Self::insert_full).
+    /// The fallible twin of [`insert`](Self::insert): whether `key` was not already present.
+    ///
+    /// Computes in **O(1)** amortised time.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_insert_full`](Self::try_insert_full), leaving the set unchanged.
+    ///
+    /// ```
+    /// use sparse_set_core::{Error, SparseSet};
+    ///
+    /// let mut set = SparseSet::<u32>::bounded(1, 16);
+    /// assert_eq!(set.try_insert(3), Ok(true));
+    /// assert_eq!(set.try_insert(3), Ok(false));
+    /// assert_eq!(set.try_insert(4), Err(Error::Full { capacity: 1 }));
+    /// ```
+    #[inline]
+    pub fn try_insert(&mut self, key: K) -> Result<bool, Error> {
+        self.try_insert_full(key).map(|(_, new)| new)
+    }
+
+    /// The fallible twin of [`insert_full`](Self::insert_full): the key's dense position and
+    /// whether it was not already present.
     ///
     /// Computes in **O(1)** amortised time.
     ///
@@ -79,13 +101,13 @@ impl<K: Key, D: DenseIndex, O: Observer<K, ()>> SparseSet<K, D, O> {
     /// use sparse_set_core::{Error, SparseSet};
     ///
     /// let mut set = SparseSet::<u32>::bounded(1, 16);
-    /// assert_eq!(set.try_insert(3), Ok((0, true)));
-    /// assert_eq!(set.try_insert(3), Ok((0, false)));
-    /// assert_eq!(set.try_insert(4), Err(Error::Full { capacity: 1 }));
-    /// assert_eq!(set.try_insert(99), Err(Error::KeyOutOfRange { index: 99, limit: 16 }));
+    /// assert_eq!(set.try_insert_full(3), Ok((0, true)));
+    /// assert_eq!(set.try_insert_full(3), Ok((0, false)));
+    /// assert_eq!(set.try_insert_full(4), Err(Error::Full { capacity: 1 }));
+    /// assert_eq!(set.try_insert_full(99), Err(Error::KeyOutOfRange { index: 99, limit: 16 }));
     /// ```
     #[inline]
-    pub fn try_insert(&mut self, key: K) -> Result<(usize, bool), Error> {
+    pub fn try_insert_full(&mut self, key: K) -> Result<(usize, bool), Error> {
         let slot = key.sparse_slot();
         let len = self.dense.len();
         // The common case, a new key whose slot is in the prefix and empty, with room for it:

@@ -56,7 +56,7 @@ fn check_runs<K: Key, D: DenseIndex>(mut set: SparseSet<K, D>, key: impl Fn(u32,
                 pushed.assert_invariants();
                 let mut inserted = set.clone();
                 for &key in &keys[..expected] {
-                    assert_eq!(inserted.try_insert(key).map(|(_, new)| new), Ok(true));
+                    assert_eq!(inserted.try_insert(key), Ok(true));
                 }
                 assert_eq!(pushed.dense, inserted.dense);
             }

@@ -165,12 +165,13 @@ fn clearing_keys_spread_thinly_empties_every_slot_however_many_pages_removals_le
 fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
     let mut set = SparseSet::<u32>::bounded(4, 128);
     for key in [1, 50, 100, 127] {
-        assert!(set.try_insert(key).is_ok());
+        assert_eq!(set.try_insert(key), Ok(true), "as `insert`: whether the key is new");
     }
     let before = set.clone();
+    assert_eq!(set.try_insert(100), Ok(false));
     assert_eq!(set.try_insert(3), Err(Error::Full { capacity: 4 }));
     assert_eq!(set.try_insert(500), Err(Error::KeyOutOfRange { index: 500, limit: 128 }));
-    assert_eq!(set.try_insert(50), Ok((1, false)), "an existing key is still accepted");
+    assert_eq!(set.try_insert_full(50), Ok((1, false)), "an existing key is still accepted");
     assert_eq!(set.as_slice(), before.as_slice());
     assert_eq!(set.remaining_capacity(), 0);
     set.assert_invariants();
@@ -181,7 +182,7 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
         err.to_string(),
         "key 128 is outside the bounded key range 0..128; use keys below 128, or bound the storage with a higher key limit"
     );
-    assert_eq!(set.try_insert(0), Ok((3, true)));
+    assert_eq!(set.try_insert_full(0), Ok((3, true)));
 }
 
 #[test]
@@ -226,7 +227,7 @@ fn a_u8_dense_width_refuses_the_256th_element() {
     set.assert_invariants();
     // Removing one makes room again, and the positions still fit in a u8.
     assert!(set.remove(0));
-    assert_eq!(set.try_insert(9999), Ok((254, true)));
+    assert_eq!(set.try_insert_full(9999), Ok((254, true)));
     set.assert_invariants();
 }
 

@@ -115,7 +115,7 @@ pub(super) fn insert(input: &Input<'_>) -> TokenStream {
             if #observes && self.#keys.key_limit().is_none() {
                 #hear::try_reserve(&mut self.#observer, 1)?;
             }
-            let (__index, __new) = self.#keys.try_insert(key)?;
+            let (__index, __new) = self.#keys.try_insert_full(key)?;
             if __new && __index == self.#first.len() {
                 #(self.#columns.push(#bindings);)*
                 if #observes {
