@@ -67,8 +67,12 @@ fn errors() {
     show("SparseSet::<u32, u8>::try_bounded(300, 1000)", error);
 
     let error = ParticleSoa::try_bounded(CAPACITY, usize::MAX).unwrap_err();
-    assert_eq!(error, Error::CapacityOverflow);
+    assert_eq!(error, Error::BoundPastKeys { bound: usize::MAX as u64, slots: 1 << 32 });
     show("ParticleSoa::try_bounded(200, usize::MAX)", error);
+
+    let error = SparseSet::<u64>::try_bounded(CAPACITY, usize::MAX).unwrap_err();
+    assert_eq!(error, Error::CapacityOverflow);
+    show("SparseSet::<u64>::try_bounded(200, usize::MAX)", error);
 
     let error = failing_allocations(|| SparseMap::<u32, f32>::try_bounded(64, 1024)).unwrap_err();
     assert_eq!(error, Error::AllocFailed);

@@ -155,6 +155,8 @@ impl fmt::Display for Entity {
 impl Key for Entity {
     /// Index and generation are the whole entity.
     const SLOT_AND_VERSION_ARE_KEY: bool = true;
+    /// An index is a `u32`.
+    const SLOTS: u64 = 1 << u32::BITS;
 
     /// The index alone: the generation never addresses the sparse array.
     #[inline]
@@ -406,8 +408,8 @@ impl Entities {
     ///
     /// # Errors
     ///
-    /// [`Error::EntitiesExhausted`] if `capacity` is more than the `2^32` slots an entity
-    /// index addresses; [`Error::CapacityOverflow`] if the slots need more than `isize::MAX`
+    /// [`Error::BoundPastKeys`] if `capacity` is more than the `2^32` slots an entity index
+    /// addresses; [`Error::CapacityOverflow`] if the slots need more than `isize::MAX`
     /// bytes (nothing is allocated); [`Error::AllocFailed`] if the memory cannot be had.
     ///
     /// ```
@@ -415,11 +417,14 @@ impl Entities {
     ///
     /// assert_eq!(Entities::try_bounded(1000).unwrap().capacity(), 1000);
     /// # #[cfg(target_pointer_width = "64")]
-    /// assert_eq!(Entities::try_bounded(1 << 33).unwrap_err(), Error::EntitiesExhausted);
+    /// assert_eq!(
+    ///     Entities::try_bounded(1 << 33).unwrap_err(),
+    ///     Error::BoundPastKeys { bound: 1 << 33, slots: 1 << 32 },
+    /// );
     /// ```
     pub fn try_bounded(capacity: usize) -> Result<Self, Error> {
-        if capacity as u64 > 1 << 32 {
-            return Err(Error::EntitiesExhausted);
+        if capacity as u64 > Entity::SLOTS {
+            return Err(Error::BoundPastKeys { bound: capacity as u64, slots: Entity::SLOTS });
         }
         let mut entities = Self::try_with_capacity(capacity)?;
         entities.bound = Some(capacity);

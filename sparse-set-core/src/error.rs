@@ -43,6 +43,16 @@ pub enum Error {
     /// The memory a call needed is more than the address space allows (more than `isize::MAX`
     /// bytes, or more pages than a sparse array addresses): no allocation was even tried.
     CapacityOverflow,
+    /// A bound was asked past the slots its keys can take: a bounded storage's key limit past
+    /// [`Key::SLOTS`](crate::Key::SLOTS) of its key type (256 for `u8` keys), or a bounded
+    /// [`Entities`](crate::Entities) past the `2^32` indices an entity has. Nothing was
+    /// allocated.
+    BoundPastKeys {
+        /// The bound asked for.
+        bound: u64,
+        /// The slots the keys can take: the highest bound accepted.
+        slots: u64,
+    },
     /// [`Entities`](crate::Entities) has no slot left to spawn in: all `2^32` entity indices
     /// are alive or retired.
     EntitiesExhausted,
@@ -101,6 +111,10 @@ impl fmt::Display for Error {
             Error::CapacityOverflow => {
                 f.write_str("capacity overflow: the memory needed exceeds the address space")
             }
+            Error::BoundPastKeys { bound, slots } => write!(
+                f,
+                "bound {bound} is past the {slots} slots the keys can take; bound it to at most {slots}"
+            ),
             Error::EntitiesExhausted => f.write_str(
                 "entity index space exhausted: all 4294967296 slots are alive or retired",
             ),

@@ -117,6 +117,17 @@ pub trait Key: Copy + Eq + Hash + Debug {
     /// [Implementing `Key` wrongly](Key#implementing-key-wrongly).
     const SLOT_AND_VERSION_ARE_KEY: bool = false;
 
+    /// How many slots keys of this type reach: every key's
+    /// [`sparse_slot`](Key::sparse_slot) is below it (256 for `u8`, 2^32 for `u32` and an
+    /// [`Entity`](crate::Entity)'s index); `u64::MAX` (the default) for keys that may take any.
+    ///
+    /// A bounded storage refuses a key limit past it
+    /// ([`Error::BoundPastKeys`](crate::Error::BoundPastKeys)), so that it never allocates for
+    /// slots no key can take. Claiming fewer slots than the keys take cannot cause undefined
+    /// behaviour: a bounded storage's key limit is then at most this, and it refuses the keys
+    /// past it ([`Error::KeyOutOfRange`](crate::Error::KeyOutOfRange)).
+    const SLOTS: u64 = u64::MAX;
+
     /// The slot of the sparse array this key occupies.
     ///
     /// Two keys that are not equal may share a slot (only one of them can be in a set at a time);
@@ -146,10 +157,12 @@ pub trait Key: Copy + Eq + Hash + Debug {
     }
 }
 
+/// `Key` for the unsigned integers that widen to `usize`, with the slots each reaches.
 macro_rules! impl_key_lossless {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $slots:expr),*) => {$(
         impl Key for $t {
             const SLOT_IS_KEY: bool = true;
+            const SLOTS: u64 = $slots;
 
             #[inline]
             fn sparse_index(self) -> usize {
@@ -159,10 +172,11 @@ macro_rules! impl_key_lossless {
     )*};
 }
 
-impl_key_lossless!(u8, u16, usize);
+impl_key_lossless!(u8 => 1 << u8::BITS, u16 => 1 << u16::BITS, usize => u64::MAX);
 
 impl Key for u32 {
     const SLOT_IS_KEY: bool = true;
+    const SLOTS: u64 = 1 << u32::BITS;
 
     #[inline]
     fn sparse_index(self) -> usize {

@@ -184,7 +184,8 @@ pub mod __private {
     ///
     /// # Errors
     ///
-    /// As `try_bounded`: [`Error::DenseIndexOverflow`] or [`Error::CapacityOverflow`].
+    /// As `try_bounded`: [`Error::DenseIndexOverflow`], [`Error::BoundPastKeys`] or
+    /// [`Error::CapacityOverflow`].
     pub fn check_bounded<K: Key, D: DenseIndex>(
         capacity: usize,
         key_limit: usize,

@@ -96,8 +96,16 @@ fn try_bounded_refuses_before_allocating() {
     let (result, usage) = measure(|| BodySoa::try_bounded(300_000, 16));
     let refused = Error::DenseIndexOverflow { width: "u16", max_len: 65_535 };
     assert_eq!((result.err(), usage.calls), (Some(refused), 0));
+    // An `Entity` index reaches 2^32 slots: a key limit past them asks for slots no key takes.
     let (result, usage) = measure(|| BodySoa::try_bounded(8, usize::MAX));
-    assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
+    let refused = Error::BoundPastKeys { bound: usize::MAX as u64, slots: 1 << 32 };
+    assert_eq!((result.err(), usage.calls), (Some(refused), 0));
+    let (result, usage) = measure(|| BodySoa::try_bounded(8, (1 << 32) + 1));
+    let refused = Error::BoundPastKeys { bound: (1 << 32) + 1, slots: 1 << 32 };
+    assert_eq!((result.err(), usage.calls), (Some(refused), 0));
+    let (result, usage) = measure(|| FlagsSoa::try_bounded(8, 1 << 24));
+    let refused = Error::BoundPastKeys { bound: 1 << 24, slots: 256 };
+    assert_eq!((result.err(), usage.calls), (Some(refused), 0));
     // Two columns of 2^46 rows of 64 KiB each: each column alone fits the address space
     // (2^62 bytes), both together do not.
     let (result, usage) = measure(|| WideSoa::try_bounded(1 << 46, 16));

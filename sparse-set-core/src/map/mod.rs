@@ -198,9 +198,10 @@ impl<K: Key, V, D: DenseIndex> SparseMap<K, V, D> {
     /// # Errors
     ///
     /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
-    /// [`Error::CapacityOverflow`] if the memory `capacity` and `key_limit` imply exceeds the
-    /// address space (checked before anything is allocated); [`Error::AllocFailed`] if the
-    /// memory cannot be had.
+    /// [`Error::BoundPastKeys`] if `key_limit` is past the slots keys of type `K` take
+    /// ([`Key::SLOTS`]); [`Error::CapacityOverflow`] if the memory
+    /// `capacity` and `key_limit` imply exceeds the address space (all three checked before
+    /// anything is allocated); [`Error::AllocFailed`] if the memory cannot be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseMap};

@@ -15,6 +15,8 @@ use crate::storage::Columnar;
 impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> SparseMap<K, V, D, O> {
     /// Keeps only the elements for which `keep` returns `true`, visiting each element exactly
     /// once in dense order; `keep` may change the value. Kept elements keep their relative order.
+    /// An observer hears every row written first (`keep` is handed each value mutably), then
+    /// each removal.
     ///
     /// If `keep` panics, the map stays consistent and still holds every element (in an
     /// unspecified order). If dropping a removed value panics, the map already holds exactly

@@ -265,9 +265,11 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// # Errors
     ///
     /// [`Error::DenseIndexOverflow`] if `capacity` exceeds [`DenseIndex::MAX_LEN`];
+    /// [`Error::BoundPastKeys`] if `key_limit` is past the slots keys of type `K` take
+    /// ([`Key::SLOTS`]: 256 for `u8` keys, 2^32 for `u32` and [`Entity`](crate::Entity));
     /// [`Error::CapacityOverflow`] if the sparse pages covering `0..key_limit` would need more
-    /// than `isize::MAX` bytes (checked before anything is allocated, so a huge `key_limit`
-    /// fails at once); [`Error::AllocFailed`] if the memory cannot be had.
+    /// than `isize::MAX` bytes (all three checked before anything is allocated, so a huge
+    /// `key_limit` fails at once); [`Error::AllocFailed`] if the memory cannot be had.
     ///
     /// ```
     /// use sparse_set_core::{Error, SparseSet};
@@ -275,12 +277,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
     /// let err = SparseSet::<u32, u8>::try_bounded(300, 1000).unwrap_err();
     /// assert_eq!(err, Error::DenseIndexOverflow { width: "u8", max_len: 255 });
     /// let err = SparseSet::<u32>::try_bounded(8, usize::MAX).unwrap_err();
+    /// assert_eq!(err, Error::BoundPastKeys { bound: usize::MAX as u64, slots: 1 << 32 });
+    /// let err = SparseSet::<u64>::try_bounded(8, usize::MAX).unwrap_err();
     /// assert_eq!(err, Error::CapacityOverflow);
+    /// assert_eq!(SparseSet::<u8>::bounded(8, 256).key_limit(), Some(256)); // every `u8` key
     /// ```
     pub fn try_bounded(capacity: usize, key_limit: usize) -> Result<Self, Error> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
+        Self::check_reachable(key_limit)?;
         // Decided before anything is allocated: the pages `key_limit` implies, then the keys;
         // then every allocation is made before a word is written.
         Pages::<D>::check_full_below(key_limit as u64, Self::STRIDE)?;
@@ -294,6 +300,16 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
             observer: (),
             graves: Graves::new(),
         })
+    }
+
+    /// `Err(BoundPastKeys)` if `key_limit` is past the slots keys of type `K` take
+    /// ([`Key::SLOTS`]): a bounded set never allocates for slots no key can take.
+    fn check_reachable(key_limit: usize) -> Result<(), Error> {
+        let bound = key_limit as u64;
+        if bound > K::SLOTS {
+            return Err(Error::BoundPastKeys { bound, slots: K::SLOTS });
+        }
+        Ok(())
     }
 
     /// The bytes a bounded storage of this index allocates up front: what
@@ -315,6 +331,7 @@ impl<K: Key, D: DenseIndex> SparseSet<K, D> {
         if capacity > D::MAX_LEN {
             return Err(Error::DenseIndexOverflow { width: D::NAME, max_len: D::MAX_LEN });
         }
+        Self::check_reachable(key_limit)?;
         let pages = Pages::<D>::full_below_bytes(key_limit as u64, Self::STRIDE)?;
         core::iter::once(size_of::<K>())
             .chain(columns.iter().copied())

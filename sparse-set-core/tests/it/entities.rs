@@ -55,14 +55,16 @@ fn try_bounded_refuses_what_an_entity_index_cannot_address() {
     );
     #[cfg(target_pointer_width = "64")]
     {
-        assert_eq!(Entities::try_bounded((1 << 32) + 1).unwrap_err(), Error::EntitiesExhausted);
-        assert_eq!(Entities::try_bounded(usize::MAX).unwrap_err(), Error::EntitiesExhausted);
+        let past = |bound: u64| Error::BoundPastKeys { bound, slots: 1 << 32 };
+        assert_eq!(Entities::try_bounded((1 << 32) + 1).unwrap_err(), past((1 << 32) + 1));
+        assert_eq!(Entities::try_bounded(1 << 40).unwrap_err(), past(1 << 40));
+        assert_eq!(Entities::try_bounded(usize::MAX).unwrap_err(), past(usize::MAX as u64));
         let message = std::panic::catch_unwind(|| drop(Entities::bounded(usize::MAX)));
         assert_eq!(
             message.unwrap_err().downcast_ref::<String>().unwrap(),
             &format!(
-                "cannot bound an `Entities` to {} slots: entity index space exhausted: all \
-                 4294967296 slots are alive or retired",
+                "cannot bound an `Entities` to {0} slots: bound {0} is past the 4294967296 slots \
+                 the keys can take; bound it to at most 4294967296",
                 usize::MAX
             )
         );

@@ -179,19 +179,23 @@ fn a_huge_bounded_set_fails_before_touching_memory() {
 #[test]
 #[cfg(target_pointer_width = "64")]
 fn a_bounded_map_refuses_before_allocating() {
-    let (result, usage) = measure(|| SparseMap::<u32, u64>::try_bounded(8, usize::MAX));
+    let (result, usage) = measure(|| SparseMap::<u64, u64>::try_bounded(8, usize::MAX));
     assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
+    // A `u32` key takes 2^32 slots: a key limit past them is refused as such.
+    let (result, usage) = measure(|| SparseMap::<u32, u64>::try_bounded(8, usize::MAX));
+    let refused = Error::BoundPastKeys { bound: usize::MAX as u64, slots: 1 << 32 };
+    assert_eq!((result.err(), usage.calls), (Some(refused), 0));
     let (result, usage) = measure(|| SparseMap::<u32, u64, u8>::try_bounded(300, 16));
     let refused = Error::DenseIndexOverflow { width: "u8", max_len: 255 };
     assert_eq!((result.err(), usage.calls), (Some(refused), 0));
     // The key range alone is past the address space: refused as such, before a terabyte of
     // values is asked for.
     let (result, usage) =
-        measure(|| SparseMap::<u32, [u8; 1 << 20]>::try_bounded(1 << 20, usize::MAX));
+        measure(|| SparseMap::<u64, [u8; 1 << 20]>::try_bounded(1 << 20, usize::MAX));
     assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
     // Values and pages that together pass the address space, each alone within it.
     let (result, usage) =
-        measure(|| SparseMap::<u32, [u8; 1 << 16], usize>::try_bounded((1 << 47) - 1, 1 << 40));
+        measure(|| SparseMap::<u64, [u8; 1 << 16], usize>::try_bounded((1 << 47) - 1, 1 << 40));
     assert_eq!((result.err(), usage.calls), (Some(Error::CapacityOverflow), 0));
     // Bounds the address space holds but the allocator may not: where it fails, the values and
     // the dense keys were reserved (8 MiB each, never written) and the pages never had.

@@ -186,6 +186,31 @@ fn a_bounded_set_refuses_past_its_limits_and_stays_unchanged() {
 }
 
 #[test]
+fn a_key_limit_past_the_key_types_slots_is_refused_before_allocating() {
+    // A `u8` key takes 256 slots: a limit past them would only allocate for slots no key takes.
+    let past = |bound: u64, slots: u64| Error::BoundPastKeys { bound, slots };
+    assert_eq!(SparseSet::<u8>::try_bounded(10, 1 << 24).unwrap_err(), past(1 << 24, 256));
+    assert_eq!(SparseSet::<u16>::try_bounded(10, 1 << 26).unwrap_err(), past(1 << 26, 1 << 16));
+    #[cfg(target_pointer_width = "64")]
+    {
+        let err = SparseSet::<u32>::try_bounded(10, 1 << 36).unwrap_err();
+        assert_eq!(err, past(1 << 36, 1 << 32));
+        let err = SparseSet::<Entity>::try_bounded(10, 1 << 34).unwrap_err();
+        assert_eq!(err, past(1 << 34, 1 << 32));
+        assert_eq!(
+            err.to_string(),
+            "bound 17179869184 is past the 4294967296 slots the keys can take; bound it to at \
+             most 4294967296"
+        );
+    }
+    // Up to every slot the keys take: each key fits.
+    let mut every = SparseSet::<u8>::try_bounded(256, 256).unwrap();
+    every.extend(0..=u8::MAX);
+    assert_eq!((every.len(), every.key_limit()), (256, Some(256)));
+    every.assert_invariants();
+}
+
+#[test]
 fn plain_calls_panic_with_the_error_message_naming_the_key() {
     let result = catch_unwind(|| {
         let mut set = SparseSet::<u32>::bounded(8, 128);
@@ -533,7 +558,7 @@ fn keys_differing_only_above_32_bits_never_share_a_slot() {
 
 #[test]
 fn huge_arguments_fail_fast_and_say_why() {
-    assert_eq!(SparseSet::<u32>::try_bounded(8, usize::MAX).unwrap_err(), Error::CapacityOverflow);
+    assert_eq!(SparseSet::<u64>::try_bounded(8, usize::MAX).unwrap_err(), Error::CapacityOverflow);
     assert_eq!(
         SparseSet::<u64, usize>::try_with_capacity(usize::MAX).unwrap_err(),
         Error::CapacityOverflow
@@ -560,8 +585,8 @@ fn panics_name_what_was_asked_and_the_limit_met() {
     assert_eq!(
         message(|| drop(SparseSet::<u32>::bounded(8, usize::MAX))),
         format!(
-            "cannot bound a `SparseSet` to 8 elements with keys below {}: capacity overflow: the \
-             memory needed exceeds the address space",
+            "cannot bound a `SparseSet` to 8 elements with keys below {0}: bound {0} is past the \
+             4294967296 slots the keys can take; bound it to at most 4294967296",
             usize::MAX
         )
     );

@@ -54,9 +54,9 @@ const MIN_ROOM: usize = 16;
 ///
 /// It holds the ordered operations up to a byte limit ([`new`](Self::new): 1 MiB), past which it
 /// stops recording them and reports [`Resync`]; and one dirty bit per row, which never overflows.
-/// An operation takes 12 bytes with `u32` keys and 16 with [`Entity`](crate::Entity) keys; a
-/// sort records one permutation at 6 bytes per row (8 with `Entity` keys: two positions an
-/// operation), and nothing when it moves no row.
+/// An operation takes 12 bytes with `u32` keys and 16 with `u64` and
+/// [`Entity`](crate::Entity) keys; a sort records one permutation at 6 bytes per row (8 with
+/// `Entity` keys: two positions an operation), and nothing when it moves no row.
 ///
 /// ```
 /// use sparse_set_core::SparseMap;

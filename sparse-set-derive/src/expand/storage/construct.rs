@@ -103,8 +103,10 @@ pub(super) fn construction(input: &Input<'_>) -> TokenStream {
         /// # Errors
         ///
         /// `Error::DenseIndexOverflow` if `capacity` exceeds what the dense index width
-        /// addresses; `Error::CapacityOverflow` if the memory `capacity` and `key_limit` imply
-        /// exceeds the address space (checked before that memory is allocated);
+        /// addresses; `Error::BoundPastKeys` if `key_limit` is past the slots the key type
+        /// takes (`Key::SLOTS`); `Error::CapacityOverflow` if the memory `capacity` and
+        /// `key_limit` imply exceeds the address space (all checked before that memory is
+        /// allocated);
         /// `Error::AllocFailed` if the memory cannot be had.
         pub fn try_bounded(capacity: #usize, key_limit: #usize) -> #result<Self, #p::Error> {
             // Decided before anything is allocated; the columns reserved (not written) before
