@@ -8,7 +8,7 @@ use core::ops::Range;
 use crate::dense::DenseIndex;
 use crate::error::{Error, fail_insert};
 use crate::key::Key;
-use crate::observe::RowChanges;
+use crate::observe::{NoWrites, RowChanges, RowWrites};
 use crate::permutation::sort_as_with;
 use crate::rows::Rows;
 use crate::set::{Keys, SparseSet};
@@ -554,6 +554,12 @@ pub trait Columnar: Storage {
     type ColumnsMut<'a>: Rows<Key = Self::Key, Row = Self::Mut<'a>>
     where
         Self: 'a;
+    /// What tells the storage's observer of each row a walk hands out of the columns of
+    /// [`index_columns_and_writes`](Self::index_columns_and_writes): [`NoWrites`] for a
+    /// storage without one.
+    type Writes<'a>: RowWrites
+    where
+        Self: 'a;
 
     /// Every column, with the keys.
     ///
@@ -583,7 +589,9 @@ pub trait Columnar: Storage {
     fn columns_mut(&mut self) -> Self::ColumnsMut<'_>;
 
     /// The key index and every column, mutably, borrowed apart: what a loop that looks keys up
-    /// in the index and changes the columns holds (a query's mutable members).
+    /// in the index and changes the columns holds. The observer hears every row written, as
+    /// for [`columns_mut`](Self::columns_mut) (a query tells it of the rows it visits alone,
+    /// through [`index_columns_and_writes`](Self::index_columns_and_writes)).
     ///
     /// Computes in **O(1)** time.
     ///
@@ -600,6 +608,36 @@ pub trait Columnar: Storage {
     fn index_and_columns_mut(
         &mut self,
     ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>);
+
+    /// [`index_and_columns_mut`](Self::index_and_columns_mut), with what tells the observer of
+    /// each row as the caller hands it out ([`RowWrites::written`]) instead of every row at
+    /// once: what a query walks of a mutable member, so that a walk that visits a few rows of a
+    /// large storage reports those alone. A storage whose observer hears of every row here
+    /// returns [`NoWrites`].
+    ///
+    /// Computes in **O(1)** time.
+    ///
+    /// ```
+    /// use sparse_set_core::observe::{Journal, RowWrites};
+    /// use sparse_set_core::{Columnar, SparseMap};
+    ///
+    /// type Map = SparseMap<u32, char, u32, Journal<u32>>;
+    /// let mut map: Map = Map::default();
+    /// map.extend([(4, 'a'), (2, 'b'), (7, 'c')]);
+    /// map.observer_mut().clear();
+    /// let (index, mut columns, mut writes) = map.index_columns_and_writes();
+    /// let row = index.get_index_of(2).unwrap();
+    /// writes.written(row..row + 1);
+    /// *Map::row_mut(&mut columns, row).unwrap() = 'z';
+    /// assert_eq!(map.observer().patch().rows().collect::<Vec<_>>(), [1]); // not 0 and 2
+    /// ```
+    #[allow(
+        clippy::type_complexity,
+        reason = "three parts borrowed apart, a tuple as `index_and_columns_mut`'s pair"
+    )]
+    fn index_columns_and_writes(
+        &mut self,
+    ) -> (&SparseSet<Self::Key, Self::Dense>, Self::ColumnsMut<'_>, Self::Writes<'_>);
 
     /// The first `len` rows of every column, mutably, with their keys: what a
     /// [`Group`](crate::Group) hands out of a member over its aligned prefix. An observer hears
@@ -761,6 +799,10 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
         = Keys<'a, K>
     where
         Self: 'a;
+    type Writes<'a>
+        = NoWrites
+    where
+        Self: 'a;
 
     #[inline]
     fn columns(&self) -> Keys<'_, K> {
@@ -775,6 +817,11 @@ impl<K: Key, D: DenseIndex> Columnar for SparseSet<K, D> {
     #[inline]
     fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, Keys<'_, K>) {
         (self, Keys { keys: self.as_slice() })
+    }
+
+    #[inline]
+    fn index_columns_and_writes(&mut self) -> (&SparseSet<K, D>, Keys<'_, K>, NoWrites) {
+        (self, Keys { keys: self.as_slice() }, NoWrites)
     }
 
     #[inline]

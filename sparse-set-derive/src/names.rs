@@ -392,6 +392,7 @@ mod tests {
                     let plumbing = [
                         "assert_invariants",
                         "index_and_columns_mut",
+                        "index_columns_and_writes",
                         "prefix_columns_mut",
                         "index_and_prefix_mut",
                         "row",

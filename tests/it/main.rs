@@ -40,6 +40,7 @@ mod parallel;
 mod parity;
 mod query_lookup;
 mod query_model;
+mod query_writes;
 #[cfg(feature = "serde")]
 mod serde;
 #[cfg(feature = "serde")]

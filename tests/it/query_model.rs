@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
+use sparse_soa::observe::NoWrites;
 use sparse_soa::query::optional;
 use sparse_soa::{Columnar, Group, SparseMap, SparseSet, SparseSoa, Storage, map, query};
 use sparse_soa_test_support::model;
@@ -63,6 +64,7 @@ impl Storage for Scores {
 impl Columnar for Scores {
     type Columns<'a> = map::Columns<'a, u32, i64>;
     type ColumnsMut<'a> = map::ColumnsMut<'a, u32, i64>;
+    type Writes<'a> = NoWrites;
 
     fn columns(&self) -> Self::Columns<'_> {
         map::Columns { keys: self.keys.as_slice(), values: &self.values }
@@ -74,6 +76,13 @@ impl Columnar for Scores {
 
     fn index_and_columns_mut(&mut self) -> (&SparseSet<u32>, Self::ColumnsMut<'_>) {
         (&self.keys, map::ColumnsMut { keys: self.keys.as_slice(), values: &mut self.values })
+    }
+
+    fn index_columns_and_writes(
+        &mut self,
+    ) -> (&SparseSet<u32>, Self::ColumnsMut<'_>, Self::Writes<'_>) {
+        let (index, columns) = self.index_and_columns_mut();
+        (index, columns, NoWrites) // no observer to tell
     }
 
     fn row<'a>(columns: &Self::Columns<'a>, index: usize) -> Option<&'a i64> {

@@ -9,7 +9,7 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
 use crate::key::Key;
 use crate::map::{Columns, ColumnsMut, SparseMap};
-use crate::observe::{Observed, Observer};
+use crate::observe::{Observed, Observer, ObserverWrites};
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
 
@@ -220,6 +220,10 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D
         = ColumnsMut<'a, K, V>
     where
         Self: 'a;
+    type Writes<'a>
+        = ObserverWrites<'a, K, V, O>
+    where
+        Self: 'a;
 
     #[inline]
     fn columns(&self) -> Columns<'_, K, V> {
@@ -234,6 +238,15 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D
     #[inline]
     fn index_and_columns_mut(&mut self) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
         self.index_and_prefix_mut(self.values.len())
+    }
+
+    #[inline]
+    fn index_columns_and_writes(
+        &mut self,
+    ) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>, ObserverWrites<'_, K, V, O>) {
+        let keys = self.set.as_slice();
+        let columns = ColumnsMut { keys, values: &mut self.values[..keys.len()] };
+        (&self.set, columns, ObserverWrites::new(&mut self.observer))
     }
 
     #[inline]

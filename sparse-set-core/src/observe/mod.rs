@@ -22,8 +22,10 @@
 //! - a removed row: [`removed`](Observer::removed), after the swap-remove, with the removed value
 //!   and where the last row went ([`Removed`]). Bulk removals (`truncate`, `clear`, `drain`,
 //!   `retain`) report each row;
-//! - values handed out mutably (`get_mut`, `values_mut`, a query's mutable member):
-//!   [`written`](Observer::written), when the reference is handed out (a write is assumed);
+//! - values handed out mutably: [`written`](Observer::written), when the reference is handed
+//!   out (a write is assumed): the row of `get_mut`, every row of `values_mut`, `iter_mut`,
+//!   `columns_mut` and `retain`, each row a query's mutable member visits ([`RowWrites`]; its
+//!   parallel forms report every row of the storage once);
 //! - rows that change places without leaving: [`swapped`](Observer::swapped), or one
 //!   [`permuted`](Observer::permuted) for a sort of the storage itself. `sort_as` (which
 //!   allocates nothing) reports its swaps; a group's sort of its own prefix reports one
@@ -87,6 +89,8 @@ mod journal;
 mod removals;
 mod ticks;
 
+use core::fmt;
+use core::marker::PhantomData;
 use core::ops::Range;
 
 use crate::error::Error;
@@ -236,6 +240,64 @@ pub trait Observed {
 
     /// The observer, mutably: to drain or clear what it collected.
     fn observer_mut(&mut self) -> &mut Self::Observer;
+}
+
+/// What a walk over a storage's rows tells of each row it hands out mutably: a query's mutable
+/// member reports the rows it visits, not every row of the storage (made by
+/// [`Columnar::index_columns_and_writes`](crate::Columnar::index_columns_and_writes)).
+pub trait RowWrites {
+    /// Whether [`written`](Self::written) tells anyone: `false` for a storage without an
+    /// observer, whose walks then make no call.
+    const HEARS: bool;
+
+    /// The values of the rows in `rows` were handed out mutably: the storage's observer hears
+    /// [`Observer::written`].
+    fn written(&mut self, rows: Range<usize>);
+}
+
+/// The [`RowWrites`] of a storage that reports to no observer, or that told its observer of
+/// every row when it handed out its columns: it tells no one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoWrites;
+
+impl RowWrites for NoWrites {
+    const HEARS: bool = false;
+
+    #[inline]
+    fn written(&mut self, rows: Range<usize>) {
+        let _ = rows;
+    }
+}
+
+/// The [`RowWrites`] of a storage with an observer `O` of rows `V`: each row's write goes to
+/// the observer's [`written`](Observer::written).
+pub struct ObserverWrites<'a, K, V, O> {
+    observer: &'a mut O,
+    row: PhantomData<fn(K, &V)>,
+}
+
+impl<'a, K, V, O: Observer<K, V>> ObserverWrites<'a, K, V, O> {
+    /// What tells `observer` of each row written.
+    #[inline]
+    pub fn new(observer: &'a mut O) -> Self {
+        Self { observer, row: PhantomData }
+    }
+}
+
+impl<K, V, O: Observer<K, V>> RowWrites for ObserverWrites<'_, K, V, O> {
+    const HEARS: bool = O::OBSERVES;
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "a row's event, in a query's loop")]
+    fn written(&mut self, rows: Range<usize>) {
+        self.observer.written(rows);
+    }
+}
+
+impl<K, V, O> fmt::Debug for ObserverWrites<'_, K, V, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObserverWrites").finish_non_exhaustive()
+    }
 }
 
 /// Tells `observer` of an insert of `key` over the row at `index`: [`renewed`](Observer::renewed)

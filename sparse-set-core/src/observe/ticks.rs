@@ -12,7 +12,8 @@
 //! passes a multiple of `REBASE`, pulling older ones up to `MAX_AGE`.
 //!
 //! A row's change tick is the newer of its own stamp and `all_changed`, the stamp a write to
-//! every row at once (`values_mut`, `columns_mut`, a query's mutable member) sets in O(1).
+//! every row at once (`values_mut`, `columns_mut`, a parallel query's mutable member) sets in
+//! O(1).
 
 use alloc::vec::Vec;
 use core::fmt;

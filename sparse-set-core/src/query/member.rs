@@ -8,6 +8,7 @@
 //! makes a view from the columns without going back through the storage.
 
 use crate::key::Key;
+use crate::observe::RowWrites;
 use crate::rows::Rows;
 use crate::set::{Probe, Quick};
 use crate::storage::Columnar;
@@ -187,10 +188,13 @@ pub struct RefFetch<'a, S: Columnar + 'a> {
 }
 
 /// The [`Fetch`] of a mutable member `&mut S`: the key index's [`Probe`] and the columns,
-/// mutably.
+/// mutably, with what tells the storage's observer of each row the walk hands out
+/// ([`Columnar::index_columns_and_writes`]).
 pub struct MutFetch<'a, S: Columnar + 'a> {
     probe: Probe<'a, S::Key, S::Dense>,
     columns: S::ColumnsMut<'a>,
+    /// `None` once the fetch is split for threads, which told the observer of every row.
+    writes: Option<S::Writes<'a>>,
 }
 
 /// An optional query member, made by [`optional`](crate::query::optional).
@@ -248,8 +252,8 @@ impl<'a, S: Columnar> Member for &'a mut S {
 
     #[inline]
     fn into_fetch(self) -> MutFetch<'a, S> {
-        let (index, columns) = self.index_and_columns_mut();
-        MutFetch { probe: index.probe(), columns }
+        let (index, columns, writes) = self.index_columns_and_writes();
+        MutFetch { probe: index.probe(), columns, writes: Some(writes) }
     }
 
     #[inline]
@@ -352,18 +356,6 @@ macro_rules! storage_fetch {
                 self.probe.narrow(slots);
             }
         }
-
-        #[cfg(feature = "rayon")]
-        impl<S: Columnar> SplitFetch for $fetch<'_, S> {
-            #[inline]
-            fn split_at(self, mid: usize) -> (Self, Self) {
-                let (front, back) = crate::rows::Rows::split_at(self.columns, mid);
-                (
-                    $fetch { probe: self.probe, columns: front },
-                    $fetch { probe: self.probe, columns: back },
-                )
-            }
-        }
     };
 }
 
@@ -390,13 +382,49 @@ impl<'a, S: Columnar> FetchItem for RefFetch<'a, S> {
     }
 }
 
-impl<'v, S: Columnar> FetchView<'v> for MutFetch<'_, S> {
+impl<'v, 'a, S: Columnar> FetchView<'v> for MutFetch<'a, S> {
     type View = S::Mut<'v>;
 
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the view of one element, in the loop")]
     fn view(&'v mut self, slot: usize) -> S::Mut<'v> {
+        // The row is handed out: its write is assumed. (No code for a storage without an
+        // observer.)
+        if <S::Writes<'a> as RowWrites>::HEARS {
+            if let Some(writes) = &mut self.writes {
+                writes.written(slot..slot + 1);
+            }
+        }
         S::row_mut(&mut self.columns, slot).unwrap_or_else(|| past_rows(slot))
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Columnar> SplitFetch for RefFetch<'_, S> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (front, back) = Rows::split_at(self.columns, mid);
+        (
+            RefFetch { probe: self.probe, columns: front },
+            RefFetch { probe: self.probe, columns: back },
+        )
+    }
+}
+
+/// A split for threads: the halves share no observer, so it hears of every row here, once.
+#[cfg(feature = "rayon")]
+impl<S: Columnar> SplitFetch for MutFetch<'_, S> {
+    #[inline]
+    fn split_at(mut self, mid: usize) -> (Self, Self) {
+        if let Some(mut writes) = self.writes.take() {
+            writes.written(0..Rows::len(&self.columns));
+        }
+        let (front, back) = Rows::split_at(self.columns, mid);
+        let probe = self.probe;
+        (
+            MutFetch { probe, columns: front, writes: None },
+            MutFetch { probe, columns: back, writes: None },
+        )
     }
 }
 

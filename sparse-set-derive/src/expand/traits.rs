@@ -20,6 +20,44 @@ pub(super) fn expand(input: &Input<'_>) -> TokenStream {
     }
 }
 
+/// `Columnar::Writes` and `index_columns_and_writes`: the observer hears of each row a query
+/// hands out.
+fn columnar_writes(input: &Input<'_>) -> (TokenStream, TokenStream) {
+    let Input { names, private: p, key: k, dense: d, .. } = input;
+    let lifetime = &names.lifetime;
+    let (keys, observer) = (&names.keys_field, &names.observer_field);
+    let columns_mut_name = &names.columns_mut;
+    let refs = input.borrowing(&names.refs, &quote!(#lifetime));
+    let observer_ty = input.observer_field_ty();
+    let accessors = input.fields.iter().map(|field| &field.accessor);
+    let column_fields = input.fields.iter().map(|field| &field.column);
+    let ty = quote! {
+        type Writes<#lifetime> = #p::ObserverWrites<#lifetime, #k, #refs, #observer_ty>
+        where
+            Self: #lifetime;
+    };
+    let method = quote! {
+        #[inline]
+        fn index_columns_and_writes(
+            &mut self,
+        ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>, Self::Writes<'_>) {
+            // Every column cut to the keys' length, as `index_and_prefix_mut` cuts them: one
+            // bound check a row for all of them.
+            let __keys = self.#keys.as_slice();
+            let __len = __keys.len();
+            (
+                &self.#keys,
+                #columns_mut_name {
+                    keys: __keys,
+                    #(#accessors: &mut self.#column_fields[..__len],)*
+                },
+                #p::ObserverWrites::new(&mut self.#observer),
+            )
+        }
+    };
+    (ty, method)
+}
+
 /// The runtime's `Columnar`, forwarding to the inherent `columns`, `columns_mut` and
 /// `swap_indices`: what groups, `sort_as` and parallel iteration work through.
 fn columnar(input: &Input<'_>) -> TokenStream {
@@ -44,6 +82,7 @@ fn columnar(input: &Input<'_>) -> TokenStream {
     let columns_mut_anon = input.borrowing(&names.columns_mut, &quote!('_));
     let mut_v = input.borrowing(muts, &quote!('__v));
     let usize = quote!(::core::primitive::usize);
+    let (writes_ty, writes) = columnar_writes(input);
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::Columnar for #self_ty #where_clause {
@@ -51,6 +90,7 @@ fn columnar(input: &Input<'_>) -> TokenStream {
 
             type Columns<#lifetime> = #columns_ty where Self: #lifetime;
             type ColumnsMut<#lifetime> = #columns_mut_ty where Self: #lifetime;
+            #writes_ty
 
             #[inline]
             fn columns(&self) -> Self::Columns<'_> {
@@ -68,6 +108,8 @@ fn columnar(input: &Input<'_>) -> TokenStream {
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
                 <Self as #p::Columnar>::index_and_prefix_mut(self, self.#keys.len())
             }
+
+            #writes
 
             #[inline]
             fn prefix_columns_mut(&mut self, len: #usize) -> Self::ColumnsMut<'_> {

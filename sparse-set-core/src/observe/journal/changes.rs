@@ -67,7 +67,10 @@ pub enum Change<'a, K> {
         /// The row's key now.
         key: K,
     },
-    /// The values of `rows` were handed out mutably, and may have changed.
+    /// The values of `rows` were handed out mutably, and may have changed. Rows handed out one
+    /// by one in ascending order, as a query's walk does, are one operation when at most 64
+    /// rows apart: the rows between them count as written too here (the
+    /// [`patch`](super::Journal::patch) stays exact).
     Write {
         /// The positions written.
         rows: Range<usize>,

@@ -49,6 +49,10 @@ const DEFAULT_LIMIT: usize = 1 << 20;
 /// The operations a growing journal makes room for at least.
 const MIN_ROOM: usize = 16;
 
+/// How many rows apart the writes one [`Change::Write`] covers may be: rows handed out one by
+/// one in ascending order (a query's walk) with gaps of at most this are one operation.
+const WRITE_GAP: u32 = 64;
+
 /// A move journal: the [`Observer`] a mirror of a storage drains, through the ordered
 /// [`changes`](Self::changes) or the coalesced [`patch`](Self::patch), then [`clear`s](Self::clear).
 ///
@@ -555,20 +559,31 @@ impl<K: Copy, V> Observer<K, V> for Journal<K> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "a row's event, in a query's loop")]
     fn written(&mut self, rows: Range<usize>) {
         if rows.is_empty() {
             return;
         }
         let (start, end) = (Self::at(rows.start), Self::at(rows.end));
-        match self.last_mut().copied() {
+        let len = self.len;
+        match self.last_mut() {
             // A row written again, as a loop of `get_mut` on one key does.
-            Some(Op::Write(a, b)) if a <= start && end <= b => {}
+            Some(Op::Write(a, b)) if *a <= start && end <= *b => {}
+            // Rows after those written last and near them, as a query's walk hands them out
+            // (its filters skip a few): one operation for the run, gaps included.
+            Some(Op::Write(a, b)) if *a <= start && start <= b.saturating_add(WRITE_GAP) => {
+                *b = end.max(*b);
+            }
             // The row just pushed, handed out by the entry API: the push covers it.
-            Some(Op::Push(_)) if rows.start + 1 == self.len && rows.end == self.len => {}
+            Some(Op::Push(_)) if rows.start + 1 == len && rows.end == len => {}
             _ => self.record(Op::Write(start, end)),
         }
-        self.mark_range(rows);
+        if rows.len() == 1 {
+            self.mark(rows.start);
+        } else {
+            self.mark_range(rows);
+        }
     }
 
     #[inline]
