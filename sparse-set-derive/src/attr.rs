@@ -10,6 +10,7 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
 use syn::{Attribute, Ident, LitStr, Path, Token, Type};
@@ -366,8 +367,13 @@ fn expect_eq(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<()> {
 fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Ident> {
     expect_eq(meta, &format!("{key} = \"{example}\""))?;
     let value = meta.value()?;
+    // A name written bare (`rename = mass`) is shown back quoted.
+    let shown = value
+        .fork()
+        .call(Ident::parse_any)
+        .map_or_else(|_| example.to_owned(), |ident| ident.to_string());
     let lit: LitStr = value.parse().map_err(|error| {
-        syn::Error::new(error.span(), format!("expected a string: `{key} = \"{example}\"`"))
+        syn::Error::new(error.span(), format!("expected a string: `{key} = \"{shown}\"`"))
     })?;
     let text = lit.value();
     // The whole text, no more: the parser skips spaces and comments around an identifier.
@@ -376,10 +382,20 @@ fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> sy
             ident.set_span(lit.span());
             Ok(ident)
         }
-        _ => Err(syn::Error::new(
-            lit.span(),
-            format!("`{key}` must be a Rust identifier, and `{text}` is not one"),
-        )),
+        _ => {
+            // A keyword is an identifier written raw (`r#type`), where Rust allows it.
+            let raw = format!("r#{text}");
+            let hint = match syn::parse_str::<Ident>(&raw) {
+                Ok(ident) if ident == raw => {
+                    format!("; a keyword is written raw: `{key} = \"{raw}\"`")
+                }
+                _ => String::new(),
+            };
+            Err(syn::Error::new(
+                lit.span(),
+                format!("`{key}` must be a Rust identifier, and `{text}` is not one{hint}"),
+            ))
+        }
     }
 }
 

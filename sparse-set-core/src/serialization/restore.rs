@@ -242,6 +242,9 @@ pub(super) fn make<S: Rebuild, E: de::Error>(
             "bounded capacity {capacity} is more than dense index type `{width}` addresses \
              ({max_len} elements)"
         ))),
+        Err(Error::BoundPastKeys { slots, .. }) => Err(E::custom(format_args!(
+            "bounded key range 0..{key_limit} is past the {slots} slots the keys can take"
+        ))),
         Err(_) => Err(E::custom(format_args!(
             "a bounded storage of capacity {capacity} and key range 0..{key_limit} needs more \
              memory than the address space has"

@@ -330,9 +330,13 @@ fn bounded_storages_refuse_what_does_not_fit() {
         "bounded capacity 256 is more than dense index type `u8` addresses (255 elements)",
     );
     let huge = usize::MAX;
-    assert_refused::<SparseSet<u32>>(
+    assert_refused::<SparseSet<u64>>(
         &format!(r#"{{"bounds":{{"capacity":0,"key_limit":{huge}}},"keys":[]}}"#),
         &format!("key range 0..{huge} needs more memory than the address space has"),
+    );
+    assert_refused::<SparseSet<u8>>(
+        r#"{"bounds":{"capacity":10,"key_limit":300},"keys":[1]}"#,
+        "bounded key range 0..300 is past the 256 slots the keys can take",
     );
     assert_refused::<SparseSet<u32>>(
         r#"{"bounds":{"capacity":0,"key_limit":100000000},"keys":[]}"#,

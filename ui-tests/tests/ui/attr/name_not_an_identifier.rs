@@ -19,4 +19,12 @@ struct Speed {
     x: f32,
 }
 
+#[derive(SparseSoa)]
+struct Token {
+    #[sparse_soa(rename = "type")]
+    kind: u8,
+    #[sparse_soa(rename = "self")]
+    owner: u8,
+}
+
 fn main() {}
