@@ -497,7 +497,7 @@ where
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a storage, so a world's rows cannot store into it",
     label = "not a storage",
-    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage"
+    note = "mark the field `#[sparse_soa(skip)]` if it is not a storage, or `#[sparse_soa(entities)]` if it is the allocator under another name"
 )]
 pub trait FieldValue {
     /// The value type.
