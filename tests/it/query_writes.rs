@@ -87,6 +87,23 @@ fn the_ordered_changes_take_one_write_for_rows_a_walk_hands_out_close_together()
 }
 
 #[test]
+fn a_walk_of_every_row_is_one_event() {
+    use sparse_soa::observe::Change;
+
+    let (mut map, _) = journaled();
+    query((&mut map,)).for_each(|_, (value,)| *value += 1.0);
+    let changes: Vec<_> = map.observer().changes().unwrap().collect();
+    assert_eq!(changes, [Change::Write { rows: 0..1000 }]);
+    assert_eq!(dirty(&map).len(), 1000);
+
+    let mut ticks = SparseMap::<u32, i32, u32, Ticks>::default();
+    ticks.extend((0..10).map(|key| (key, 0)));
+    let seen = ticks.observer_mut().advance();
+    query((&mut ticks,)).for_each(|_, (value,)| *value += 1);
+    assert_eq!(ticks.changed_since(seen).count(), 10);
+}
+
+#[test]
 fn change_ticks_see_the_rows_a_query_visits() {
     let mut map = SparseMap::<u32, i32, u32, Ticks>::default();
     map.extend((0..100).map(|key| (key, 0)));

@@ -74,6 +74,11 @@ pub trait Fetch {
     /// The slot of the driver's own element at dense position `index`.
     fn driven_slot(index: usize) -> Self::Slot;
 
+    /// The walk about to begin hands out every row of this member, which drives: a mutable
+    /// member's observer hears of them at once, instead of one event a row. Nothing by default.
+    #[inline]
+    fn visits_all(&mut self) {}
+
     /// What [`locate_slow`](Self::locate_slow) needs.
     fn locator(&self) -> Self::Locator;
 
@@ -298,9 +303,10 @@ impl<M: Member> Member for Optional<M> {
     }
 }
 
-/// The fetches of storages: keys from the columns, lookups through the probe.
+/// The fetches of storages: keys from the columns, lookups through the probe; a mutable one
+/// names how its observer hears of every row at once.
 macro_rules! storage_fetch {
-    ($fetch:ident) => {
+    ($fetch:ident $(, $hear_all:ident)?) => {
         impl<'a, S: Columnar> Fetch for $fetch<'a, S> {
             type Key = S::Key;
             type Slot = usize;
@@ -323,6 +329,13 @@ macro_rules! storage_fetch {
             fn driven_slot(index: usize) -> usize {
                 index
             }
+
+            $(
+                #[inline]
+                fn visits_all(&mut self) {
+                    self.$hear_all();
+                }
+            )?
 
             #[inline(always)]
             #[allow(clippy::inline_always, reason = "in the loop")]
@@ -360,7 +373,7 @@ macro_rules! storage_fetch {
 }
 
 storage_fetch!(RefFetch);
-storage_fetch!(MutFetch);
+storage_fetch!(MutFetch, hear_all);
 
 impl<'v, 'a, S: Columnar> FetchView<'v> for RefFetch<'a, S> {
     type View = S::Ref<'a>;
@@ -399,6 +412,16 @@ impl<'v, 'a, S: Columnar> FetchView<'v> for MutFetch<'a, S> {
     }
 }
 
+impl<S: Columnar> MutFetch<'_, S> {
+    /// The observer hears of every row at once, and of no row after.
+    #[inline]
+    fn hear_all(&mut self) {
+        if let Some(mut writes) = self.writes.take() {
+            writes.written(0..Rows::len(&self.columns));
+        }
+    }
+}
+
 #[cfg(feature = "rayon")]
 impl<S: Columnar> SplitFetch for RefFetch<'_, S> {
     #[inline]
@@ -416,9 +439,7 @@ impl<S: Columnar> SplitFetch for RefFetch<'_, S> {
 impl<S: Columnar> SplitFetch for MutFetch<'_, S> {
     #[inline]
     fn split_at(mut self, mid: usize) -> (Self, Self) {
-        if let Some(mut writes) = self.writes.take() {
-            writes.written(0..Rows::len(&self.columns));
-        }
+        self.hear_all();
         let (front, back) = Rows::split_at(self.columns, mid);
         let probe = self.probe;
         (

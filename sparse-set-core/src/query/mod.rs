@@ -411,7 +411,12 @@ impl<M: Members, W: Exclude<M::Key>> Query<M, W> {
         F: for<'v> FnMut(M::Key, <M::Fetches as FetchesView<'v>>::Views),
     {
         let Some(driver) = self.driver() else { return };
-        let fetches = self.members.into_fetches();
+        let mut fetches = self.members.into_fetches();
+        if M::REQUIRED.iter().filter(|&&required| required).count() == 1 && W::NONE {
+            // The driver alone decides: the walk hands out every row of it, which its observer
+            // hears of at once.
+            fetches.driver_visits_all(driver);
+        }
         fetches.for_each_key(driver, self.without.into_fetch(), f);
     }
 

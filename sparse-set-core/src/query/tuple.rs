@@ -96,6 +96,9 @@ pub trait Fetches {
     /// The number of keys member `driver` walks when it drives.
     fn driver_len(&self, driver: usize) -> usize;
 
+    /// Member `driver` is walked whole, every row handed out ([`Fetch::visits_all`]).
+    fn driver_visits_all(&mut self, driver: usize);
+
     /// Cuts the sparse prefixes of every probed member (all but `driver`) and of `without` to
     /// the shortest among them, before a walk: a key is answered without a call only if every
     /// one of them holds its slot anyway, and with one length the loop checks the slot once
@@ -393,6 +396,14 @@ macro_rules! members_tuple {
                     }
                 )+
                 without.narrow(slots);
+            }
+
+            #[inline]
+            fn driver_visits_all(&mut self, driver: usize) {
+                match driver {
+                    $($i => self.$i.visits_all(),)+
+                    _ => {}
+                }
             }
 
             #[inline]
