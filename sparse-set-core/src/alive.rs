@@ -68,6 +68,10 @@ fn not_alive(entities: &Entities, position: usize, entity: Entity) -> NotAlive {
 /// let stranger = Entity::from_bits((1 << 32) | 5).unwrap();
 /// let error = check_alive(&Entities::new(), &[stranger]).unwrap_err();
 /// assert_eq!(error.to_string(), "entity 5v1 (position 0) is not alive: the allocator has 0 slots");
+/// let mut one = Entities::new();
+/// one.spawn();
+/// let error = check_alive(&one, &[stranger]).unwrap_err();
+/// assert_eq!(error.to_string(), "entity 5v1 (position 0) is not alive: the allocator has 1 slot");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NotAlive {
@@ -192,6 +196,7 @@ impl fmt::Display for NotAlive {
         write!(f, "entity {entity} (position {position}) is not alive: ")?;
         let index = entity.index();
         match slot {
+            SlotState::Missing { slots: 1 } => f.write_str("the allocator has 1 slot"),
             SlotState::Missing { slots } => write!(f, "the allocator has {slots} slots"),
             SlotState::Holds(generation) => write!(f, "slot {index} holds {index}v{generation}"),
             SlotState::Dead => write!(f, "slot {index} is dead"),
