@@ -367,11 +367,19 @@ fn expect_eq(meta: &ParseNestedMeta<'_>, form: &str) -> syn::Result<()> {
 fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Ident> {
     expect_eq(meta, &format!("{key} = \"{example}\""))?;
     let value = meta.value()?;
-    // A name written bare (`rename = mass`) is shown back quoted.
+    // A name written bare (`rename = mass`) is shown back quoted, a keyword raw where Rust
+    // allows it (`rename = type`: `"r#type"`).
     let shown = value
         .fork()
         .call(Ident::parse_any)
-        .map_or_else(|_| example.to_owned(), |ident| ident.to_string());
+        .ok()
+        .and_then(|ident| {
+            let word = ident.to_string();
+            [word.clone(), format!("r#{word}")].into_iter().find(|text| {
+                syn::parse_str::<Ident>(text).is_ok_and(|parsed| parsed == text.as_str())
+            })
+        })
+        .unwrap_or_else(|| example.to_owned());
     let lit: LitStr = value.parse().map_err(|error| {
         syn::Error::new(error.span(), format!("expected a string: `{key} = \"{shown}\"`"))
     })?;

@@ -81,7 +81,7 @@ fn the_ordered_changes_take_one_write_for_rows_a_walk_hands_out_close_together()
     let visited: SparseSet<u32> = [3, 5, 70, 200].into_iter().collect();
     query((&mut map, &visited)).for_each(|_, (value, ())| *value = 1.0);
     let changes: Vec<_> = map.observer().changes().unwrap().collect();
-    // 3, 5 and 70 are at most 64 rows apart: one write, the rows between them included.
+    // At most 64 rows lie between 3, 5 and 70: one write, the rows between them included.
     assert_eq!(changes, [Change::Write { rows: 3..71 }, Change::Write { rows: 200..201 }]);
     assert_eq!(dirty(&map), [3, 5, 70, 200], "the patch stays exact");
 }

@@ -24,8 +24,9 @@
 //!   `retain`) report each row;
 //! - values handed out mutably: [`written`](Observer::written), when the reference is handed
 //!   out (a write is assumed): the row of `get_mut`, every row of `values_mut`, `iter_mut`,
-//!   `columns_mut` and `retain`, each row a query's mutable member visits ([`RowWrites`]; its
-//!   parallel forms report every row of the storage once);
+//!   `columns_mut` and `retain`, each row a query's mutable member visits ([`RowWrites`]; all
+//!   at once when a `for_each` visits every row of its one required member, or when a parallel
+//!   walk splits the storage, whose threads share no observer);
 //! - rows that change places without leaving: [`swapped`](Observer::swapped), or one
 //!   [`permuted`](Observer::permuted) for a sort of the storage itself. `sort_as` (which
 //!   allocates nothing) reports its swaps; a group's sort of its own prefix reports one

@@ -12,8 +12,8 @@
 //! passes a multiple of `REBASE`, pulling older ones up to `MAX_AGE`.
 //!
 //! A row's change tick is the newer of its own stamp and `all_changed`, the stamp a write to
-//! every row at once (`values_mut`, `columns_mut`, a parallel query's mutable member) sets in
-//! O(1).
+//! every row at once (`values_mut`, `columns_mut`, a query's mutable member that visits every
+//! row, or whose parallel walk splits the storage) sets in O(1).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -81,9 +81,10 @@ impl fmt::Debug for Tick {
 /// assert_eq!(health.added_since(seen).collect::<Vec<_>>(), [3]);
 /// ```
 ///
-/// A write to every row at once (`values_mut`, `iter_mut`, `columns_mut`, a query's mutable
-/// member) stamps one summary tick in O(1) instead of each row, so the loop over the slice pays
-/// no per-row write; every row then counts as changed. A group hands out a member's rows over
+/// A write to every row at once (`values_mut`, `iter_mut`, `columns_mut`) stamps one summary
+/// tick in O(1) instead of each row, so the loop over the slice pays no per-row write; every row
+/// then counts as changed. A query's mutable member stamps each row it visits (a `for_each` that
+/// visits every row of its one required member stamps them at once). A group hands out a member's rows over
 /// its aligned prefix: those rows are stamped one by one (O(prefix), a fill of 4 bytes a row),
 /// unless the prefix is the whole member.
 pub struct Ticks {

@@ -111,8 +111,8 @@ pub trait Rebuild: Storage + Default {
     ///
     /// # Errors
     ///
-    /// As `try_bounded` decides before allocating: `Error::DenseIndexOverflow` or
-    /// `Error::CapacityOverflow`.
+    /// As `try_bounded` decides before allocating: `Error::DenseIndexOverflow`,
+    /// `Error::BoundPastKeys` or `Error::CapacityOverflow`.
     fn bounded_bytes(capacity: usize, key_limit: usize) -> Result<usize, Error> {
         bounded_bytes::<Self>(capacity, key_limit, 0)
     }

@@ -68,8 +68,8 @@ pub enum Change<'a, K> {
         key: K,
     },
     /// The values of `rows` were handed out mutably, and may have changed. Rows handed out one
-    /// by one in ascending order, as a query's walk does, are one operation when at most 64
-    /// rows apart: the rows between them count as written too here (the
+    /// by one in ascending order, as a query's walk does, are one operation while at most 64
+    /// rows lie between one and the next: those rows count as written too here (the
     /// [`patch`](super::Journal::patch) stays exact).
     Write {
         /// The positions written.

@@ -49,8 +49,8 @@ const DEFAULT_LIMIT: usize = 1 << 20;
 /// The operations a growing journal makes room for at least.
 const MIN_ROOM: usize = 16;
 
-/// How many rows apart the writes one [`Change::Write`] covers may be: rows handed out one by
-/// one in ascending order (a query's walk) with gaps of at most this are one operation.
+/// How many rows may lie between the writes one [`Change::Write`] covers: rows handed out one
+/// by one in ascending order (a query's walk) with gaps of at most this are one operation.
 const WRITE_GAP: u32 = 64;
 
 /// A move journal: the [`Observer`] a mirror of a storage drains, through the ordered
@@ -60,7 +60,7 @@ const WRITE_GAP: u32 = 64;
 /// stops recording them and reports [`Resync`]; and one dirty bit per row, which never overflows.
 /// An operation takes 12 bytes with `u32` keys and 16 with `u64` and
 /// [`Entity`](crate::Entity) keys; a sort records one permutation at 6 bytes per row (8 with
-/// `Entity` keys: two positions an operation), and nothing when it moves no row.
+/// `u64` and `Entity` keys: two positions an operation), and nothing when it moves no row.
 ///
 /// ```
 /// use sparse_set_core::SparseMap;

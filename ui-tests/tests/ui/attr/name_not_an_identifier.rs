@@ -25,6 +25,14 @@ struct Token {
     kind: u8,
     #[sparse_soa(rename = "self")]
     owner: u8,
+    #[sparse_soa(rename = match)]
+    rule: u8,
+}
+
+#[derive(SparseSoa)]
+#[sparse_soa(name = Self)]
+struct Itself {
+    x: f32,
 }
 
 fn main() {}
