@@ -198,7 +198,8 @@ pub struct RefFetch<'a, S: Columnar + 'a> {
 pub struct MutFetch<'a, S: Columnar + 'a> {
     probe: Probe<'a, S::Key, S::Dense>,
     columns: S::ColumnsMut<'a>,
-    /// `None` once the fetch is split for threads, which told the observer of every row.
+    /// `None` once the observer heard of every row at once: a walk of every row
+    /// ([`Fetch::visits_all`]), or a split for threads.
     writes: Option<S::Writes<'a>>,
 }
 
