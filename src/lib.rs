@@ -105,8 +105,8 @@ pub mod __private {
         try_reserve, try_reserve_exact, try_spawn, try_spawn_batch, vec_bytes, world_storage,
     };
     pub use sparse_set_core::observe::{
-        FieldTicks, Observed, Observer, ObserverWrites, RemovedValues, RowChanges, Since, Tick,
-        Ticks, Tracks,
+        FieldTicks, Observed, Observer, ObserverWrites, RemovedValues, RowChanges, RowWrites,
+        Since, Tick, Ticks, Tracks,
     };
     pub use sparse_set_core::set::{Drain as SetDrain, IntoIter as SetIntoIter};
     pub use sparse_set_core::{

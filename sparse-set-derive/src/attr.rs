@@ -373,12 +373,7 @@ fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> sy
         .fork()
         .call(Ident::parse_any)
         .ok()
-        .and_then(|ident| {
-            let word = ident.to_string();
-            [word.clone(), format!("r#{word}")].into_iter().find(|text| {
-                syn::parse_str::<Ident>(text).is_ok_and(|parsed| parsed == text.as_str())
-            })
-        })
+        .and_then(|ident| identifier_form(&ident.to_string()))
         .unwrap_or_else(|| example.to_owned());
     let lit: LitStr = value.parse().map_err(|error| {
         syn::Error::new(error.span(), format!("expected a string: `{key} = \"{shown}\"`"))
@@ -392,19 +387,23 @@ fn parse_ident_value(meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> sy
         }
         _ => {
             // A keyword is an identifier written raw (`r#type`), where Rust allows it.
-            let raw = format!("r#{text}");
-            let hint = match syn::parse_str::<Ident>(&raw) {
-                Ok(ident) if ident == raw => {
-                    format!("; a keyword is written raw: `{key} = \"{raw}\"`")
-                }
-                _ => String::new(),
-            };
+            let hint = identifier_form(&text).map_or_else(String::new, |raw| {
+                format!("; a keyword is written raw: `{key} = \"{raw}\"`")
+            });
             Err(syn::Error::new(
                 lit.span(),
                 format!("`{key}` must be a Rust identifier, and `{text}` is not one{hint}"),
             ))
         }
     }
+}
+
+/// `text` as an identifier is written: itself if it is one, else its raw form if that is one
+/// (`type`: `r#type`); `None` for text no identifier spells (`self`, `a b`).
+fn identifier_form(text: &str) -> Option<String> {
+    [text.to_owned(), format!("r#{text}")]
+        .into_iter()
+        .find(|form| syn::parse_str::<Ident>(form).is_ok_and(|ident| ident == form.as_str()))
 }
 
 /// `key = Type` (`key = Entity`), `tag = Frozen`: a type written as a type, not a string;

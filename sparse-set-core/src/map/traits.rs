@@ -9,7 +9,8 @@ use crate::dense::DenseIndex;
 use crate::error::{Error, fail};
 use crate::key::Key;
 use crate::map::{Columns, ColumnsMut, SparseMap};
-use crate::observe::{Observed, Observer, ObserverWrites};
+use crate::observe::{Observed, Observer, ObserverWrites, RowWrites};
+use crate::rows::Rows;
 use crate::set::SparseSet;
 use crate::storage::{Columnar, Storage};
 
@@ -256,9 +257,11 @@ impl<K: Key, V, D: DenseIndex, O: Observer<K, V>> Columnar for SparseMap<K, V, D
 
     #[inline]
     fn index_and_prefix_mut(&mut self, len: usize) -> (&SparseSet<K, D>, ColumnsMut<'_, K, V>) {
-        let keys = &self.set.as_slice()[..len];
-        self.observer.written(0..len);
-        (&self.set, ColumnsMut { keys, values: &mut self.values[..len] })
+        // The prefix cut first (a `len` past the rows panics before the observer hears).
+        let (index, columns, mut writes) = self.index_columns_and_writes();
+        let prefix = columns.split_at(len).0;
+        writes.written(0..len);
+        (index, prefix)
     }
 
     #[inline]

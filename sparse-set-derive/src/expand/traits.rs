@@ -66,14 +66,11 @@ fn columnar(input: &Input<'_>) -> TokenStream {
     let generics = input.storage_generics();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let self_ty = input.storage_ty();
-    let observer = &names.observer_field;
     let hear = input.hear();
     let lifetime = &names.lifetime;
     let keys = &names.keys_field;
-    let columns_mut_name = &names.columns_mut;
     let (refs, muts) = (&names.refs, &names.muts);
     let accessors: Vec<_> = input.fields.iter().map(|field| &field.accessor).collect();
-    let column_fields: Vec<_> = input.fields.iter().map(|field| &field.column).collect();
     let members: Vec<_> = input.fields.iter().map(|field| &field.member).collect();
     let columns_ty = input.borrowing(&names.columns, &quote!(#lifetime));
     let columns_mut_ty = input.borrowing(&names.columns_mut, &quote!(#lifetime));
@@ -121,15 +118,12 @@ fn columnar(input: &Input<'_>) -> TokenStream {
                 &mut self,
                 len: #usize,
             ) -> (&#p::SparseSet<#k, #d>, Self::ColumnsMut<'_>) {
-                let __keys = &self.#keys.as_slice()[..len];
-                #hear::written(&mut self.#observer, 0..len);
-                (
-                    &self.#keys,
-                    #columns_mut_name {
-                        keys: __keys,
-                        #(#accessors: &mut self.#column_fields[..len],)*
-                    },
-                )
+                // The prefix cut first (a `len` past the rows panics before anyone hears).
+                let (__index, __columns, mut __writes) =
+                    <Self as #p::Columnar>::index_columns_and_writes(self);
+                let __prefix = #p::Rows::split_at(__columns, len).0;
+                #p::RowWrites::written(&mut __writes, 0..len);
+                (__index, __prefix)
             }
 
             #[inline]
