@@ -37,7 +37,8 @@ use crate::set::{Keys, SparseSet};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a storage",
     label = "not a storage",
-    note = "a storage is a `SparseSet`, a `SparseMap`, a storage derived with `#[derive(SparseSoa)]` (`...Soa`), or a type of your own implementing `Storage`"
+    note = "a storage is a `SparseSet`, a `SparseMap`, a storage derived with `#[derive(SparseSoa)]` (`...Soa`), or a type of your own implementing `Storage`",
+    note = "in a `#[derive(World)]` struct, mark a field that is not a storage `#[sparse_soa(skip)]`"
 )]
 pub trait Storage {
     /// The key type.

@@ -126,6 +126,7 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::Bundle<#w, #p::Fields<#i>> for #ident #ty_generics #where_clause {
             type Replaced = #as_tuple::Replaced;
+            const DISTINCT: ::core::primitive::bool = #as_tuple::DISTINCT;
 
             #[inline]
             fn put<const #live: ::core::primitive::bool>(

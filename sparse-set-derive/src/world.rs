@@ -360,7 +360,9 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
             let stores = if whole {
                 TokenStream::new()
             } else {
-                errors::respan(quote!(where #ty: #p::RowStorage<#part, #value>), span)
+                // The value keeps its own span: a tag that names no type is reported there.
+                let bound = errors::respan(quote!(where #ty: #p::RowStorage<#part,), span);
+                quote_spanned!(span=> #bound #value>)
             };
             components.push(quote_spanned! {span=>
                 #[automatically_derived]
@@ -450,6 +452,20 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
         quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&mut self.#member));
     let entity = quote!(#p::Entity);
     let error = quote!(#p::Error);
+    // Evaluated when the program is built, in the method the user calls: the error's note
+    // names that call, with the row's types.
+    let distinct = |row: TokenStream, index: TokenStream| {
+        quote! {
+            const {
+                ::core::assert!(
+                    <#row as #p::Bundle<Self, #index>>::DISTINCT,
+                    "a row names one storage twice: each component of a row must go to a different storage (the note below names the call and the row's types)"
+                );
+            }
+        }
+    };
+    let row_distinct = distinct(quote!(R), quote!(I));
+    let batch_distinct = distinct(quote!(B), quote!(I));
     quote! {
         #[automatically_derived]
         impl #p::RowWorld for #ident {
@@ -479,6 +495,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
             #[inline]
             #[track_caller]
             pub fn spawn<R: #p::Bundle<Self, I>, I>(&mut self, row: R) -> #entity {
+                #row_distinct
                 #p::spawn(self, row)
             }
 
@@ -498,6 +515,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
                 &mut self,
                 row: R,
             ) -> ::core::result::Result<#entity, #error> {
+                #row_distinct
                 #p::try_spawn(self, row)
             }
 
@@ -524,6 +542,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
                 R: ::core::iter::IntoIterator<Item = B>,
                 B: #p::Bundle<Self, I>,
             {
+                #batch_distinct
                 #p::SpawnBatch::new(self, rows.into_iter())
             }
 
@@ -553,6 +572,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
                 R: ::core::iter::IntoIterator<Item = B>,
                 B: #p::Bundle<Self, I>,
             {
+                #batch_distinct
                 #p::try_spawn_batch(self, rows)
             }
 
@@ -568,6 +588,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
             #[inline]
             #[track_caller]
             pub fn insert<R: #p::Bundle<Self, I>, I>(&mut self, entity: #entity, row: R) {
+                #row_distinct
                 #p::insert(self, entity, row);
             }
 
@@ -591,6 +612,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
                 entity: #entity,
                 row: R,
             ) -> ::core::result::Result<(), #error> {
+                #row_distinct
                 #p::try_insert(self, entity, row)
             }
         }

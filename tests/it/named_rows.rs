@@ -86,6 +86,18 @@ fn ship(i: i32) -> Ship {
 }
 
 #[test]
+fn a_struct_row_names_one_storage_twice_as_its_tuple_would() {
+    // What the world's methods assert when the program is built.
+    fn distinct<B: sparse_soa::Bundle<Game, I>, I>(_: &B) -> bool {
+        B::DISTINCT
+    }
+    assert!(distinct(&ship(1)));
+    let position = Position { x: 0, y: 0 };
+    assert!(distinct(&Pair { first: position, second: Velocity { dx: 0 } }));
+    assert!(!distinct(&Pair { first: position, second: position }));
+}
+
+#[test]
 fn a_struct_row_is_stored_as_the_tuple_of_its_fields() {
     let mut game = Game::new();
     let a = game.spawn(ship(1));

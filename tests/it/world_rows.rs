@@ -90,6 +90,22 @@ fn insert_adds_components_to_a_live_entity_and_joins_its_group() {
 }
 
 #[test]
+fn a_row_is_distinct_unless_it_names_one_storage_twice() {
+    // What the world's methods assert when the program is built (a row naming one storage
+    // twice does not build: the error is at the call, which a check-only test cannot see).
+    fn distinct<B: sparse_soa::Bundle<Game, I>, I>(_: &B) -> bool {
+        B::DISTINCT
+    }
+    let (position, velocity) = (Position { x: 0, y: 0 }, Velocity { dx: 0 });
+    assert!(distinct(&position));
+    assert!(distinct(&(position, velocity, Frozen, Spark, String::new())));
+    assert!(!distinct(&(position, position)));
+    assert!(!distinct(&(Spark, velocity, Spark)));
+    // Two members of one group are two storages; a member and the excluded tag too.
+    assert!(distinct(&(velocity, position, Frozen)));
+}
+
+#[test]
 fn a_despawned_entity_is_refused_by_insert() {
     let mut game = Game::default();
     let a = game.spawn(Position { x: 1, y: 1 });

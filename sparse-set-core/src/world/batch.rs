@@ -99,6 +99,7 @@ macro_rules! row_tuple {
             Bundle<W, ($($i,)+)> for ($($c,)+)
         {
             type Replaced = ($(Option<Option<$c>>,)+);
+            const DISTINCT: bool = distinct(&[$($i::WHERE),+]);
 
             #[inline]
             #[allow(non_snake_case, reason = "the components, named as their types")]
@@ -107,12 +108,6 @@ macro_rules! row_tuple {
                 world: &mut W,
                 entity: Entity,
             ) -> Result<Self::Replaced, Refused> {
-                const {
-                    assert!(
-                        distinct(&[$($i::WHERE),+]),
-                        "a row names one storage twice: each component of a row must go to a different storage"
-                    );
-                }
                 // Into a live entity, which storages hold an older generation of its slot:
                 // what they replace is not the entity's own (a spawn asks nothing).
                 let stale = [$(

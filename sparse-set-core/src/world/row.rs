@@ -560,6 +560,7 @@ impl<M: GroupMembers<Key = Entity>, X: GroupExcluded<Entity>, N, O: Observer<M::
     message = "`{Self}` has no storage in `{W}`",
     label = "no field of `{W}` stores a `{Self}`",
     note = "a row is a component, a tuple of 1 to 8, or a struct deriving `Bundle` whose 1 to 8 fields are components (not rows); each component's type is the value of one storage field of the world: `T` for a `TSoa` derived from `T`, `V` for a `SparseMap<Entity, V>`, or a member or excluded storage of a group field written `Group<(..), (..)>` in the world itself (not through a type alias), at any of its `Nested` levels",
+    note = "a tag (a unit struct whose storage keeps keys alone, as `FrozenSoa` for `struct Frozen;`) is a component only through `#[sparse_soa(tag = Frozen)]` on its storage's field",
     note = "a world spawns rows only if it has an `Entities` field and no generic parameters"
 )]
 pub trait Component<W, I: Place>: Sized {
@@ -590,6 +591,12 @@ pub trait Bundle<W, I>: Sized {
     /// What the row replaced, dropped once the row is stored.
     #[doc(hidden)]
     type Replaced;
+
+    /// Whether the row names each storage once. The world's methods that take a row assert it
+    /// where they are called, when the program is built: a row with one component twice does
+    /// not build, and the error names the call.
+    #[doc(hidden)]
+    const DISTINCT: bool = true;
 
     /// Stores every component under `entity`, finishing every group it put into (also while
     /// unwinding); on an error, undoes the puts made. `LIVE`: `entity` was alive before (an
