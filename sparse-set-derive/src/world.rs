@@ -353,17 +353,19 @@ fn components(world: &World<'_>) -> Vec<TokenStream> {
         let (member, ty) = (&storage.member, storage.ty);
         let mut component = |span: Span, value: TokenStream, part: TokenStream, whole: bool| {
             let at = quote!(#p::At<#field, #part, #ty>);
-            // What every method of the `Bundle` needs, as the impl's bound for a tag or a
-            // group's part: a field that cannot store it is one error, at the attribute or the
-            // field, instead of one in each method. (A field that is no storage at all is
-            // reported by `FieldValue`, whose message says so.)
-            let stores = if whole {
-                TokenStream::new()
+            // What every method of the `Bundle` needs, as the impl's bound: a field that cannot
+            // store the value (keyed by another key, say) is one error, at the attribute or the
+            // field, instead of one in each method. The value keeps its own span: a tag that
+            // names no type is reported there. A whole field's value is named through
+            // `FieldValue`, bound too: a field that is no storage at all is reported by its
+            // message, which says so.
+            let bound = errors::respan(quote!(where #ty: #p::RowStorage<#part,), span);
+            let field_value = if whole {
+                errors::respan(quote!(#ty: #p::FieldValue,), span)
             } else {
-                // The value keeps its own span: a tag that names no type is reported there.
-                let bound = errors::respan(quote!(where #ty: #p::RowStorage<#part,), span);
-                quote_spanned!(span=> #bound #value>)
+                TokenStream::new()
             };
+            let stores = quote_spanned!(span=> #bound #value>, #field_value);
             components.push(quote_spanned! {span=>
                 #[automatically_derived]
                 #[diagnostic::do_not_recommend]

@@ -397,16 +397,21 @@ fn print_results(
 ) -> ExitCode {
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     println!(
-        "\nthe final state (x across, height up; shade: how many particles, tint: their Colour):"
+        "\nthe final state (x across, height up; shade, from few particles to many: {}{}):",
+        picture::SHADE_LEGEND,
+        if colour { "; tint: their Colour" } else { "" }
     );
     print!("{}", picture::density_map(&ours.dots, 72, 18, colour));
 
+    let per_frame = |count: u64| thousands(count / u64::from(options.frames.max(1)));
     println!(
-        "\n{} spawned and {} despawned over {} frames ({} a frame), at most {} alive",
-        thousands(ours.spawned),
-        thousands(ours.despawned),
+        "\n{} at the start; over {} frames, {} spawned ({} a frame) and {} despawned ({} a frame); at most {} alive",
+        thousands(u64::from(options.count)),
         options.frames,
-        thousands(ours.despawned / u64::from(options.frames)),
+        thousands(ours.spawned),
+        per_frame(ours.spawned),
+        thousands(ours.despawned),
+        per_frame(ours.despawned),
         thousands(ours.peak_alive as u64)
     );
     println!("\nthe frame loop, per frame (ms) and in particle updates per second:");

@@ -13,8 +13,8 @@ mod row;
 pub use batch::{SpawnBatch, spawn_rows_one, try_spawn_batch};
 pub use row::{
     At, Bundle, Component, Excluded, FieldValue, Fields, LevelExcluded, LevelMember, Member,
-    NoValue, One, Place, Refused, RowStorage, RowWorld, Tag, Whole, distinct, insert, put_one,
-    reserve_one, spawn, try_insert, try_spawn,
+    NoValue, One, Place, Refused, RowStorage, RowWorld, Tag, Whole, WorldKey, distinct, insert,
+    put_one, reserve_one, spawn, try_insert, try_spawn,
 };
 
 use crate::entity::Entities;
@@ -29,7 +29,8 @@ use crate::storage::Storage;
 /// [`Storage`] is one part; a [`Group`] is one part per storage it owns, and removes a key
 /// from all of them at once, keeping itself aligned.
 ///
-/// Implemented for every [`Storage`], with its key as `K`, and for every [`Group`].
+/// Implemented for every [`Storage`] and every [`Group`] keyed by `K` (a key of another type is
+/// refused through [`WorldKey`], whose message says what to do).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a storage keyed by `{K}`, so `World` cannot despawn from it",
     label = "not a storage keyed by `{K}`",
@@ -53,7 +54,10 @@ pub trait WorldStorage<K> {
     fn prefetch(&self, key: K);
 }
 
-impl<S: Storage> WorldStorage<S::Key> for S {
+// Over every key `K` the storage's key is the same type as (`WorldKey`), not over `S::Key`
+// itself: a storage of another key is then an error that says what to do, not a type
+// mismatch.
+impl<S: Storage<Key: WorldKey<K>>, K> WorldStorage<K> for S {
     #[inline]
     fn parts(&self) -> usize {
         1
@@ -65,32 +69,32 @@ impl<S: Storage> WorldStorage<S::Key> for S {
     }
 
     #[inline]
-    fn key_at(&self, _: usize, index: usize) -> Option<S::Key> {
-        Storage::keys(self).get(index).copied()
+    fn key_at(&self, _: usize, index: usize) -> Option<K> {
+        Storage::keys(self).get(index).map(|&key| key.into_world())
     }
 
     #[inline]
-    fn part_contains(&self, _: usize, key: S::Key) -> bool {
-        Storage::contains_key(self, key)
+    fn part_contains(&self, _: usize, key: K) -> bool {
+        Storage::contains_key(self, S::Key::from_world(key))
     }
 
     #[inline]
-    fn remove(&mut self, key: S::Key) -> bool {
-        Storage::remove(self, key).is_some()
+    fn remove(&mut self, key: K) -> bool {
+        Storage::remove(self, S::Key::from_world(key)).is_some()
     }
 
     #[inline]
-    fn prefetch(&self, key: S::Key) {
-        KeySet::prefetch(self, key);
+    fn prefetch(&self, key: K) {
+        KeySet::prefetch(self, S::Key::from_world(key));
     }
 }
 
 /// A group walks as one part per member, then one per excluded storage, then one per storage
 /// of its nested level, and removes a key from all of them with [`Group::remove`], which keeps
 /// it aligned.
-impl<M, X, N, O> WorldStorage<M::Key> for Group<M, X, N, O>
+impl<M, X, N, O, K> WorldStorage<K> for Group<M, X, N, O>
 where
-    M: GroupMembers,
+    M: GroupMembers<Key: WorldKey<K>>,
     O: Observer<M::Key, ()>,
     X: GroupExcludedMut<M::Key>,
     N: Nest<M::Key>,
@@ -106,22 +110,24 @@ where
     }
 
     #[inline]
-    fn key_at(&self, part: usize, index: usize) -> Option<M::Key> {
-        self.part(part)?.key_slice().get(index).copied()
+    fn key_at(&self, part: usize, index: usize) -> Option<K> {
+        self.part(part)?.key_slice().get(index).map(|&key| key.into_world())
     }
 
     #[inline]
-    fn part_contains(&self, part: usize, key: M::Key) -> bool {
+    fn part_contains(&self, part: usize, key: K) -> bool {
+        let key = M::Key::from_world(key);
         self.part(part).is_some_and(|part| part.holds(key))
     }
 
     #[inline]
-    fn remove(&mut self, key: M::Key) -> bool {
-        Group::remove(self, key)
+    fn remove(&mut self, key: K) -> bool {
+        Group::remove(self, M::Key::from_world(key))
     }
 
     #[inline]
-    fn prefetch(&self, key: M::Key) {
+    fn prefetch(&self, key: K) {
+        let key = M::Key::from_world(key);
         // Through the tuples of storages, level by level: no trait object.
         self.members().prefetch(key);
         self.excluded().prefetch(key);

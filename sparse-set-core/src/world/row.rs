@@ -112,6 +112,49 @@ where
     const WHERE: (usize, usize) = <At<N, P, S> as Place>::WHERE;
 }
 
+/// The key type of one storage of a world, checked against the world's key `K`: how a world's
+/// storages are required to share one key type, with a message that says what to do when one
+/// does not. Implemented for every key type with itself (`K: WorldKey<K>`), and nothing else,
+/// so its conversions are the identity.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a storage keyed by `{Self}` in a world keyed by `{K}`",
+    label = "keyed by `{Self}`, not `{K}`",
+    note = "every storage of a world is keyed by the world's key: `Entity` in a world with an `Entities` field, else the first storage's key",
+    note = "a derived storage is keyed by `u32` unless its struct says otherwise: for `Entity` keys, add `#[sparse_soa(key = Entity)]` to the struct; a map is `SparseMap<Entity, V>`",
+    note = "mark the field `#[sparse_soa(skip)]` if the world should not despawn from it"
+)]
+pub trait WorldKey<K>: Sized {
+    /// A key of the world's type, as the storage's (the same type).
+    fn from_world(key: K) -> Self;
+
+    /// The storage's key, as the world's (the same type).
+    fn into_world(self) -> K;
+
+    /// Keys of the world's type, as the storage's (the same type).
+    fn from_world_slice(keys: &[K]) -> &[Self];
+}
+
+impl<K> WorldKey<K> for K {
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the identity")]
+    fn from_world(key: K) -> K {
+        key
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the identity")]
+    fn into_world(self) -> K {
+        self
+    }
+
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "the identity")]
+    fn from_world_slice(keys: &[K]) -> &[K] {
+        keys
+    }
+}
+
 /// What a row needs of the storage of a field, for a component of type `V` in part `P`:
 /// implemented for every [`Storage`] keyed by [`Entity`] (as [`Whole`]) and for every
 /// [`Group`] (one implementation per member and per excluded storage).
@@ -156,29 +199,32 @@ pub trait RowStorage<P, V> {
     fn finish_run(&mut self, entities: &[Entity]);
 }
 
-impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
+// Bound by `WorldKey`, not `Key = Entity`: a storage of another key is then an error that
+// says what to do, not a type mismatch.
+impl<S: Storage<Key: WorldKey<Entity>>> RowStorage<Whole, S::Value> for S {
     #[inline]
     fn put(&mut self, entity: Entity, value: S::Value) -> Result<Option<S::Value>, Error> {
-        self.try_insert(entity, value)
+        self.try_insert(S::Key::from_world(entity), value)
     }
 
     #[inline]
     fn prefetch(&self, entity: Entity) {
-        self.as_sparse_set().prefetch(entity);
+        self.as_sparse_set().prefetch(S::Key::from_world(entity));
     }
 
     #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<S::Value>) {
+        let key = S::Key::from_world(entity);
         match replaced {
             // Held: replaced in place, which cannot fail.
-            Some(value) => drop(self.try_insert(entity, value)),
-            None => drop(Storage::remove(self, entity)),
+            Some(value) => drop(self.try_insert(key, value)),
+            None => drop(Storage::remove(self, key)),
         }
     }
 
     #[inline]
     fn holds_other_version(&self, entity: Entity) -> bool {
-        self.as_sparse_set().other_version(entity).is_some()
+        self.as_sparse_set().other_version(S::Key::from_world(entity)).is_some()
     }
 
     #[inline]
@@ -191,12 +237,12 @@ impl<S: Storage<Key = Entity>> RowStorage<Whole, S::Value> for S {
 
     #[inline]
     fn fresh_run_len(&self, entities: &[Entity]) -> usize {
-        Storage::fresh_run_len(self, entities)
+        Storage::fresh_run_len(self, S::Key::from_world_slice(entities))
     }
 
     #[inline]
     fn put_run(&mut self, entities: &[Entity], values: &mut Vec<S::Value>) {
-        self.push_fresh_run(entities, values);
+        self.push_fresh_run(S::Key::from_world_slice(entities), values);
     }
 
     #[inline]
