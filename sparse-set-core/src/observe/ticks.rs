@@ -530,8 +530,10 @@ impl Tracks for Ticks {
     }
 }
 
+// Not listed in the error of an untracked storage: its note says what to write.
 macro_rules! tracks_tuple {
     ($($name:ident),*) => {
+        #[diagnostic::do_not_recommend]
         impl<$($name),*> Tracks for (Ticks, $($name,)*) {
             #[inline]
             fn ticks(&self) -> &Ticks {
