@@ -35,6 +35,11 @@ pub(super) const REBASE: u32 = 1 << 29;
 
 /// A point on a storage's change clock: what [`Ticks::advance`] returns, and what
 /// `changed_since` and `added_since` compare with.
+///
+/// Every storage has a clock of its own, so a tick means something only to the storage that
+/// gave it: given to another, it is not refused (it is a plain number there too) but answers
+/// with rows that clock never meant. A system that reads the changes of several storages keeps
+/// one tick per storage, or advances their clocks together.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tick(u32);
 
