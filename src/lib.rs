@@ -97,12 +97,13 @@ pub mod __private {
     pub use alloc::vec::{Drain as VecDrain, IntoIter as VecIntoIter, Vec};
     pub use sparse_set_core::__private::{
         Allocator, At, Excluded, FieldValue, Fields, Keyed, LendAllocator, LevelExcluded,
-        LevelMember, Member, One, Refused, RowStorage, RowWorld, Tag, Whole, WorldStorage,
-        allocator, check_bounded, check_world_alive, despawn, disjoint_positions,
+        LevelMember, Member, One, Refused, RowStorage, RowWorld, Tag, Whole, WorldKey,
+        WorldStorage, allocator, check_bounded, check_world_alive, despawn, disjoint_positions,
         disjoint_rows_mut, fail_bounded, fail_insert, fail_swap, get_index_below,
         get_index_of_or_max, insert, pop_down_to, put_one, remove_at, report_drain,
-        report_replacement, reserve_one, retain_keys, shrink, spawn, spawn_rows_one, try_insert,
-        try_reserve, try_reserve_exact, try_spawn, try_spawn_batch, vec_bytes, world_storage,
+        report_replacement, reserve_one, retain_keys, shrink, spawn, spawn_batch, spawn_rows_one,
+        try_insert, try_reserve, try_reserve_exact, try_spawn, try_spawn_batch, vec_bytes,
+        world_storage,
     };
     pub use sparse_set_core::observe::{
         FieldTicks, Observed, Observer, ObserverWrites, RemovedValues, RowChanges, RowWrites,

@@ -171,7 +171,8 @@ pub mod __private {
         Allocator, At, Excluded, FieldValue, Fields, Keyed, LendAllocator, LevelExcluded,
         LevelMember, Member, NoValue, One, Place, Refused, RowStorage, RowWorld, Tag, Whole,
         WorldKey, WorldStorage, allocator, despawn, distinct, insert, put_one, reserve_one,
-        retain_keys, spawn, spawn_rows_one, try_insert, try_spawn, try_spawn_batch, world_storage,
+        retain_keys, spawn, spawn_batch, spawn_rows_one, try_insert, try_spawn, try_spawn_batch,
+        world_storage,
     };
     #[cfg(feature = "rayon")]
     pub use rayon;

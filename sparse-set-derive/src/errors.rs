@@ -53,18 +53,21 @@ impl Errors {
     }
 }
 
-/// `tokens` with every span set to `span`, groups included: where the compiler reports an
-/// error in generated code that names the user's tokens (a type, a path).
+/// `tokens` with every span placed at `span`, groups included, each keeping where its names
+/// resolve: where the compiler reports an error in generated code that names the user's tokens
+/// (a type, a path).
 pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tree| {
+            // `located_at`: each token keeps where its name resolves (a path passed through
+            // a `macro_rules!` still finds its crate), and only its place in the source moves.
             if let TokenTree::Group(group) = &tree {
                 let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
+                inner.set_span(group.span().located_at(span));
                 tree = TokenTree::Group(inner);
             } else {
-                tree.set_span(span);
+                tree.set_span(tree.span().located_at(span));
             }
             tree.into_token_stream()
         })

@@ -545,7 +545,7 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
                 B: #p::Bundle<Self, I>,
             {
                 #batch_distinct
-                #p::SpawnBatch::new(self, rows.into_iter())
+                #p::spawn_batch(self, rows.into_iter())
             }
 
             /// The fallible twin of [`spawn_batch`](Self::spawn_batch): spawns one entity per

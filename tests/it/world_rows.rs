@@ -105,6 +105,18 @@ fn a_row_is_distinct_unless_it_names_one_storage_twice() {
     assert!(distinct(&(velocity, position, Frozen)));
 }
 
+/// The hidden `Bundle::put`, which the world's checked methods call, refuses such a row too
+/// (in debug builds), for a caller of its own.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "a row names one storage twice")]
+fn the_hidden_put_refuses_a_row_that_names_one_storage_twice() {
+    let mut game = Game::default();
+    let entity = game.spawn(Velocity { dx: 0 });
+    let row = (Velocity { dx: 1 }, Velocity { dx: 2 });
+    let _ = sparse_soa::Bundle::<Game, _>::put::<true>(row, &mut game, entity);
+}
+
 #[test]
 fn a_despawned_entity_is_refused_by_insert() {
     let mut game = Game::default();

@@ -108,6 +108,9 @@ macro_rules! row_tuple {
                 world: &mut W,
                 entity: Entity,
             ) -> Result<Self::Replaced, Refused> {
+                // The world's methods refuse such a row when the program is built; this is for
+                // a caller of the hidden method itself.
+                debug_assert!(Self::DISTINCT, "a row names one storage twice");
                 // Into a live entity, which storages hold an older generation of its slot:
                 // what they replace is not the entity's own (a spawn asks nothing).
                 let stale = [$(
@@ -155,6 +158,7 @@ macro_rules! row_tuple {
             ) where
                 W: RowWorld,
             {
+                debug_assert!(Self::DISTINCT, "a row names one storage twice");
                 spawn_runs::<W, Self, ($($i,)+), R>(world, rows, spawned, all);
             }
         }
@@ -453,8 +457,9 @@ pub fn try_spawn_batch<W: RowWorld, B: Bundle<W, I>, I, R: IntoIterator<Item = B
 }
 
 /// The iterator `#[derive(World)]`'s `spawn_batch` returns: it yields the entity of each row,
-/// in order; dropped, it spawns the rows left. Made by [`SpawnBatch::new`], which reserves room
-/// for the rows the iterator says it has at least.
+/// in order; dropped, it spawns the rows left. Made by that method (through [`spawn_batch`],
+/// after the method's check that the rows name each storage once), which reserves room for the
+/// rows the iterator says it has at least.
 ///
 /// Rows are spawned a run at a time (up to 256, as many as the rows' `size_hint`
 /// promises): every storage stores its part of the run in one loop, and every group is finished
@@ -481,11 +486,20 @@ pub struct SpawnBatch<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I
     index: PhantomData<I>,
 }
 
+/// `#[derive(World)]`'s `spawn_batch`, once the method has checked that the rows name each
+/// storage once ([`Bundle::DISTINCT`]): the batch of `rows` into `world`.
+#[inline]
+pub fn spawn_batch<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I>(
+    world: &mut W,
+    rows: R,
+) -> SpawnBatch<'_, W, R, B, I> {
+    SpawnBatch::new(world, rows)
+}
+
 impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, W, R, B, I> {
     /// The batch of `rows` into `world`, with room reserved for as many rows as `rows` has at
     /// least (a hint: a failed reservation is left for the spawns to report).
-    #[doc(hidden)]
-    pub fn new(world: &'w mut W, rows: R) -> Self {
+    fn new(world: &'w mut W, rows: R) -> Self {
         reserve_rows::<W, B, I>(world, rows.size_hint());
         SpawnBatch {
             world,

@@ -10,7 +10,7 @@
 mod batch;
 mod row;
 
-pub use batch::{SpawnBatch, spawn_rows_one, try_spawn_batch};
+pub use batch::{SpawnBatch, spawn_batch, spawn_rows_one, try_spawn_batch};
 pub use row::{
     At, Bundle, Component, Excluded, FieldValue, Fields, LevelExcluded, LevelMember, Member,
     NoValue, One, Place, Refused, RowStorage, RowWorld, Tag, Whole, WorldKey, distinct, insert,

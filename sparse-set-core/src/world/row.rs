@@ -114,17 +114,17 @@ where
 
 /// The key type of one storage of a world, checked against the world's key `K`: how a world's
 /// storages are required to share one key type, with a message that says what to do when one
-/// does not. Implemented for every key type with itself (`K: WorldKey<K>`), and nothing else,
-/// so its conversions are the identity.
+/// does not. Implemented for every key type with itself (`K: WorldKey<K>`), and nothing else
+/// (sealed), so its conversions are the identity.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "a storage keyed by `{Self}` in a world keyed by `{K}`",
     label = "keyed by `{Self}`, not `{K}`",
     note = "every storage of a world is keyed by the world's key: `Entity` in a world with an `Entities` field, else the first storage's key",
-    note = "a derived storage is keyed by `u32` unless its struct says otherwise: for `Entity` keys, add `#[sparse_soa(key = Entity)]` to the struct; a map is `SparseMap<Entity, V>`",
+    note = "a derived storage is keyed by `u32` unless its struct names another key (`#[sparse_soa(key = Entity)]`); a map's key is its first parameter (`SparseMap<Entity, V>`)",
     note = "mark the field `#[sparse_soa(skip)]` if the world should not despawn from it"
 )]
-pub trait WorldKey<K>: Sized {
+pub trait WorldKey<K>: sealed::SameType<K> + Sized {
     /// A key of the world's type, as the storage's (the same type).
     fn from_world(key: K) -> Self;
 
@@ -133,6 +133,13 @@ pub trait WorldKey<K>: Sized {
 
     /// Keys of the world's type, as the storage's (the same type).
     fn from_world_slice(keys: &[K]) -> &[Self];
+}
+
+mod sealed {
+    /// `Self` is `K`: what keeps [`WorldKey`](super::WorldKey) to its one implementation.
+    pub trait SameType<K> {}
+
+    impl<K> SameType<K> for K {}
 }
 
 impl<K> WorldKey<K> for K {
@@ -640,7 +647,8 @@ pub trait Bundle<W, I>: Sized {
 
     /// Whether the row names each storage once. The world's methods that take a row assert it
     /// where they are called, when the program is built: a row with one component twice does
-    /// not build, and the error names the call.
+    /// not build, and the error names the call. (The hidden methods below, which those methods
+    /// call, check it again in debug builds.)
     #[doc(hidden)]
     const DISTINCT: bool = true;
 
