@@ -2,7 +2,8 @@
 //! like the prelude's, a re-exported runtime, and the user's strictest lints; and every shape of
 //! struct works (generics, lifetimes, const generics, `where` clauses, tuple structs, raw
 //! identifiers, one field, renamed accessors), and a public world with a private storage type
-//! spawns rows derived beside types that shadow the prelude's names. With the `serde` feature, the same holds for the
+//! spawns rows derived beside types that shadow the prelude's names, also when a `macro_rules!`
+//! declares it. With the `serde` feature, the same holds for the
 //! serde impls of storages marked `#[sparse_soa(serde)]`.
 
 #![deny(warnings, missing_docs, clippy::pedantic)]
@@ -232,9 +233,49 @@ struct Lonely {
     only: u8,
 }
 
+/// A world declared by a `macro_rules!` whose field types arrive as raw tokens: their spans
+/// carry the macro's hygiene, where the generated methods' `self` must still resolve.
+pub mod macro_world {
+    /// A component.
+    #[derive(sparse_soa::SparseSoa, Clone, Copy)]
+    #[sparse_soa(key = sparse_soa::Entity)]
+    pub struct Heat {
+        /// Degrees.
+        pub degrees: f32,
+    }
+
+    macro_rules! world {
+        ($name:ident { $($field:ident : [$($ty:tt)+]),* }) => {
+            /// A world whose storages' types came through the macro as tokens.
+            #[derive(Default, sparse_soa::World)]
+            pub struct $name {
+                /// The allocator.
+                pub entities: sparse_soa::Entities,
+                $(
+                    /// A storage.
+                    pub $field: $($ty)+
+                ),*
+            }
+        };
+    }
+
+    world!(Furnace { heat: [HeatSoa], tags: [sparse_soa::SparseSet<sparse_soa::Entity>] });
+
+    /// Spawns a row, checks the world, despawns it; whether every step held.
+    #[must_use]
+    pub fn spawn_check_despawn() -> bool {
+        use sparse_soa::CheckAlive as _;
+        let mut furnace = Furnace::default();
+        let entity = furnace.spawn(Heat { degrees: 90.0 });
+        let checked = furnace.check_alive().is_ok();
+        checked && furnace.despawn(entity) && furnace.heat.is_empty()
+    }
+}
+
 /// Pins down how the shapes work.
 #[test]
 fn shapes() {
+    assert!(macro_world::spawn_check_despawn());
     assert_eq!(no_prelude::exercise(), 1);
     assert_eq!(world_rows::spawn_rows(), 5);
 

@@ -170,9 +170,10 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
         (None, None) => quote!(::core::primitive::u32),
     };
     let count = world.storages.len();
+    let this = method_self();
     let borrows = world.storages.iter().map(|storage| {
         let member = &storage.member;
-        quote_spanned!(storage.span=> #p::world_storage::<#key, _, _>(&mut self.#member))
+        quote_spanned!(storage.span=> #p::world_storage::<#key, _, _>(&mut #this.#member))
     });
     let storages = quote! {
         let mut __storages: [&mut dyn #p::WorldStorage<#key>; #count] = [#(#borrows),*];
@@ -274,12 +275,13 @@ fn check_alive(world: &World<'_>) -> TokenStream {
     let where_clause = where_clause_with(world, &entity);
     let member = &entities.member;
     let alloc_ty = entities.ty;
+    let this = method_self();
     let allocator =
-        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&self.#member));
+        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&#this.#member));
     let storages = world.storages.iter().map(|storage| {
         let member = &storage.member;
         let name = names::field_name(member);
-        quote_spanned!(storage.span=> (#name, #p::world_storage::<#entity, _, _>(&self.#member)))
+        quote_spanned!(storage.span=> (#name, #p::world_storage::<#entity, _, _>(&#this.#member)))
     });
     let result = quote!(::core::result::Result<(), #p::NotAlive>);
     quote! {
@@ -450,8 +452,9 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
     let World { ident, private: p, .. } = world;
     let member = &entities.member;
     let alloc_ty = entities.ty;
+    let this = method_self();
     let allocator =
-        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&mut self.#member));
+        quote_spanned!(entities.ty.span()=> #p::allocator::<#alloc_ty, _>(&mut #this.#member));
     let entity = quote!(#p::Entity);
     let error = quote!(#p::Error);
     // Evaluated when the program is built, in the method the user calls: the error's note
@@ -619,6 +622,12 @@ fn row_methods(world: &World<'_>, entities: &Storage<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// `self`, as the generated methods name it: interpolated into tokens placed at a field, whose
+/// span may come from a `macro_rules!` caller, where a `self` of that span would not resolve.
+fn method_self() -> TokenStream {
+    quote!(self)
 }
 
 /// The storage types a group field is written with: what the derive can name components by.
