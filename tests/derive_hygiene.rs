@@ -233,8 +233,9 @@ struct Lonely {
     only: u8,
 }
 
-/// A world declared by a `macro_rules!` whose field types arrive as raw tokens: their spans
-/// carry the macro's hygiene, where the generated methods' `self` must still resolve.
+/// A world and a row declared by `macro_rules!`, whose names come from the caller and whose
+/// field types arrive as raw tokens: their spans carry the macro's hygiene, where the generated
+/// methods' `self` must still resolve.
 pub mod macro_world {
     /// A component.
     #[derive(sparse_soa::SparseSoa, Clone, Copy)]
@@ -245,12 +246,12 @@ pub mod macro_world {
     }
 
     macro_rules! world {
-        ($name:ident { $($field:ident : [$($ty:tt)+]),* }) => {
-            /// A world whose storages' types came through the macro as tokens.
+        ($name:ident { $alloc:ident : [$($a:tt)+] $(, $field:ident : [$($ty:tt)+])* }) => {
+            /// A world whose fields' types came through the macro as tokens.
             #[derive(Default, sparse_soa::World)]
             pub struct $name {
                 /// The allocator.
-                pub entities: sparse_soa::Entities,
+                pub $alloc: $($a)+,
                 $(
                     /// A storage.
                     pub $field: $($ty)+
@@ -259,16 +260,35 @@ pub mod macro_world {
         };
     }
 
-    world!(Furnace { heat: [HeatSoa], tags: [sparse_soa::SparseSet<sparse_soa::Entity>] });
+    macro_rules! row {
+        ($name:ident { $($field:ident : [$($ty:tt)+]),* }) => {
+            /// A row whose name came from the macro's caller.
+            #[derive(sparse_soa::Bundle)]
+            pub struct $name {
+                $(
+                    /// A component.
+                    pub $field: $($ty)+
+                ),*
+            }
+        };
+    }
 
-    /// Spawns a row, checks the world, despawns it; whether every step held.
+    world!(Furnace {
+        entities: [sparse_soa::Entities],
+        heat: [HeatSoa],
+        tags: [sparse_soa::SparseSet<sparse_soa::Entity>]
+    });
+    row!(Coal { heat: [Heat] });
+
+    /// Spawns rows, checks the world, despawns them; whether every step held.
     #[must_use]
     pub fn spawn_check_despawn() -> bool {
         use sparse_soa::CheckAlive as _;
         let mut furnace = Furnace::default();
         let entity = furnace.spawn(Heat { degrees: 90.0 });
+        let coal = furnace.spawn(Coal { heat: Heat { degrees: 20.0 } });
         let checked = furnace.check_alive().is_ok();
-        checked && furnace.despawn(entity) && furnace.heat.is_empty()
+        checked && furnace.despawn(entity) && furnace.despawn(coal) && furnace.heat.is_empty()
     }
 }
 

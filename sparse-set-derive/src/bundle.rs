@@ -102,8 +102,11 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
         let members = row.fields.iter().map(|(member, _)| member);
         quote!((#(#value.#members,)*))
     };
-    let own = fields_of(&quote!(self));
-    let each = fields_of(&quote!(__row));
+    // Spanned as the methods that declare them below: a struct declared by a `macro_rules!`
+    // has its name's span from the caller, where a `self` of another span would not resolve.
+    let span = ident.span();
+    let own = fields_of(&quote_spanned!(span=> self));
+    let each = fields_of(&quote_spanned!(span=> __row));
 
     // The world, the index, the rows and the put's kind, named apart from the struct's own
     // parameters (a method's parameter may not take an impl's name).
@@ -119,7 +122,6 @@ pub(crate) fn expand(row: &Row<'_>) -> TokenStream {
     let (_, ty_generics, _) = row.generics.split_for_impl();
     let as_tuple = quote!(<#tuple as #p::Bundle<#w, #i>>);
     let no_drop = expand::no_drop(ident, row.generics, p, "DeriveBundle");
-    let span = ident.span();
     quote_spanned! {span=>
         #no_drop
 

@@ -185,7 +185,7 @@ pub(crate) fn expand(world: &World<'_>) -> TokenStream {
             // Through one function, so that a field that is no allocator is one error, there.
             let alloc_ty = entities.ty;
             let allocator = quote_spanned! {entities.ty.span()=>
-                #p::allocator::<#alloc_ty, _>(&mut self.#member)
+                #p::allocator::<#alloc_ty, _>(&mut #this.#member)
             };
             (
                 quote! {

@@ -398,7 +398,7 @@ fn print_results(
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     println!(
         "\nthe final state (x across, height up; shade, from few particles to many: {}{}):",
-        picture::SHADE_LEGEND,
+        picture::shade_legend(),
         if colour { "; tint: their Colour" } else { "" }
     );
     print!("{}", picture::density_map(&ours.dots, 72, 18, colour));

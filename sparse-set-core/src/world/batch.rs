@@ -487,29 +487,16 @@ pub struct SpawnBatch<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I
 }
 
 /// `#[derive(World)]`'s `spawn_batch`, once the method has checked that the rows name each
-/// storage once ([`Bundle::DISTINCT`]): the batch of `rows` into `world`.
+/// storage once ([`Bundle::DISTINCT`]): the batch of `rows` into `world`, with room reserved
+/// for as many rows as `rows` has at least (a hint: a failed reservation is left for the spawns
+/// to report).
 #[inline]
 pub fn spawn_batch<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I>(
     world: &mut W,
     rows: R,
 ) -> SpawnBatch<'_, W, R, B, I> {
-    SpawnBatch::new(world, rows)
-}
-
-impl<'w, W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> SpawnBatch<'w, W, R, B, I> {
-    /// The batch of `rows` into `world`, with room reserved for as many rows as `rows` has at
-    /// least (a hint: a failed reservation is left for the spawns to report).
-    fn new(world: &'w mut W, rows: R) -> Self {
-        reserve_rows::<W, B, I>(world, rows.size_hint());
-        SpawnBatch {
-            world,
-            rows,
-            spawned: Vec::new(),
-            next: 0,
-            stepping: false,
-            index: PhantomData,
-        }
-    }
+    reserve_rows::<W, B, I>(world, rows.size_hint());
+    SpawnBatch { world, rows, spawned: Vec::new(), next: 0, stepping: false, index: PhantomData }
 }
 
 impl<W: RowWorld, R: Iterator<Item = B>, B: Bundle<W, I>, I> Iterator

@@ -20,6 +20,7 @@ pub use row::{
 use crate::entity::Entities;
 use crate::group::{Group, GroupExcluded, GroupExcludedMut, GroupMembers, GroupRows, KeySet, Nest};
 use crate::observe::Observer;
+use crate::query::member::SameKey;
 use crate::storage::Storage;
 
 /// A storage of a world, seen through a trait object so that one slice can hold storages of
@@ -70,22 +71,22 @@ impl<S: Storage<Key: WorldKey<K>>, K> WorldStorage<K> for S {
 
     #[inline]
     fn key_at(&self, _: usize, index: usize) -> Option<K> {
-        Storage::keys(self).get(index).map(|&key| key.into_world())
+        Storage::keys(self).get(index).map(|&key| key.into_key())
     }
 
     #[inline]
     fn part_contains(&self, _: usize, key: K) -> bool {
-        Storage::contains_key(self, S::Key::from_world(key))
+        Storage::contains_key(self, S::Key::from_key(key))
     }
 
     #[inline]
     fn remove(&mut self, key: K) -> bool {
-        Storage::remove(self, S::Key::from_world(key)).is_some()
+        Storage::remove(self, S::Key::from_key(key)).is_some()
     }
 
     #[inline]
     fn prefetch(&self, key: K) {
-        KeySet::prefetch(self, S::Key::from_world(key));
+        KeySet::prefetch(self, S::Key::from_key(key));
     }
 }
 
@@ -111,23 +112,23 @@ where
 
     #[inline]
     fn key_at(&self, part: usize, index: usize) -> Option<K> {
-        self.part(part)?.key_slice().get(index).map(|&key| key.into_world())
+        self.part(part)?.key_slice().get(index).map(|&key| key.into_key())
     }
 
     #[inline]
     fn part_contains(&self, part: usize, key: K) -> bool {
-        let key = M::Key::from_world(key);
+        let key = M::Key::from_key(key);
         self.part(part).is_some_and(|part| part.holds(key))
     }
 
     #[inline]
     fn remove(&mut self, key: K) -> bool {
-        Group::remove(self, M::Key::from_world(key))
+        Group::remove(self, M::Key::from_key(key))
     }
 
     #[inline]
     fn prefetch(&self, key: K) {
-        let key = M::Key::from_world(key);
+        let key = M::Key::from_key(key);
         // Through the tuples of storages, level by level: no trait object.
         self.members().prefetch(key);
         self.excluded().prefetch(key);

@@ -34,6 +34,7 @@ use crate::group::{
     ExcludedValue, Group, GroupExcluded, GroupMembers, Level, MemberValue, Nest, Nth,
 };
 use crate::observe::Observer;
+use crate::query::member::SameKey;
 use crate::storage::{Columnar, Storage, reserve_for_batch};
 
 /// Where a component goes: field `N` of the world, of type `S`, part `P` of it ([`Whole`],
@@ -115,7 +116,8 @@ where
 /// The key type of one storage of a world, checked against the world's key `K`: how a world's
 /// storages are required to share one key type, with a message that says what to do when one
 /// does not. Implemented for every key type with itself (`K: WorldKey<K>`), and nothing else
-/// (sealed), so its conversions are the identity.
+/// (sealed). Its conversions are those of the query's check of the same kind, [`SameKey`]
+/// (the identity), and the one a run of rows needs, of a slice.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "a storage keyed by `{Self}` in a world keyed by `{K}`",
@@ -124,13 +126,7 @@ where
     note = "a derived storage is keyed by `u32` unless its struct names another key (`#[sparse_soa(key = Entity)]`); a map's key is its first parameter (`SparseMap<Entity, V>`)",
     note = "mark the field `#[sparse_soa(skip)]` if the world should not despawn from it"
 )]
-pub trait WorldKey<K>: sealed::SameType<K> + Sized {
-    /// A key of the world's type, as the storage's (the same type).
-    fn from_world(key: K) -> Self;
-
-    /// The storage's key, as the world's (the same type).
-    fn into_world(self) -> K;
-
+pub trait WorldKey<K>: SameKey<K> + sealed::SameType<K> + Sized {
     /// Keys of the world's type, as the storage's (the same type).
     fn from_world_slice(keys: &[K]) -> &[Self];
 }
@@ -143,18 +139,6 @@ mod sealed {
 }
 
 impl<K> WorldKey<K> for K {
-    #[inline(always)]
-    #[allow(clippy::inline_always, reason = "the identity")]
-    fn from_world(key: K) -> K {
-        key
-    }
-
-    #[inline(always)]
-    #[allow(clippy::inline_always, reason = "the identity")]
-    fn into_world(self) -> K {
-        self
-    }
-
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "the identity")]
     fn from_world_slice(keys: &[K]) -> &[K] {
@@ -211,17 +195,17 @@ pub trait RowStorage<P, V> {
 impl<S: Storage<Key: WorldKey<Entity>>> RowStorage<Whole, S::Value> for S {
     #[inline]
     fn put(&mut self, entity: Entity, value: S::Value) -> Result<Option<S::Value>, Error> {
-        self.try_insert(S::Key::from_world(entity), value)
+        self.try_insert(S::Key::from_key(entity), value)
     }
 
     #[inline]
     fn prefetch(&self, entity: Entity) {
-        self.as_sparse_set().prefetch(S::Key::from_world(entity));
+        self.as_sparse_set().prefetch(S::Key::from_key(entity));
     }
 
     #[inline]
     fn take_back(&mut self, entity: Entity, replaced: Option<S::Value>) {
-        let key = S::Key::from_world(entity);
+        let key = S::Key::from_key(entity);
         match replaced {
             // Held: replaced in place, which cannot fail.
             Some(value) => drop(self.try_insert(key, value)),
@@ -231,7 +215,7 @@ impl<S: Storage<Key: WorldKey<Entity>>> RowStorage<Whole, S::Value> for S {
 
     #[inline]
     fn holds_other_version(&self, entity: Entity) -> bool {
-        self.as_sparse_set().other_version(S::Key::from_world(entity)).is_some()
+        self.as_sparse_set().other_version(S::Key::from_key(entity)).is_some()
     }
 
     #[inline]
