@@ -67,16 +67,16 @@
 //! | [`with_excluded`](Group::with_excluded), [`new`](Group::new) | O(smallest member) lookups and swaps: aligns storages that already hold data |
 //! | sorting | stable: O(len log len), then O(len) swaps per member (one [`Permutation`](crate::Permutation)); unstable: O(len log len) swaps per member, in place (through a `Permutation` when the group has an observer) |
 //!
-//! Measured on the development machine (2-core AMD EPYC; BENCHMARKS.md, groups `systems_grouped`,
-//! `systems_parallel` and `systems_grouped_cycle`): the move system over a group of positions and
-//! velocities with frozen entities excluded walks 100,000 or 1,000,000 entities in 0.22x to
-//! 0.31x the time of a `bevy_ecs` table query and 0.73x to 1.05x that of a loop over plain
-//! `Vec<f32>` columns holding just the moving entities (two full runs); the same system as a
-//! query over ungrouped storages takes 0.93x to 1.06x bevy's sparse-set query and about 12x the
-//! group's time at 100,000. The other side of the trade: an insert or a remove that changes a
-//! key's membership costs 2x to 9x one in an ungrouped storage (a lookup in every storage of the
-//! group and a swap of two rows in every member, each a cache miss for a random key). Group
-//! what a system walks every frame, not what changes every frame.
+//! Measured on the development machines (2-core AMD EPYC and Intel Xeon; BENCHMARKS.md, groups
+//! `systems_grouped`, `systems_parallel` and `systems_grouped_cycle`): the move system over a
+//! group of positions and velocities with frozen entities excluded walks 100,000 or 1,000,000
+//! entities in 0.22x to 0.49x the time of a `bevy_ecs` table query and 0.73x to 1.05x that of a
+//! loop over plain `Vec<f32>` columns holding just the moving entities (three full runs); the
+//! same system as a query over ungrouped storages takes 0.70x to 1.06x bevy's sparse-set query
+//! and about 8x to 12x the group's time at 100,000. The other side of the trade: an insert or a
+//! remove that changes a key's membership costs 2x to 9x one in an ungrouped storage (a lookup
+//! in every storage of the group and a swap of two rows in every member, each a cache miss for
+//! a random key). Group what a system walks every frame, not what changes every frame.
 //!
 //! # Invariant
 //!

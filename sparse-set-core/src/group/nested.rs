@@ -124,13 +124,14 @@ use crate::unwind::then;
 /// accelerations nested costs what sparsey's family of the same components does, and what
 /// the flat group costs; one change to the nested level (an acceleration removed or put back)
 /// costs what a change to the third member of one wide group does, and what sparsey's does
-/// (0.76x to 1.09x of it over five full runs; 1.35x in the latest, where sparsey's row ran in
-/// 0.70x its earlier time and ours in the same, and 0.67x run again on its own).
+/// (0.76x to 1.09x of it over five full runs; 1.35x in a sixth, where sparsey's row ran in
+/// 0.70x its earlier time and ours in the same, and 0.67x run again on its own; 0.83x in the
+/// latest, on an Intel Xeon).
 /// In a family of three levels (spins nested inside the accelerations' level; groups
 /// `respawn_deep` and `cycle_deep`), a spin removed or put back costs 0.90x to 1.04x what it
-/// costs in sparsey's family of three groups (five runs; 0.49x and 0.45x in the two latest),
-/// and a despawn + respawn of a whole row 0.91x, 1.05x, 1.16x, 1.00x and 1.02x (the last
-/// five).
+/// costs in sparsey's family of three groups (five runs; 0.49x, 0.45x and 0.75x in the three
+/// latest), and a despawn + respawn of a whole row 0.91x, 1.05x, 1.16x, 1.00x, 1.02x and 0.67x
+/// (the last six).
 ///
 /// # Limits
 ///
